@@ -104,7 +104,7 @@ type Report struct {
 	Duplicates uint64 // records repeating an undirected edge already seen (either direction)
 	// Isolated counts vertices the input declared (an .mtx size line) or
 	// that appeared only in self loops, and that were dropped.
-	Isolated uint64
+	Isolated  uint64
 	FromCache bool // the graph came from tcgen's CSR cache
 }
 
