@@ -67,13 +67,14 @@ type Selector struct {
 
 // Strategy is how one class's items are processed.
 type Strategy struct {
-	Iterator     Iterator     `yaml:"iterator" json:"iterator"`
-	Intersection Intersection `yaml:"intersection" json:"intersection"`
+	Iterator     Iterator     `yaml:"iterator,omitempty" json:"iterator,omitempty"`
+	Intersection Intersection `yaml:"intersection,omitempty" json:"intersection,omitempty"`
 	// Width is the number of threads that share one item: 1, 2, 4, ..., 32
 	// (a group within a warp), or equal to Block (a whole block per item).
-	Width int `yaml:"width" json:"width"`
-	// Block is the number of threads per CUDA block.
-	Block int `yaml:"block" json:"block"`
+	// 0 (left out of a spec) means DefaultWidth.
+	Width int `yaml:"width,omitempty" json:"width,omitempty"`
+	// Block is the number of threads per CUDA block; 0 means DefaultBlock.
+	Block int `yaml:"block,omitempty" json:"block,omitempty"`
 	// Params holds the strategy's tunables by name (buckets, slots, levels,
 	// chunk, ...). Which names apply, their ranges and defaults are declared
 	// in the parameter table (params.go); missing ones take their default.
@@ -110,7 +111,8 @@ type Plan struct {
 	// Prefix is the readable part of Name(), e.g. "polak".
 	Prefix string `yaml:"prefix" json:"prefix"`
 	// Doc says what the plan is and where it comes from; not hashed.
-	Doc         string      `yaml:"doc,omitempty" json:"doc,omitempty"`
+	Doc string `yaml:"doc,omitempty" json:"doc,omitempty"`
+	// Orientation orders the vertices; empty means DefaultOrientation.
 	Orientation Orientation `yaml:"orientation" json:"orientation"`
 	// Relabel renumbers vertices by the orientation's order, for locality.
 	Relabel bool `yaml:"relabel,omitempty" json:"relabel,omitempty"`

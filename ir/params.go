@@ -1,0 +1,380 @@
+package ir
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ParamSpec declares one tunable of a strategy: its default, what values are
+// allowed, and where the default comes from.
+type ParamSpec struct {
+	Name    string
+	Default int64
+	// Min and Max bound the value (inclusive).
+	Min, Max int64
+	// Pow2 requires a power of two (0 is allowed only when Min is 0 and
+	// Values lists it).
+	Pow2 bool
+	// Values, when set, is the complete allowed set (Min/Max still hold).
+	Values []int64
+	// Enum names the values 0..len(Enum)-1 of an enumerated parameter.
+	Enum []string
+	// Source is the paper and section, or the docs/ measurement, that chose
+	// the default.
+	Source string
+	Doc    string
+}
+
+// Allowed reports whether v is a legal value of the parameter.
+func (ps ParamSpec) Allowed(v int64) bool {
+	if v < ps.Min || v > ps.Max {
+		return false
+	}
+	if len(ps.Values) > 0 {
+		return slices.Contains(ps.Values, v)
+	}
+	if ps.Pow2 && !isPow2(v) {
+		return false
+	}
+	return true
+}
+
+// Range describes the allowed values for messages and `tcgen list`, e.g.
+// "a power of two in 16..4096" or "one of 0 (interleaved), 1 (contiguous)".
+func (ps ParamSpec) Range() string {
+	if len(ps.Enum) > 0 {
+		parts := make([]string, len(ps.Enum))
+		for i, n := range ps.Enum {
+			parts[i] = fmt.Sprintf("%d (%s)", i, n)
+		}
+		return "one of " + strings.Join(parts, ", ")
+	}
+	if len(ps.Values) > 0 {
+		parts := make([]string, len(ps.Values))
+		for i, v := range ps.Values {
+			parts[i] = strconv.FormatInt(v, 10)
+		}
+		return "one of " + strings.Join(parts, ", ")
+	}
+	if ps.Pow2 {
+		return fmt.Sprintf("a power of two in %d..%d", ps.Min, ps.Max)
+	}
+	return fmt.Sprintf("in %d..%d", ps.Min, ps.Max)
+}
+
+// EnumName returns the name of an enumerated value, or its decimal form.
+func (ps ParamSpec) EnumName(v int64) string {
+	if v >= 0 && v < int64(len(ps.Enum)) {
+		return ps.Enum[v]
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+func isPow2(v int64) bool { return v > 0 && v&(v-1) == 0 }
+
+// Parameter names. The code generator reads them through Get.
+const (
+	// binary-search
+	ParamLevels = "levels" // edge: top levels of the search tree cached in shared memory
+	ParamCache  = "cache"  // vertex: entries of N+(u) cached in shared memory
+
+	// hash
+	ParamBuckets  = "buckets"
+	ParamSlots    = "slots"
+	ParamOverflow = "overflow"
+	ParamScheme   = "scheme"
+	ParamHop      = "hop"
+	ParamCTA      = "cta" // vertex iterator only
+
+	// bitmap
+	ParamBitmapBits = "bitmap_bits"
+
+	// bitwise
+	ParamP1        = "p1"
+	ParamP2        = "p2"
+	ParamSliceBits = "slice_bits"
+
+	// radix
+	ParamRadixBits = "radix_bits"
+	ParamThreshold = "threshold"
+	ParamBudgetMiB = "budget_mib"
+
+	// edge-chunk
+	ParamChunk = "chunk"
+)
+
+// Enumerated parameter values.
+const (
+	// overflow: how the hash entries past the shared-memory slots are laid
+	// out in global memory.
+	OverflowInterleaved int64 = 0 // i-th entry of every bucket adjacent (H-INDEX §III)
+	OverflowContiguous  int64 = 1 // each bucket's entries adjacent
+
+	// scheme: how collisions are resolved.
+	SchemeBuckets   int64 = 0 // bucket lists, linear scan (H-INDEX, TRUST)
+	SchemeHopscotch int64 = 1 // lock-free hopscotch trie nodes (Skiff)
+
+	// cta: how threads are organised over vertex items (Skiff §IV-B).
+	CTAFixed       int64 = 0 // Width threads per vertex (TRUST)
+	CTABlockDegree int64 = 1 // ceil(d+(u)/32) blocks per vertex
+	CTABlockIndex  int64 = 2 // ceil(sum d+/32) blocks per group of vertices
+	CTAWarpIndex   int64 = 3 // ceil(sum d+/32) warps per group of vertices
+)
+
+// SharedLimit is the static shared memory a block may declare without the
+// opt-in attribute (48 KiB on every architecture NVRTC targets); Validate
+// refuses strategies whose estimate (Strategy.SharedBytes) exceeds it.
+const SharedLimit = 48 << 10
+
+// Defaults for Width and Block when a spec leaves them out (zero).
+const (
+	DefaultWidth = 1
+	DefaultBlock = 256
+)
+
+// WidthSpec and BlockSpec declare the two scheduling fields every strategy
+// has. Width may also equal Block (a whole block per item), which the range
+// below does not show; Validate checks that relation.
+var (
+	WidthSpec = ParamSpec{
+		Name: "width", Default: DefaultWidth, Min: 1, Max: 32, Pow2: true,
+		Source: "Polak (comparative study §III-A): one thread per edge",
+		Doc:    "threads that share one item: a power of two up to 32 (a group within a warp), or equal to block (a whole block per item)",
+	}
+	BlockSpec = ParamSpec{
+		Name: "block", Default: DefaultBlock, Min: 32, Max: 1024,
+		Source: "tcgen default: 256 threads keeps 8 blocks per SM resident on V100..H100; no seed fixes it for every design",
+		Doc:    "threads per CUDA block: a multiple of 32 in 32..1024, at least width",
+	}
+)
+
+// Param specs, shared between the (iterator, intersection) pairs that use
+// them.
+var (
+	specLevels = ParamSpec{
+		Name: ParamLevels, Default: 0, Min: 0, Max: 12,
+		Source: "Fox (comparative study §III-E) and GroupTC (§V) search global memory directly; TriCore (§III-D) caches levels, see preset tricore",
+		Doc:    "top levels of the longer list's implicit search tree held in shared memory per item (2^levels-1 keys); 0 = no cache",
+	}
+	specCache = ParamSpec{
+		Name: ParamCache, Default: 0, Min: 0, Max: 8192,
+		Source: "no cache unless asked: Hu (comparative study §III-F) caches N(u) in shared memory, see preset hu",
+		Doc:    "leading entries of N+(u) copied to shared memory per vertex item and searched there; the rest is searched in global memory; 0 = no cache",
+	}
+	specBuckets = ParamSpec{
+		Name: ParamBuckets, Default: 32, Min: 16, Max: 4096, Pow2: true,
+		Source: "H-INDEX and TRUST's warp class (comparative study §IV-A, §III-H): 32 buckets",
+		Doc:    "hash buckets per item (hash = id & (buckets-1))",
+	}
+	specSlots = ParamSpec{
+		Name: ParamSlots, Default: 4, Min: 1, Max: 32,
+		Source: "tcgen default pending a docs/ measurement: H-INDEX (§III) keeps \"the first few elements\" of each bucket in shared memory; 4 slots x 1024 buckets x 4 B = 16 KiB fits TRUST's block class",
+		Doc:    "entries per bucket kept in shared memory; later entries spill to global memory",
+	}
+	specOverflow = ParamSpec{
+		Name: ParamOverflow, Default: OverflowInterleaved, Min: 0, Max: 1,
+		Enum:   []string{"interleaved", "contiguous"},
+		Source: "H-INDEX §III: interleaving buckets lets consecutive threads read adjacent entries (coalesced)",
+		Doc:    "layout of the entries past the shared slots in global memory",
+	}
+	specScheme = ParamSpec{
+		Name: ParamScheme, Default: SchemeBuckets, Min: 0, Max: 1,
+		Enum:   []string{"buckets", "hopscotch"},
+		Source: "H-INDEX §III and TRUST (comparative study §III-H): bucket lists scanned linearly",
+		Doc:    "collision handling: bucket lists, or Skiff's lock-free hopscotch nodes (CAS only when a node fills)",
+	}
+	specHop = ParamSpec{
+		Name: ParamHop, Default: 32, Min: 4, Max: 32, Pow2: true,
+		Source: "Skiff §III-A, §IV-C: node (neighbourhood H) as wide as a warp, 32-way trie",
+		Doc:    "hopscotch neighbourhood H (entries per trie node); used when scheme is hopscotch",
+	}
+	specCTA = ParamSpec{
+		Name: ParamCTA, Default: CTAFixed, Min: 0, Max: 3,
+		Enum:   []string{"fixed", "block-degree", "block-index", "warp-index"},
+		Source: "TRUST (comparative study §III-H): a fixed group (the class width) per vertex",
+		Doc:    "thread organisation over vertex items (Skiff §IV-B): fixed = width threads per vertex; block-degree = ceil(d+(u)/32) blocks per vertex; block-index / warp-index = ceil(sum d+/32) blocks / warps per group of consecutive vertices",
+	}
+	specBitmapBits = ParamSpec{
+		Name: ParamBitmapBits, Default: 1 << 18, Min: 1 << 10, Max: 1 << 18, Pow2: true,
+		Source: "Bisson (comparative study §III-C): bitmap in shared memory \"when allowed by size\"; 2^18 bits = 32 KiB fits the 48 KiB static limit",
+		Doc:    "vertex range held by a shared-memory bitmap when a whole block shares the vertex (width == block); wider graphs use a global bitmap",
+	}
+	specP1 = ParamSpec{
+		Name: ParamP1, Default: 1, Min: 1, Max: 64,
+		Source: "TCBW §3.2 partitions only to fit device memory; one partition when the graph fits (issue 4)",
+		Doc:    "row partitions of the 2-D split (edge-list blocks are P1 x P1)",
+	}
+	specP2 = ParamSpec{
+		Name: ParamP2, Default: 1, Min: 1, Max: 64,
+		Source: "TCBW §3.2 partitions only to fit device memory; one partition when the graph fits (issue 4)",
+		Doc:    "column partitions of the 2-D CSR split (CSR blocks are P1 x P2)",
+	}
+	specSliceBits = ParamSpec{
+		Name: ParamSliceBits, Default: 32, Min: 4, Max: 64, Pow2: true,
+		Source: "TCBW §3.3 leaves the slice size m free (example m = 4); 32 bits is one __popc per slice",
+		Doc:    "bits per slice m: each list becomes (slice index, m-bit mask) pairs, ANDed and popcounted",
+	}
+	specRadixBits = ParamSpec{
+		Name: ParamRadixBits, Default: 2, Min: 1, Max: 8,
+		Source: "radix binning §I-E, Fig. 1: one bit of u and one of v per level, buckets r0..r3",
+		Doc:    "bits consumed per bucketing level (2^bits buckets)",
+	}
+	specThreshold = ParamSpec{
+		Name: ParamThreshold, Default: 1024, Min: 1, Max: 1 << 20,
+		Source: "radix binning §III-B: thr fixed at 1024",
+		Doc:    "bucket size at or below which E' and E are intersected directly instead of bucketed further",
+	}
+	specBudget = ParamSpec{
+		Name: ParamBudgetMiB, Default: 0, Min: 0, Max: 1 << 20,
+		Source: "issue 4: E' is generated and counted in batches under a device-memory budget; 0 = half the free device memory at launch",
+		Doc:    "device memory (MiB) for one batch of candidate edges E' and its bucketing buffers; 0 = automatic",
+	}
+	specChunk = ParamSpec{
+		Name: ParamChunk, Default: 0, Min: 0, Max: 8192,
+		Source: "GroupTC (comparative study §V): a block of n threads on n consecutive edges",
+		Doc:    "consecutive oriented edges per chunk (one chunk per block); 0 = block size",
+	}
+)
+
+type pair struct {
+	it Iterator
+	is Intersection
+}
+
+// paramTable lists, for every (iterator, intersection) pair the IR accepts,
+// the parameters that apply. A pair missing here is not a valid strategy.
+var paramTable = map[pair][]ParamSpec{
+	{IterVertex, Merge}:        nil,
+	{IterVertex, MergePath}:    nil,
+	{IterVertex, BinarySearch}: {specCache},
+	{IterVertex, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop, specCTA},
+	{IterVertex, Bitmap}:       {specBitmapBits},
+
+	{IterEdge, Merge}:        nil,
+	{IterEdge, MergePath}:    nil,
+	{IterEdge, BinarySearch}: {specLevels},
+	{IterEdge, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop},
+	{IterEdge, Bitwise}:      {specP1, specP2, specSliceBits},
+
+	{IterEdgeChunk, Merge}:        {specChunk},
+	{IterEdgeChunk, BinarySearch}: {specChunk},
+
+	{IterWedge, BinarySearch}: nil,
+	{IterWedge, Radix}:        {specRadixBits, specThreshold, specBudget},
+}
+
+// Iterators and Intersections list the enum values in a stable order.
+var (
+	Iterators     = []Iterator{IterVertex, IterEdge, IterEdgeChunk, IterWedge}
+	Intersections = []Intersection{Merge, MergePath, BinarySearch, Hash, Bitmap, Bitwise, Radix}
+	Orientations  = []Orientation{OrientDegree, OrientID, OrientTCBW}
+	Keys          = []Key{KeyOutDegree, KeyWork}
+)
+
+// Valid reports whether the IR accepts the (iterator, intersection) pair.
+func Valid(it Iterator, is Intersection) bool {
+	_, ok := paramTable[pair{it, is}]
+	return ok
+}
+
+// Pairs returns every (iterator, intersection) pair the IR accepts, in a
+// stable order.
+func Pairs() [][2]string {
+	var out [][2]string
+	for _, it := range Iterators {
+		for _, is := range Intersections {
+			if Valid(it, is) {
+				out = append(out, [2]string{string(it), string(is)})
+			}
+		}
+	}
+	return out
+}
+
+// ParamsFor returns the parameters that apply to the strategy's (iterator,
+// intersection) pair, in a stable order; nil for a pair with none or an
+// invalid pair. The slice is a copy.
+func ParamsFor(s Strategy) []ParamSpec {
+	return slices.Clone(paramTable[pair{s.Iterator, s.Intersection}])
+}
+
+// Spec returns the named parameter of the strategy's pair.
+func Spec(s Strategy, name string) (ParamSpec, bool) {
+	for _, ps := range paramTable[pair{s.Iterator, s.Intersection}] {
+		if ps.Name == name {
+			return ps, true
+		}
+	}
+	return ParamSpec{}, false
+}
+
+// Get returns the strategy's value of the named parameter, or its default.
+// Derived defaults are resolved: chunk 0 reads as the block size. It panics
+// on a name that does not apply to the strategy: that is a generator bug,
+// and Validate rejects such names in plans.
+func Get(s Strategy, name string) int64 {
+	ps, ok := Spec(s, name)
+	if !ok {
+		panic(fmt.Sprintf("ir.Get: no parameter %q for %s/%s", name, s.Iterator, s.Intersection))
+	}
+	v, set := s.Params[name]
+	if !set {
+		v = ps.Default
+	}
+	if name == ParamChunk && v == 0 {
+		v = int64(s.EffectiveBlock())
+	}
+	return v
+}
+
+// EffectiveWidth is Width, or DefaultWidth when left out.
+func (s Strategy) EffectiveWidth() int {
+	if s.Width == 0 {
+		return DefaultWidth
+	}
+	return s.Width
+}
+
+// EffectiveBlock is Block, or DefaultBlock when left out.
+func (s Strategy) EffectiveBlock() int {
+	if s.Block == 0 {
+		return DefaultBlock
+	}
+	return s.Block
+}
+
+// ItemsPerBlock is how many items one block works on at once.
+func (s Strategy) ItemsPerBlock() int {
+	w := s.EffectiveWidth()
+	if w <= 0 {
+		return 1
+	}
+	return max(1, s.EffectiveBlock()/w)
+}
+
+// SharedBytes estimates the static shared memory per block the strategy's
+// parameters ask for (uint32 vertex ids), excluding small scratch such as
+// reduction slots. Validate keeps it within SharedLimit.
+func (s Strategy) SharedBytes() int64 {
+	if !Valid(s.Iterator, s.Intersection) {
+		return 0
+	}
+	items := int64(s.ItemsPerBlock())
+	switch {
+	case s.Intersection == Hash:
+		// scheme hopscotch keeps buckets*slots entries as well: nodes of hop
+		// entries are carved from the same table.
+		return items * Get(s, ParamBuckets) * Get(s, ParamSlots) * 4
+	case s.Iterator == IterEdge && s.Intersection == BinarySearch:
+		return items * ((int64(1) << Get(s, ParamLevels)) - 1) * 4
+	case s.Iterator == IterVertex && s.Intersection == BinarySearch:
+		return items * Get(s, ParamCache) * 4
+	case s.Intersection == Bitmap:
+		if s.EffectiveWidth() == s.EffectiveBlock() {
+			return Get(s, ParamBitmapBits) / 8
+		}
+	}
+	return 0
+}

@@ -1,0 +1,137 @@
+package ir
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParamTable(t *testing.T) {
+	for p, specs := range paramTable {
+		if !slices.Contains(Iterators, p.it) || !slices.Contains(Intersections, p.is) {
+			t.Errorf("pair %s/%s uses an unknown enum value", p.it, p.is)
+		}
+		seen := map[string]bool{}
+		for _, ps := range specs {
+			where := string(p.it) + "/" + string(p.is) + " " + ps.Name
+			if seen[ps.Name] {
+				t.Errorf("%s: declared twice", where)
+			}
+			seen[ps.Name] = true
+			if ps.Source == "" || ps.Doc == "" {
+				t.Errorf("%s: needs a Source and a Doc", where)
+			}
+			if !ps.Allowed(ps.Default) {
+				t.Errorf("%s: default %d not allowed (%s)", where, ps.Default, ps.Range())
+			}
+			if ps.Min > ps.Max {
+				t.Errorf("%s: min %d > max %d", where, ps.Min, ps.Max)
+			}
+			if ps.Pow2 && (!isPow2(ps.Min) || !isPow2(ps.Max)) {
+				t.Errorf("%s: power-of-two range must have power-of-two bounds", where)
+			}
+			if len(ps.Enum) > 0 && (ps.Min != 0 || ps.Max != int64(len(ps.Enum)-1)) {
+				t.Errorf("%s: enum range must be 0..%d", where, len(ps.Enum)-1)
+			}
+		}
+	}
+	for _, s := range []ParamSpec{WidthSpec, BlockSpec} {
+		if s.Source == "" || s.Doc == "" || !s.Allowed(s.Default) {
+			t.Errorf("%s: incomplete spec", s.Name)
+		}
+	}
+	for pr := range Supported {
+		if !Valid(Iterator(pr[0]), Intersection(pr[1])) {
+			t.Errorf("Supported names %v, which the IR does not accept", pr)
+		}
+	}
+}
+
+func TestParamsForPairs(t *testing.T) {
+	names := func(it Iterator, is Intersection) []string {
+		var out []string
+		for _, ps := range ParamsFor(Strategy{Iterator: it, Intersection: is}) {
+			out = append(out, ps.Name)
+		}
+		return out
+	}
+	cases := []struct {
+		it   Iterator
+		is   Intersection
+		want []string
+	}{
+		{IterEdge, Merge, nil},
+		{IterEdge, MergePath, nil},
+		{IterEdge, BinarySearch, []string{"levels"}},
+		{IterVertex, BinarySearch, []string{"cache"}},
+		{IterEdge, Hash, []string{"buckets", "slots", "overflow", "scheme", "hop"}},
+		{IterVertex, Hash, []string{"buckets", "slots", "overflow", "scheme", "hop", "cta"}},
+		{IterVertex, Bitmap, []string{"bitmap_bits"}},
+		{IterEdge, Bitwise, []string{"p1", "p2", "slice_bits"}},
+		{IterWedge, Radix, []string{"radix_bits", "threshold", "budget_mib"}},
+		{IterEdgeChunk, BinarySearch, []string{"chunk"}},
+		{IterWedge, Hash, nil}, // not a valid pair
+	}
+	for _, c := range cases {
+		if got := names(c.it, c.is); !slices.Equal(got, c.want) {
+			t.Errorf("ParamsFor(%s/%s) = %v, want %v", c.it, c.is, got, c.want)
+		}
+	}
+	if Valid(IterWedge, Hash) || !Valid(IterWedge, Radix) || Valid(IterEdge, Radix) {
+		t.Error("Valid disagrees with the table")
+	}
+}
+
+func TestGet(t *testing.T) {
+	s := Strategy{Iterator: IterVertex, Intersection: Hash, Width: 32, Block: 256,
+		Params: map[string]int64{ParamBuckets: 1024}}
+	if got := Get(s, ParamBuckets); got != 1024 {
+		t.Errorf("buckets = %d, want 1024", got)
+	}
+	if got := Get(s, ParamSlots); got != specSlots.Default {
+		t.Errorf("slots = %d, want the default %d", got, specSlots.Default)
+	}
+	c := Strategy{Iterator: IterEdgeChunk, Intersection: BinarySearch, Width: 128, Block: 128}
+	if got := Get(c, ParamChunk); got != 128 {
+		t.Errorf("chunk 0 should read as the block size, got %d", got)
+	}
+	c.Params = map[string]int64{ParamChunk: 512}
+	if got := Get(c, ParamChunk); got != 512 {
+		t.Errorf("chunk = %d, want 512", got)
+	}
+	defer func() {
+		r := recover()
+		if r == nil || !strings.Contains(r.(string), `"levels"`) {
+			t.Errorf("Get of an unknown name should panic naming it, got %v", r)
+		}
+	}()
+	Get(s, ParamLevels)
+}
+
+func TestSharedBytes(t *testing.T) {
+	trust, _ := Preset("trust")
+	block := trust.Classes[2].Strategy
+	if got := block.SharedBytes(); got != 1024*4*4 {
+		t.Errorf("trust block class: %d bytes, want %d", got, 1024*4*4)
+	}
+	tri, _ := Preset("tricore")
+	if got := tri.Classes[0].SharedBytes(); got != 8*1023*4 {
+		t.Errorf("tricore: %d bytes, want %d", got, 8*1023*4)
+	}
+	polak, _ := Preset("polak")
+	if got := polak.Classes[0].SharedBytes(); got != 0 {
+		t.Errorf("polak: %d bytes, want 0", got)
+	}
+}
+
+func TestRange(t *testing.T) {
+	if got := specBuckets.Range(); got != "a power of two in 16..4096" {
+		t.Errorf("buckets range %q", got)
+	}
+	if got := specOverflow.Range(); got != "one of 0 (interleaved), 1 (contiguous)" {
+		t.Errorf("overflow range %q", got)
+	}
+	if got := specThreshold.Range(); got != "in 1..1048576" {
+		t.Errorf("threshold range %q", got)
+	}
+}

@@ -1,0 +1,203 @@
+package ir
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Load reads a spec file (YAML, or JSON by extension or content), decodes it
+// strictly and validates it. Every error is one line that starts with the
+// file's path.
+func Load(path string) (Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Plan{}, fmt.Errorf("%s: %v", path, unwrapPathErr(err))
+	}
+	p, err := Parse(data, path)
+	if err != nil {
+		return Plan{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return Plan{}, fmt.Errorf("%s: %s", path, OneLine(err))
+	}
+	return p, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// OneLine joins a (possibly errors.Join-ed) error's lines with "; ".
+func OneLine(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, "; ")
+}
+
+// IsJSON reports whether a spec named name with content data is JSON: by
+// extension (.json; .yaml and .yml are YAML), else by a leading '{'.
+func IsJSON(data []byte, name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".json":
+		return true
+	case ".yaml", ".yml":
+		return false
+	}
+	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	return len(t) > 0 && t[0] == '{'
+}
+
+// Parse decodes a spec strictly: unknown fields, a second document and
+// trailing data are errors. name labels errors (a path, or "<stdin>") and
+// picks the format by its extension. Empty lists and maps read as absent,
+// so that encoding the result and parsing it again gives the same Plan.
+// Parse does not validate.
+func Parse(data []byte, name string) (Plan, error) {
+	var p Plan
+	var err error
+	if IsJSON(data, name) {
+		p, err = parseJSON(data, name)
+	} else {
+		p, err = parseYAML(data, name)
+	}
+	if err != nil {
+		return Plan{}, err
+	}
+	return normEmpty(p), nil
+}
+
+// normEmpty turns empty slices and maps into nil: the encoders omit them,
+// so nil is what a round trip gives back.
+func normEmpty(p Plan) Plan {
+	fix := func(cs []Class) []Class {
+		if len(cs) == 0 {
+			return nil
+		}
+		for i := range cs {
+			if len(cs[i].Params) == 0 {
+				cs[i].Params = nil
+			}
+		}
+		return cs
+	}
+	p.Classes = fix(p.Classes)
+	if p.Guard != nil {
+		if len(p.Guard.Variants) == 0 {
+			p.Guard.Variants = nil
+		}
+		for i := range p.Guard.Variants {
+			p.Guard.Variants[i].Classes = fix(p.Guard.Variants[i].Classes)
+		}
+	}
+	return p
+}
+
+func parseYAML(data []byte, name string) (Plan, error) {
+	var p Plan
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil {
+		if err == io.EOF {
+			return Plan{}, fmt.Errorf("%s: empty spec", name)
+		}
+		return Plan{}, fmt.Errorf("%s: %s", name, yamlMsg(err))
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
+		if err != nil {
+			return Plan{}, fmt.Errorf("%s: %s", name, yamlMsg(err))
+		}
+		return Plan{}, fmt.Errorf("%s: line %d: a spec holds one YAML document, found another", name, extra.Line)
+	}
+	return p, nil
+}
+
+// yamlMsg makes yaml.v3's messages one line and drops its "yaml: " prefix;
+// the messages carry "line N:" themselves.
+func yamlMsg(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		parts := make([]string, len(te.Errors))
+		for i, e := range te.Errors {
+			parts[i] = strings.TrimPrefix(e, "yaml: ")
+		}
+		return strings.Join(parts, "; ")
+	}
+	return strings.TrimPrefix(OneLine(err), "yaml: ")
+}
+
+func parseJSON(data []byte, name string) (Plan, error) {
+	var p Plan
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return Plan{}, fmt.Errorf("%s: %s", name, jsonMsg(err, data, dec.InputOffset()))
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		off := dec.InputOffset()
+		if err != nil {
+			return Plan{}, fmt.Errorf("%s: %s", name, jsonMsg(err, data, off))
+		}
+		return Plan{}, fmt.Errorf("%s: line %d: trailing data after the spec (%v)", name, lineAt(data, off), tok)
+	}
+	return p, nil
+}
+
+func jsonMsg(err error, data []byte, off int64) string {
+	var se *json.SyntaxError
+	var ue *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &ue):
+		off = ue.Offset
+	case err == io.EOF:
+		return "empty spec"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "unexpected end of JSON"
+	}
+	return fmt.Sprintf("line %d: %s", lineAt(data, off), strings.TrimPrefix(OneLine(err), "json: "))
+}
+
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// EncodeYAML writes the plan as a YAML spec (two-space indent, fields in
+// struct order, map keys sorted): Parse of the result gives the plan back.
+func (p Plan) EncodeYAML() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// EncodeJSON writes the plan as an indented JSON spec with a final newline.
+func (p Plan) EncodeJSON() ([]byte, error) {
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}

@@ -1,0 +1,350 @@
+package ir
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Graph-level features a Guard may test. They are measured on the cleaned,
+// oriented graph (out-degrees after orientation).
+const (
+	FeatureAvgOutDeg = "avg_outdeg" // oriented edges / vertices (Bisson)
+	FeatureAvgDegree = "avg_degree" // 2 * edges / vertices
+	FeatureMaxDegree = "max_degree"
+	FeatureMaxOutDeg = "max_outdeg"
+	FeatureVertices  = "vertices"
+	FeatureEdges     = "edges"
+)
+
+// Features lists the guard features with what each measures.
+var Features = []struct{ Name, Doc string }{
+	{FeatureAvgOutDeg, "average out-degree after orientation: edges / vertices (Bisson's switch, comparative study §III-C)"},
+	{FeatureAvgDegree, "average undirected degree: 2 * edges / vertices"},
+	{FeatureMaxDegree, "largest undirected degree"},
+	{FeatureMaxOutDeg, "largest out-degree after orientation"},
+	{FeatureVertices, "vertices of the cleaned graph"},
+	{FeatureEdges, "undirected edges of the cleaned graph"},
+}
+
+func knownFeature(f string) bool {
+	for _, x := range Features {
+		if x.Name == f {
+			return true
+		}
+	}
+	return false
+}
+
+// WorkModel is how the work key estimates an edge item's cost.
+type WorkModel string
+
+const (
+	// WorkMerge: d+u + d+v (a linear pass over both lists).
+	WorkMerge WorkModel = "merge"
+	// WorkSearch: min(d+u, d+v) * ceil(log2(max(d+u, d+v)+1)) (Fox).
+	WorkSearch WorkModel = "search"
+)
+
+// WorkOf returns the work model of an intersection: merge-like passes
+// (merge, merge-path, bitwise) cost the sum of the lengths, probes of an
+// index (binary search, hash, bitmap, radix) cost min * log(max).
+func WorkOf(is Intersection) WorkModel {
+	switch is {
+	case Merge, MergePath, Bitwise:
+		return WorkMerge
+	}
+	return WorkSearch
+}
+
+// WorkModelOf returns the work model of a class list keyed by work: that of
+// its first non-skip class (Validate makes them agree). Empty when the list
+// is not keyed by work.
+func WorkModelOf(classes []Class) WorkModel {
+	for _, c := range classes {
+		if c.Select.Key != KeyWork {
+			return ""
+		}
+		if !c.Skip {
+			return WorkOf(c.Intersection)
+		}
+	}
+	return ""
+}
+
+var prefixRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// Validate checks the plan and returns every problem found, joined
+// (errors.Join); each message names the class and says what is allowed.
+func (p Plan) Validate() error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if !prefixRE.MatchString(p.Prefix) {
+		add("prefix %q must start with a lowercase letter and hold only a-z, 0-9 and _ (it names files and CUDA symbols)", p.Prefix)
+	}
+	if !utf8.ValidString(p.Doc) {
+		add("doc is not valid UTF-8")
+	}
+	if p.Orientation != "" && !slices.Contains(Orientations, p.Orientation) {
+		add("orientation %q unknown; known: %s", p.Orientation, joinEnum(Orientations))
+	}
+
+	switch {
+	case p.Guard != nil && len(p.Classes) > 0:
+		add("plan has both classes and a guard; put the classes under the guard's variants")
+	case p.Guard == nil && len(p.Classes) == 0:
+		add("plan has no classes (and no guard)")
+	case p.Guard != nil:
+		errs = append(errs, p.Guard.validate()...)
+	default:
+		errs = append(errs, validateClasses(p.Classes, "")...)
+	}
+	return errors.Join(errs...)
+}
+
+func (g *Guard) validate() []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if !knownFeature(g.Feature) {
+		names := make([]string, len(Features))
+		for i, f := range Features {
+			names[i] = f.Name
+		}
+		add("guard feature %q unknown; known: %s", g.Feature, strings.Join(names, ", "))
+	}
+	if len(g.Variants) == 0 {
+		add("guard has no variants")
+		return errs
+	}
+	for i, v := range g.Variants {
+		where := fmt.Sprintf("guard variant %d [%s)", i, floatRange(v.Lo, v.Hi))
+		switch {
+		case i == 0 && v.Lo != 0:
+			add("%s: the first variant must start at 0, got %g", where, v.Lo)
+		case i > 0 && g.Variants[i-1].Hi == 0:
+			add("%s: variant %d before it is already unbounded; only the last variant may leave hi out", where, i-1)
+		case i > 0 && v.Lo != g.Variants[i-1].Hi:
+			prev := g.Variants[i-1].Hi
+			if v.Lo > prev {
+				add("%s: gap [%g, %g) of %s is not covered; lo must equal the previous variant's hi (%g)", where, prev, v.Lo, g.Feature, prev)
+			} else {
+				add("%s: overlaps the previous variant; lo must equal its hi (%g)", where, prev)
+			}
+		}
+		if v.Hi != 0 && v.Hi <= v.Lo {
+			add("%s: hi must be greater than lo (or left out for unbounded)", where)
+		}
+		if v.Lo < 0 {
+			add("%s: lo must be >= 0", where)
+		}
+		if i == len(g.Variants)-1 && v.Hi != 0 {
+			add("%s: the last variant must be unbounded (leave hi out) so every graph gets a class list", where)
+		}
+		if len(v.Classes) == 0 {
+			add("%s: no classes", where)
+			continue
+		}
+		errs = append(errs, validateClasses(v.Classes, where+": ")...)
+	}
+	return errs
+}
+
+func floatRange(lo, hi float64) string {
+	if hi == 0 {
+		return fmt.Sprintf("%g, inf", lo)
+	}
+	return fmt.Sprintf("%g, %g", lo, hi)
+}
+
+func intRange(lo, hi int64) string {
+	if hi == 0 {
+		return fmt.Sprintf("%d, inf", lo)
+	}
+	return fmt.Sprintf("%d, %d", lo, hi)
+}
+
+func joinEnum[T ~string](vs []T) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// className is how messages name a class: its name, or its position.
+func className(c Class, i int) string {
+	if c.Name != "" {
+		return fmt.Sprintf("class %q", c.Name)
+	}
+	return fmt.Sprintf("class %d", i)
+}
+
+func validateClasses(cs []Class, ctx string) []error {
+	var errs []error
+	names := map[string]int{}
+	for i, c := range cs {
+		who := ctx + className(c, i)
+		add := func(format string, args ...any) {
+			errs = append(errs, fmt.Errorf(who+": "+format, args...))
+		}
+		if c.Name != "" {
+			if !classNameRE.MatchString(c.Name) {
+				add("name must hold only a-z, 0-9 and _ (it becomes part of a CUDA symbol)")
+			}
+			if j, dup := names[c.Name]; dup {
+				add("name already used by class %d", j)
+			}
+			names[c.Name] = i
+		}
+		sel := c.Select
+		if !slices.Contains(Keys, sel.Key) {
+			add("selector key %q unknown; known: %s", sel.Key, joinEnum(Keys))
+		}
+		if i > 0 && sel.Key != cs[0].Select.Key {
+			add("selector key %q differs from the first class's %q; one list ranges over one key", sel.Key, cs[0].Select.Key)
+		}
+		// Coverage of [0, inf), matched in order.
+		switch {
+		case sel.Lo < 0:
+			add("selector lo must be >= 0, got %d", sel.Lo)
+		case i == 0 && sel.Lo != 0:
+			add("selector [%s) must start at 0: items with %s below %d would match no class", intRange(sel.Lo, sel.Hi), sel.Key, sel.Lo)
+		case i > 0 && cs[i-1].Select.Hi == 0:
+			add("selector [%s) is unreachable: the class before it is already unbounded", intRange(sel.Lo, sel.Hi))
+		case i > 0 && sel.Lo > cs[i-1].Select.Hi:
+			add("selector [%s) leaves a gap [%d, %d) after the previous class; lo must equal its hi", intRange(sel.Lo, sel.Hi), cs[i-1].Select.Hi, sel.Lo)
+		case i > 0 && sel.Lo < cs[i-1].Select.Hi:
+			add("selector [%s) overlaps the previous class, which ends at %d; lo must equal its hi", intRange(sel.Lo, sel.Hi), cs[i-1].Select.Hi)
+		}
+		if sel.Hi != 0 && sel.Hi <= sel.Lo {
+			add("selector [%s) is empty: hi must be greater than lo (or left out for unbounded)", intRange(sel.Lo, sel.Hi))
+		}
+		if i == len(cs)-1 && sel.Hi != 0 {
+			add("selector [%s) must be unbounded (leave hi out): items with %s >= %d would match no class", intRange(sel.Lo, sel.Hi), sel.Key, sel.Hi)
+		}
+
+		if c.Skip {
+			// Any triangle is counted at its lowest vertex u, which needs two
+			// out-neighbours; so items keyed by d+(u) < 2 hold none.
+			if sel.Key != KeyOutDegree || sel.Hi == 0 || sel.Hi > 2 {
+				add("skip is allowed only on out-degree ranges ending at or below 2 (items with d+(u) < 2 hold no triangle), got %s [%s)", sel.Key, intRange(sel.Lo, sel.Hi))
+			}
+			st := c.Strategy
+			if st.Iterator != "" || st.Intersection != "" || st.Width != 0 || st.Block != 0 || len(st.Params) > 0 {
+				add("a skip class runs no kernel: remove its iterator, intersection, width, block and params")
+			}
+			continue
+		}
+		errs = append(errs, validateStrategy(c.Strategy, sel.Key, who)...)
+	}
+	// A work-keyed list needs one estimate for all its classes.
+	if len(cs) > 0 && cs[0].Select.Key == KeyWork {
+		model := WorkModelOf(cs)
+		for i, c := range cs {
+			if !c.Skip && Valid(c.Iterator, c.Intersection) && WorkOf(c.Intersection) != model {
+				errs = append(errs, fmt.Errorf("%s%s: intersection %s estimates work as %s, but the list's first class uses %s; a work-keyed list needs one estimate",
+					ctx, className(c, i), c.Intersection, WorkOf(c.Intersection), model))
+			}
+		}
+	}
+	return errs
+}
+
+var classNameRE = regexp.MustCompile(`^[a-z0-9_]+$`)
+
+func validateStrategy(s Strategy, key Key, who string) []error {
+	var errs []error
+	add := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf(who+": "+format, args...))
+	}
+	okIt := slices.Contains(Iterators, s.Iterator)
+	okIs := slices.Contains(Intersections, s.Intersection)
+	if !okIt {
+		add("iterator %q unknown; known: %s", s.Iterator, joinEnum(Iterators))
+	}
+	if !okIs {
+		add("intersection %q unknown; known: %s", s.Intersection, joinEnum(Intersections))
+	}
+	pairOK := okIt && okIs && Valid(s.Iterator, s.Intersection)
+	if okIt && okIs && !pairOK {
+		var with []string
+		for _, is := range Intersections {
+			if Valid(s.Iterator, is) {
+				with = append(with, string(is))
+			}
+		}
+		add("intersection %s does not apply to the %s iterator; it takes %s", s.Intersection, s.Iterator, strings.Join(with, ", "))
+	}
+	if key == KeyWork && okIt && s.Iterator != IterEdge && s.Iterator != IterEdgeChunk {
+		add("selector key work estimates the cost of an edge; the %s iterator needs key outdeg", s.Iterator)
+	}
+
+	w, b := s.EffectiveWidth(), s.EffectiveBlock()
+	widthOK := true
+	if s.Width < 0 || (w != b && (w > 32 || !isPow2(int64(w)))) {
+		add("width must be a power of two in 1..32 or equal to block (%d), got %d", b, s.Width)
+		widthOK = false
+	}
+	blockOK := true
+	if s.Block < 0 || b < 32 || b > 1024 || b%32 != 0 {
+		add("block must be a multiple of 32 in 32..1024, got %d", s.Block)
+		blockOK = false
+	}
+	if widthOK && blockOK && b < w {
+		add("block (%d) must be at least width (%d)", b, w)
+	}
+	if pairOK && widthOK {
+		switch {
+		case s.Iterator == IterEdgeChunk && w != b:
+			add("the edge-chunk iterator gives a whole block to a chunk: width must equal block (%d), got %d", b, w)
+		case s.Iterator == IterEdge && s.Intersection == Merge && w != 1:
+			add("a merge of one edge is sequential: width must be 1, got %d (use merge-path to share an edge)", w)
+		}
+	}
+
+	if !pairOK {
+		return errs // parameter names depend on the pair
+	}
+	specs := ParamsFor(s)
+	known := make([]string, len(specs))
+	for i, ps := range specs {
+		known[i] = ps.Name
+	}
+	paramsOK := true
+	for _, name := range sortedKeys(s.Params) {
+		v := s.Params[name]
+		ps, ok := Spec(s, name)
+		if !ok {
+			paramsOK = false
+			if len(known) == 0 {
+				add("unknown parameter %q: %s/%s takes no parameters", name, s.Iterator, s.Intersection)
+			} else {
+				add("unknown parameter %q for %s/%s; known: %s", name, s.Iterator, s.Intersection, strings.Join(known, ", "))
+			}
+			continue
+		}
+		if !ps.Allowed(v) {
+			paramsOK = false
+			add("%s must be %s, got %d", name, ps.Range(), v)
+		}
+	}
+	if paramsOK && widthOK && blockOK {
+		if sh := s.SharedBytes(); sh > SharedLimit {
+			add("parameters need %d bytes of shared memory per block (%d items per block), more than the %d a block may declare; lower them or the items per block", sh, s.ItemsPerBlock(), SharedLimit)
+		}
+	}
+	return errs
+}
+
+func sortedKeys(m map[string]int64) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

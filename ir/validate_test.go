@@ -1,0 +1,266 @@
+package ir
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPresetsValid(t *testing.T) {
+	names := map[string]string{}
+	for _, p := range Presets() {
+		if err := p.Validate(); err != nil {
+			t.Errorf("preset %s: %v", p.Prefix, err)
+		}
+		if p.Doc == "" {
+			t.Errorf("preset %s: Doc must cite its source", p.Prefix)
+		}
+		if other, dup := names[p.Name()]; dup {
+			t.Errorf("presets %s and %s share the name %s", p.Prefix, other, p.Name())
+		}
+		names[p.Name()] = p.Prefix
+		q, ok := Preset(p.Prefix)
+		if !ok || q.Name() != p.Name() {
+			t.Errorf("Preset(%q) does not give the preset back", p.Prefix)
+		}
+	}
+	if len(names) != 12 {
+		t.Errorf("%d presets, want the 12 of DESIGN.md", len(names))
+	}
+	if _, ok := Preset("nope"); ok {
+		t.Error("Preset(nope) found something")
+	}
+}
+
+// The presets carry the papers' numbers.
+func TestPresetNumbers(t *testing.T) {
+	trust, _ := Preset("trust")
+	want := []struct {
+		lo, hi      int64
+		skip        bool
+		width       int
+		buckets     int64
+		blockThread int
+	}{
+		{0, 2, true, 0, 0, 0},
+		{2, 101, false, 32, 32, 0},
+		{101, 0, false, 1024, 1024, 1024},
+	}
+	for i, w := range want {
+		c := trust.Classes[i]
+		if c.Select.Lo != w.lo || c.Select.Hi != w.hi || c.Skip != w.skip {
+			t.Errorf("trust class %d: [%d,%d) skip=%v", i, c.Select.Lo, c.Select.Hi, c.Skip)
+		}
+		if !c.Skip && (c.Width != w.width || Get(c.Strategy, ParamBuckets) != w.buckets) {
+			t.Errorf("trust class %d: width %d buckets %d", i, c.Width, Get(c.Strategy, ParamBuckets))
+		}
+		if w.blockThread != 0 && c.Block != w.blockThread {
+			t.Errorf("trust class %d: block %d", i, c.Block)
+		}
+	}
+	bisson, _ := Preset("bisson")
+	g := bisson.Guard
+	if g == nil || g.Feature != FeatureAvgOutDeg || len(g.Variants) != 3 ||
+		g.Variants[0].Hi != 3.8 || g.Variants[1].Lo != 3.8 || g.Variants[1].Hi != 38 || g.Variants[2].Lo != 38 {
+		t.Errorf("bisson guard: %+v", g)
+	} else {
+		ws := []int{1, 32, g.Variants[2].Classes[0].Block}
+		for i, v := range g.Variants {
+			if v.Classes[0].Width != ws[i] {
+				t.Errorf("bisson variant %d: width %d, want %d", i, v.Classes[0].Width, ws[i])
+			}
+		}
+	}
+	fox, _ := Preset("fox")
+	if len(fox.Classes) != 6 {
+		t.Fatalf("fox: %d bins, want 6", len(fox.Classes))
+	}
+	for n, c := range fox.Classes {
+		if c.Width != 1<<n || c.Select.Key != KeyWork {
+			t.Errorf("fox bin %d: width %d key %s", n, c.Width, c.Select.Key)
+		}
+	}
+	hindex, _ := Preset("hindex")
+	if c := hindex.Classes[0]; c.Width != 32 || Get(c.Strategy, ParamBuckets) != 32 {
+		t.Errorf("hindex: width %d buckets %d", c.Width, Get(c.Strategy, ParamBuckets))
+	}
+	green, _ := Preset("green")
+	if c := green.Classes[0]; c.Width != 32 || c.Block != 512 {
+		t.Errorf("green: width %d block %d", c.Width, c.Block)
+	}
+	radix, _ := Preset("radixbin")
+	if Get(radix.Classes[0].Strategy, ParamThreshold) != 1024 {
+		t.Error("radixbin: threshold must be the paper's 1024")
+	}
+	skiff, _ := Preset("skiff")
+	if s := skiff.Classes[0].Strategy; Get(s, ParamCTA) != CTAWarpIndex || Get(s, ParamScheme) != SchemeHopscotch || Get(s, ParamHop) != 32 {
+		t.Errorf("skiff params: %v", s.Params)
+	}
+}
+
+func hashClass(name string, lo, hi int64, buckets int64) Class {
+	return Class{Name: name, Select: Selector{Key: KeyOutDegree, Lo: lo, Hi: hi}, Strategy: Strategy{
+		Iterator: IterVertex, Intersection: Hash, Width: 32, Block: 256,
+		Params: map[string]int64{ParamBuckets: buckets},
+	}}
+}
+
+func TestValidateMessages(t *testing.T) {
+	base := func() Plan {
+		return Plan{Prefix: "t", Orientation: OrientDegree, Classes: []Class{
+			hashClass("small", 0, 16, 32), hashClass("hubs", 16, 0, 64),
+		}}
+	}
+	cases := []struct {
+		name string
+		mod  func(*Plan)
+		want string
+	}{
+		{"buckets pow2", func(p *Plan) { p.Classes[1].Params[ParamBuckets] = 100 },
+			`class "hubs": buckets must be a power of two in 16..4096, got 100`},
+		{"unknown param", func(p *Plan) { p.Classes[0].Params["bukets"] = 32 },
+			`class "small": unknown parameter "bukets" for vertex/hash; known: buckets, slots, overflow, scheme, hop, cta`},
+		{"no params", func(p *Plan) {
+			p.Classes[0].Strategy = Strategy{Iterator: IterEdge, Intersection: Merge, Width: 1, Block: 256, Params: map[string]int64{"x": 1}}
+		}, `class "small": unknown parameter "x": edge/merge takes no parameters`},
+		{"enum", func(p *Plan) { p.Classes[0].Params[ParamCTA] = 7 },
+			`class "small": cta must be one of 0 (fixed), 1 (block-degree), 2 (block-index), 3 (warp-index), got 7`},
+		{"gap", func(p *Plan) { p.Classes[1].Select.Lo = 20 },
+			`class "hubs": selector [20, inf) leaves a gap [16, 20) after the previous class`},
+		{"overlap", func(p *Plan) { p.Classes[1].Select.Lo = 10 },
+			`class "hubs": selector [10, inf) overlaps the previous class, which ends at 16`},
+		{"first lo", func(p *Plan) { p.Classes[0].Select.Lo = 1 },
+			`class "small": selector [1, 16) must start at 0`},
+		{"last bounded", func(p *Plan) { p.Classes[1].Select.Hi = 100 },
+			`class "hubs": selector [16, 100) must be unbounded`},
+		{"unreachable", func(p *Plan) { p.Classes[0].Select.Hi = 0 },
+			`class "hubs": selector [16, inf) is unreachable`},
+		{"mixed keys", func(p *Plan) { p.Classes[1].Select.Key = KeyWork },
+			`class "hubs": selector key "work" differs from the first class's "outdeg"`},
+		{"work on vertex", func(p *Plan) { p.Classes[0].Select.Key = KeyWork; p.Classes[1].Select.Key = KeyWork },
+			`class "small": selector key work estimates the cost of an edge; the vertex iterator needs key outdeg`},
+		{"unknown key", func(p *Plan) { p.Classes[0].Select.Key = "deg" },
+			`class "small": selector key "deg" unknown; known: outdeg, work`},
+		{"skip too wide", func(p *Plan) {
+			p.Classes[0] = Class{Name: "small", Select: Selector{Key: KeyOutDegree, Lo: 0, Hi: 16}, Skip: true}
+		}, `class "small": skip is allowed only on out-degree ranges ending at or below 2`},
+		{"skip with strategy", func(p *Plan) {
+			p.Classes = append([]Class{{Name: "none", Select: Selector{Key: KeyOutDegree, Hi: 2}, Skip: true,
+				Strategy: Strategy{Iterator: IterVertex}}}, p.Classes...)
+			p.Classes[1].Select.Lo = 2
+		}, `class "none": a skip class runs no kernel`},
+		{"width", func(p *Plan) { p.Classes[0].Width = 48 },
+			`class "small": width must be a power of two in 1..32 or equal to block (256), got 48`},
+		{"width > 32 not block", func(p *Plan) { p.Classes[0].Width = 64 },
+			`width must be a power of two in 1..32 or equal to block (256), got 64`},
+		{"block", func(p *Plan) { p.Classes[0].Block = 100 },
+			`class "small": block must be a multiple of 32 in 32..1024, got 100`},
+		{"width == block is fine", func(p *Plan) { p.Classes[1].Block = 64; p.Classes[1].Width = 64 }, ``},
+		{"iterator", func(p *Plan) { p.Classes[0].Iterator = "node" },
+			`class "small": iterator "node" unknown; known: vertex, edge, edge-chunk, wedge`},
+		{"intersection", func(p *Plan) { p.Classes[0].Intersection = "sort" },
+			`class "small": intersection "sort" unknown; known: merge, merge-path, binary-search, hash, bitmap, bitwise, radix`},
+		{"pair", func(p *Plan) { p.Classes[0].Intersection = Radix; p.Classes[0].Params = nil },
+			`class "small": intersection radix does not apply to the vertex iterator; it takes merge, merge-path, binary-search, hash, bitmap`},
+		{"shared", func(p *Plan) { p.Classes[1].Params[ParamSlots] = 32; p.Classes[1].Params[ParamBuckets] = 4096 },
+			`class "hubs": parameters need 4194304 bytes of shared memory per block (8 items per block), more than the 49152`},
+		{"orientation", func(p *Plan) { p.Orientation = "random" },
+			`orientation "random" unknown; known: degree, id, tcbw`},
+		{"prefix", func(p *Plan) { p.Prefix = "My Plan" },
+			`prefix "My Plan" must start with a lowercase letter`},
+		{"dup name", func(p *Plan) { p.Classes[1].Name = "small" },
+			`class "small": name already used by class 0`},
+		{"no classes", func(p *Plan) { p.Classes = nil }, `plan has no classes`},
+		{"both", func(p *Plan) { p.Guard = &Guard{Feature: FeatureAvgOutDeg} }, `plan has both classes and a guard`},
+		{"chunk width", func(p *Plan) {
+			p.Classes[0].Strategy = Strategy{Iterator: IterEdgeChunk, Intersection: BinarySearch, Width: 32, Block: 256}
+		}, `class "small": the edge-chunk iterator gives a whole block to a chunk: width must equal block (256), got 32`},
+		{"edge merge width", func(p *Plan) {
+			p.Classes[0].Strategy = Strategy{Iterator: IterEdge, Intersection: Merge, Width: 4, Block: 256}
+		}, `a merge of one edge is sequential: width must be 1, got 4`},
+		{"work models", func(p *Plan) {
+			p.Classes[0] = Class{Name: "small", Select: Selector{Key: KeyWork, Hi: 16}, Strategy: Strategy{Iterator: IterEdge, Intersection: Merge, Width: 1}}
+			p.Classes[1] = Class{Name: "hubs", Select: Selector{Key: KeyWork, Lo: 16}, Strategy: Strategy{Iterator: IterEdge, Intersection: BinarySearch, Width: 32}}
+		}, `class "hubs": intersection binary-search estimates work as search, but the list's first class uses merge`},
+	}
+	for _, c := range cases {
+		p := base()
+		c.mod(&p)
+		err := p.Validate()
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: unexpected error %v", c.name, err)
+			}
+			continue
+		}
+		if err == nil {
+			t.Errorf("%s: no error, want %q", c.name, c.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, err, c.want)
+		}
+	}
+	if err := base().Validate(); err != nil {
+		t.Errorf("base plan: %v", err)
+	}
+}
+
+func TestValidateGuard(t *testing.T) {
+	cls := func() []Class { return []Class{hashClass("all", 0, 0, 32)} }
+	base := func() Plan {
+		return Plan{Prefix: "g", Guard: &Guard{Feature: FeatureAvgOutDeg, Variants: []Variant{
+			{Lo: 0, Hi: 3.8, Classes: cls()}, {Lo: 3.8, Hi: 38, Classes: cls()}, {Lo: 38, Classes: cls()},
+		}}}
+	}
+	cases := []struct {
+		mod  func(*Plan)
+		want string
+	}{
+		{func(p *Plan) { p.Guard.Feature = "density" }, `guard feature "density" unknown; known: avg_outdeg, avg_degree`},
+		{func(p *Plan) { p.Guard.Variants[1].Lo = 4 }, `guard variant 1 [4, 38): gap [3.8, 4) of avg_outdeg is not covered`},
+		{func(p *Plan) { p.Guard.Variants[1].Lo = 3 }, `guard variant 1 [3, 38): overlaps the previous variant`},
+		{func(p *Plan) { p.Guard.Variants[0].Lo = 1 }, `guard variant 0 [1, 3.8): the first variant must start at 0`},
+		{func(p *Plan) { p.Guard.Variants[2].Hi = 100 }, `guard variant 2 [38, 100): the last variant must be unbounded`},
+		{func(p *Plan) { p.Guard.Variants[2].Classes = nil }, `guard variant 2 [38, inf): no classes`},
+		{func(p *Plan) { p.Guard.Variants[1].Classes[0].Params[ParamBuckets] = 3 },
+			`guard variant 1 [3.8, 38): class "all": buckets must be a power of two in 16..4096, got 3`},
+		{func(p *Plan) { p.Guard.Variants = nil }, `guard has no variants`},
+	}
+	for _, c := range cases {
+		p := base()
+		c.mod(&p)
+		err := p.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v\nwant %q", err, c.want)
+		}
+	}
+	if err := base().Validate(); err != nil {
+		t.Errorf("base: %v", err)
+	}
+}
+
+// Validate reports every problem, not only the first.
+func TestValidateJoins(t *testing.T) {
+	p := Plan{Prefix: "t", Classes: []Class{hashClass("a", 1, 0, 100)}}
+	err := p.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, w := range []string{"must start at 0", "buckets must be"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("missing %q in %v", w, err)
+		}
+	}
+}
+
+func TestCheckGeneratable(t *testing.T) {
+	p, _ := Preset("polak")
+	if err := p.CheckGeneratable(); err != nil {
+		t.Errorf("polak: %v", err)
+	}
+	b, _ := Preset("bisson")
+	err := b.CheckGeneratable()
+	if err == nil || !strings.Contains(err.Error(), `guard variant 0: class "thread": vertex/bitmap`) {
+		t.Errorf("bisson: %v", err)
+	}
+}
