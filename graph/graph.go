@@ -105,7 +105,9 @@ type Report struct {
 	// Isolated counts vertices the input declared (an .mtx size line) or
 	// that appeared only in self loops, and that were dropped.
 	Isolated  uint64
-	FromCache bool // the graph came from tcgen's CSR cache
+	FromCache bool   // the graph came from tcgen's CSR cache
+	CachePath string // the cache file read or written, if any
+	CacheNote string // why the cache was rebuilt or not written, if it was
 }
 
 // edgeChunkPairs is the number of pairs per EdgeList chunk. Chunks (rather

@@ -1,0 +1,71 @@
+# tcgen: build, test and bundle. `make run` and `make test` are the two
+# commands a fresh machine needs (README.md).
+GO        ?= go
+BIN       := bin/tcgen
+FUZZTIME  ?= 20s
+GPUDIR    := .gpu
+DATASETS  ?= ../shared/datasets
+# Packages whose tests need a GPU; their test binaries travel in the bundle.
+GPU_TEST_PKGS := ./runtime ./runtime/cuda
+
+.PHONY: all build test vet fmt-check fuzz run generate check-generated lint bundle bench-cpu clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/tcgen
+
+test: vet fmt-check
+	$(GO) test -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# Each fuzz target runs for FUZZTIME (go test allows one -fuzz target per run).
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+# The main job on an embedded default: the seeded RMAT scale-16 graph,
+# counted on the GPU when tcgen has one, else on the CPU (it says which).
+run: build
+	@mkdir -p $(GPUDIR)/run
+	./$(BIN) generate rmat --scale 16 -o $(GPUDIR)/run/rmat16.tcsr
+	./$(BIN) count $(GPUDIR)/run/rmat16.tcsr --backend auto
+
+generate:
+	$(GO) generate ./...
+
+# CI fails when checked-in generated files drift from their generators.
+check-generated: generate
+	@git diff --exit-code --stat -- generated runtime/cuda/zz_generated.go || \
+	  (echo "generated files drifted: run make generate and commit"; exit 1)
+	@untracked=$$(git ls-files --others --exclude-standard -- generated); \
+	  if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked"; exit 1; fi
+
+lint: vet fmt-check check-generated
+
+# Everything the GPU machine (CUDA, no Go) needs, in the ignored .gpu/.
+bundle:
+	@mkdir -p $(GPUDIR)/bin $(GPUDIR)/tests
+	CGO_ENABLED=1 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -o $(GPUDIR)/bin/tcgen ./cmd/tcgen
+	@for p in $(GPU_TEST_PKGS); do \
+	  n=$$(echo $$p | sed 's|^\./||; s|/|_|g'); \
+	  CGO_ENABLED=1 GOOS=linux GOARCH=amd64 $(GO) test -c -o $(GPUDIR)/tests/$$n.test $$p || exit 1; \
+	done
+	@if [ -d $(DATASETS) ]; then rm -rf $(GPUDIR)/datasets; cp -r $(DATASETS) $(GPUDIR)/datasets; chmod -R u+w $(GPUDIR)/datasets; fi
+	@du -sh $(GPUDIR)
+
+bench-cpu: build
+	scripts/bench-cpu.sh
+
+clean:
+	rm -rf bin $(GPUDIR)/bin $(GPUDIR)/tests

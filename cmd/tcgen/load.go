@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/tcgen/tcgen/graph"
+)
+
+// GraphArg is the graph a command reads, with its format override.
+type GraphArg struct {
+	Graph  string `arg:"" help:"Graph file: text edge list (SNAP, CSV), Matrix Market (.mtx), binary pairs (.bin32/.bin64) or tcgen CSR (.tcsr); gzip is read transparently." type:"path"`
+	Format string `help:"Input format (${formats}); auto picks it from the extension and content." enum:"${formats}" default:"auto"`
+}
+
+// loaded is a graph with what it took to get it.
+type loaded struct {
+	g      *graph.Graph
+	rep    *graph.Report
+	loadMs float64
+}
+
+func (g *Globals) cacheDir() (string, error) {
+	if g.CacheDir != "" {
+		return g.CacheDir, nil
+	}
+	return graph.DefaultCacheDir()
+}
+
+// load reads the graph through the CSR cache (unless --no-cache) with a
+// progress bar, and reports on stderr what the reader skipped.
+func (g *Globals) load(a GraphArg) (*loaded, error) {
+	format := a.Format
+	if format == "auto" {
+		format = ""
+	}
+	pb := newProgress(g.Quiet, "reading "+filepath.Base(a.Graph), true)
+	opt := graph.ReadOptions{Format: format, Progress: pb.Update}
+	start := time.Now()
+	var (
+		gr  *graph.Graph
+		rep *graph.Report
+		err error
+	)
+	if g.NoCache {
+		gr, rep, err = graph.Open(a.Graph, opt)
+	} else {
+		var dir string
+		if dir, err = g.cacheDir(); err == nil {
+			c := graph.Cache{Dir: filepath.Join(dir, "graphs")}
+			gr, rep, err = c.Load(a.Graph, opt)
+		}
+	}
+	pb.Done()
+	if err != nil {
+		return nil, err
+	}
+	if rep.HeaderLine > 0 {
+		g.notice("%s:%d: skipped header line %q", a.Graph, rep.HeaderLine, rep.Header)
+	}
+	return &loaded{g: gr, rep: rep, loadMs: msSince(start)}, nil
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
+
+// droppedLine says what cleaning dropped.
+func droppedLine(r *graph.Report) string {
+	return fmt.Sprintf("%d self loops, %d duplicate edges, %d isolated vertices", r.SelfLoops, r.Duplicates, r.Isolated)
+}

@@ -1,0 +1,180 @@
+// Command tcgen generates, compiles, runs and tunes specialized CUDA kernels
+// for exact triangle counting, and counts triangles exactly on the CPU.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/tcgen/tcgen/graph"
+)
+
+// Globals are flags every command takes.
+type Globals struct {
+	CacheDir string `help:"Directory for tcgen's caches (converted graphs, compiled kernels). Default: the user cache directory + /tcgen." placeholder:"DIR"`
+	NoCache  bool   `help:"Neither read nor write the graph cache."`
+	Quiet    bool   `short:"q" help:"No progress bars or notices on stderr."`
+
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// CLI is the command tree: one struct per command, each with Run.
+type CLI struct {
+	Globals
+
+	Count    CountCmd    `cmd:"" help:"Count the triangles of a graph."`
+	Stats    StatsCmd    `cmd:"" help:"Print a graph's size, degree statistics and features."`
+	Convert  ConvertCmd  `cmd:"" help:"Convert a graph to tcgen's binary CSR format."`
+	Generate GenerateCmd `cmd:"" help:"Generate a synthetic graph (RMAT, Erdos-Renyi, grid, closed forms)."`
+	Version  VersionCmd  `cmd:"" help:"Print tcgen's version."`
+}
+
+// VersionCmd prints the version.
+type VersionCmd struct{}
+
+// Run implements the command.
+func (c *VersionCmd) Run(g *Globals) error {
+	fmt.Fprintln(g.stdout, "tcgen", toolVersion())
+	return nil
+}
+
+// toolVersion is the module version, or the VCS revision for a development
+// build; it is written into caches so a cache from another build is stale.
+func toolVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run parses args and runs one command; it returns the exit code.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		// Nothing crashes with a Go panic in front of a user: report it as
+		// an internal error with the stack for the bug report.
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "tcgen: internal error: %v\n%s", r, debug.Stack())
+			code = exitInternal
+		}
+	}()
+	graph.ToolVersion = toolVersion()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var cli CLI
+	cli.ctx, cli.stdout, cli.stderr = ctx, stdout, stderr
+	parser, err := kong.New(&cli,
+		kong.Name("tcgen"),
+		kong.Description("Generate, compile, run and tune CUDA kernels for exact triangle counting.\n\n"+exitCodesHelp),
+		kong.UsageOnError(),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(kongExit(c)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars(cliVars()),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "tcgen: internal error: %v\n", err)
+		return exitInternal
+	}
+	kctx, code, done := parse(parser, args)
+	if done {
+		return code
+	}
+	err = kctx.Run(&cli.Globals)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		code := exitCode(err)
+		if code == exitInterrupted {
+			fmt.Fprintln(stderr, "tcgen: interrupted")
+		} else {
+			fmt.Fprintf(stderr, "tcgen: %v\n", err)
+		}
+		return code
+	}
+	return exitOK
+}
+
+// kongExit is how kong's exit (after --help, or a parse error with
+// UsageOnError) reaches run without leaving the process.
+type kongExit int
+
+func parse(parser *kong.Kong, args []string) (kctx *kong.Context, code int, done bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			c, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			kctx, code, done = nil, int(c), true
+			if code == 1 { // kong's own failure code means a usage error
+				code = exitUsage
+			}
+		}
+	}()
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		var pe *kong.ParseError
+		if errors.As(err, &pe) {
+			fmt.Fprintf(parser.Stderr, "tcgen: %v\n", err)
+			_ = pe.Context.PrintUsage(true)
+			return nil, exitUsage, true
+		}
+		fmt.Fprintf(parser.Stderr, "tcgen: %v\n", err)
+		return nil, exitUsage, true
+	}
+	return kctx, 0, false
+}
+
+// cliVars feeds enum values into flag help so help never drifts from the code.
+func cliVars() kong.Vars {
+	return kong.Vars{
+		"formats": "auto,text,mtx,bin32,bin64,csr",
+	}
+}
+
+// notice prints a line on stderr unless --quiet.
+func (g *Globals) notice(format string, args ...any) {
+	if g.Quiet {
+		return
+	}
+	fmt.Fprintf(g.stderr, format+"\n", args...)
+}

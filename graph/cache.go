@@ -1,0 +1,562 @@
+package graph
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ToolVersion is the tcgen version written into CSR files; cmd sets it from
+// the build info. A cache written by another tool version is rebuilt.
+var ToolVersion = "dev"
+
+// The CSR file (tcgen's cache, and the output of `tcgen convert -o`):
+//
+//	offset size
+//	0      8    magic "TCGENCSR"
+//	8      4    format version (csrVersion)
+//	12     4    header size (csrHeaderSize)
+//	16     8    vertices n
+//	24     8    arcs (stored adjacency entries)
+//	32     1    orientation (graph.Orientation)
+//	33     1    flags (csrFlag*)
+//	34     6    zero
+//	40     32   SHA-256 of the source file's bytes
+//	72     8    source size in bytes
+//	80     32   tool version, NUL padded
+//	112    48   the source's Report: InputEdges, SelfLoops, Duplicates,
+//	            Isolated, Comments, HeaderLine
+//	160    8    length of the header text section
+//	168    8    source format, NUL padded
+//	176    72   zero
+//	248    4    CRC-32C of the header (this field zero) and the payload
+//	252    4    zero
+//	256         Offsets, (n+1) uint64; Adj, arcs uint32, zero padded to 8
+//	            bytes; OrigIDs, n uint64, when flagged; the source's skipped
+//	            header line, zero padded to 8 bytes.
+//
+// All integers are little-endian and every section starts 8-byte aligned,
+// so the file can also be mapped and used in place.
+const (
+	csrMagic         = "TCGENCSR"
+	csrVersion       = 1
+	csrHeaderSize    = 256
+	csrToolLen       = 32
+	csrFormatLen     = 8
+	csrCRCOffset     = 248
+	csrFlagOrigIDs   = 1 << 0
+	csrFlagRelabeled = 1 << 1
+	csrFlagGzip      = 1 << 2 // the source was gzip-compressed
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// CacheMeta is what a CSR file records besides the graph.
+type CacheMeta struct {
+	Version      uint32 // CSR format version (set by WriteCSR)
+	ToolVersion  string // set by WriteCSR from ToolVersion when empty
+	Orientation  Orientation
+	Relabelled   bool
+	SourceHash   [32]byte // SHA-256 of the source file
+	SourceSize   int64
+	SourceFormat string // the format the source was read as
+	// Report is what reading the source reported, kept so a graph served
+	// from the cache still says what cleaning dropped.
+	Report Report
+}
+
+// WriteCSR writes g to path atomically: a temporary file in the same
+// directory, synced, then renamed over path. On error nothing is left at
+// path (an older file there stays intact) and the temporary file is removed.
+func WriteCSR(path string, g *Graph, meta CacheMeta) (err error) {
+	if g.OrigIDs != nil && len(g.OrigIDs) != g.N() {
+		return fmt.Errorf("graph: %d original ids for %d vertices", len(g.OrigIDs), g.N())
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if meta.ToolVersion == "" {
+		meta.ToolVersion = ToolVersion
+	}
+	meta.Version = csrVersion
+	header := encodeCSRHeader(g, &meta)
+	crc := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(f, 1<<20) // 1 MiB: few large write calls
+	w := io.MultiWriter(bw, crc)
+	if _, err = w.Write(header); err != nil {
+		return err
+	}
+	if err = writeU64s(w, g.Offsets); err != nil {
+		return err
+	}
+	if err = writeU32s(w, g.Adj); err != nil {
+		return err
+	}
+	if g.OrigIDs != nil {
+		if err = writeU64s(w, g.OrigIDs); err != nil {
+			return err
+		}
+	}
+	if _, err = w.Write(pad8([]byte(meta.Report.Header))); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	var sum [4]byte
+	binary.LittleEndian.PutUint32(sum[:], crc.Sum32())
+	if _, err = f.WriteAt(sum[:], csrCRCOffset); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	// CreateTemp makes the file 0600; a cache or converted graph is as
+	// readable as any file the user writes.
+	if err = os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	// Persist the rename itself; not every system can sync a directory, and
+	// the file is complete either way, so a failure here is not an error.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+func encodeCSRHeader(g *Graph, meta *CacheMeta) []byte {
+	h := make([]byte, csrHeaderSize)
+	le := binary.LittleEndian
+	copy(h[0:8], csrMagic)
+	le.PutUint32(h[8:], meta.Version)
+	le.PutUint32(h[12:], csrHeaderSize)
+	le.PutUint64(h[16:], uint64(g.N()))
+	le.PutUint64(h[24:], g.Arcs())
+	h[32] = byte(meta.Orientation)
+	var flags byte
+	if g.OrigIDs != nil {
+		flags |= csrFlagOrigIDs
+	}
+	if meta.Relabelled {
+		flags |= csrFlagRelabeled
+	}
+	if meta.Report.Gzip {
+		flags |= csrFlagGzip
+	}
+	h[33] = flags
+	copy(h[40:72], meta.SourceHash[:])
+	le.PutUint64(h[72:], uint64(meta.SourceSize))
+	copy(h[80:80+csrToolLen], fixedString(meta.ToolVersion, csrToolLen))
+	r := &meta.Report
+	for i, x := range []uint64{r.InputEdges, r.SelfLoops, r.Duplicates, r.Isolated, uint64(r.Comments), uint64(r.HeaderLine)} {
+		le.PutUint64(h[112+8*i:], x)
+	}
+	le.PutUint64(h[160:], uint64(len(r.Header)))
+	copy(h[168:168+csrFormatLen], fixedString(meta.SourceFormat, csrFormatLen))
+	return h
+}
+
+// fixedString cuts s to n bytes for a fixed-size header field.
+func fixedString(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func pad8(b []byte) []byte {
+	if r := len(b) % 8; r != 0 {
+		b = append(b, make([]byte, 8-r)...)
+	}
+	return b
+}
+
+// ioChunk: slices are encoded and decoded through a 1 MiB buffer.
+const ioChunk = 1 << 20
+
+func writeU64s(w io.Writer, s []uint64) error {
+	buf := make([]byte, 0, ioChunk)
+	for len(s) > 0 {
+		k := min(len(s), ioChunk/8)
+		buf = buf[:0]
+		for _, x := range s[:k] {
+			buf = binary.LittleEndian.AppendUint64(buf, x)
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		s = s[k:]
+	}
+	return nil
+}
+
+func writeU32s(w io.Writer, s []uint32) error {
+	buf := make([]byte, 0, ioChunk)
+	odd := len(s)%2 == 1
+	for len(s) > 0 {
+		k := min(len(s), ioChunk/4)
+		buf = buf[:0]
+		for _, x := range s[:k] {
+			buf = binary.LittleEndian.AppendUint32(buf, x)
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		s = s[k:]
+	}
+	if odd {
+		_, err := w.Write(make([]byte, 4)) // pad the section to 8 bytes
+		return err
+	}
+	return nil
+}
+
+// ReadCSR reads a CSR file written by WriteCSR. A file that fails any check
+// (magic, sizes, checksum, offsets, neighbour ids) gives an *InputError
+// wrapping ErrCorrupt; one of another format version, ErrStale. The tool
+// version is returned in the meta, not checked: a converted graph stays
+// readable by later tools of the same format version (Cache.Load does
+// reject other tool versions).
+func ReadCSR(path string) (*Graph, CacheMeta, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, CacheMeta{}, &InputError{File: path, Msg: errMsg(err), Err: err}
+	}
+	defer f.Close()
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	return readCSRFrom(bufio.NewReaderSize(f, ioChunk), path, size, false)
+}
+
+// readCSRFrom reads a CSR file from r. size is the stream's length when
+// known (a plain file), else -1; sections are then grown as data arrives,
+// so a corrupt header cannot make it allocate more than the data.
+func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMeta, error) {
+	var meta CacheMeta
+	corrupt := func(msg string, args ...any) error {
+		return &InputError{File: name, Msg: "corrupt tcgen CSR file: " + fmt.Sprintf(msg, args...), Err: ErrCorrupt}
+	}
+	crc := crc32.New(castagnoli)
+	tr := io.TeeReader(r, crc)
+	h := make([]byte, csrHeaderSize)
+	if n, err := fill(tr, h); err != nil && !(err == io.EOF && n == len(h)) {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, meta, corrupt("truncated header (%d bytes)", n)
+		}
+		return nil, meta, &InputError{File: name, Msg: errMsg(err), Err: err}
+	}
+	le := binary.LittleEndian
+	if string(h[:8]) != csrMagic {
+		return nil, meta, corrupt("bad magic %q", h[:8])
+	}
+	meta.Version = le.Uint32(h[8:])
+	if meta.Version != csrVersion {
+		return nil, meta, &InputError{File: name, Err: ErrStale,
+			Msg: fmt.Sprintf("CSR format version %d, but this tcgen reads version %d: convert the source again", meta.Version, csrVersion)}
+	}
+	if hs := le.Uint32(h[12:]); hs != csrHeaderSize {
+		return nil, meta, corrupt("header size %d, want %d", hs, csrHeaderSize)
+	}
+	n, arcs := le.Uint64(h[16:]), le.Uint64(h[24:])
+	meta.Orientation = Orientation(h[32])
+	flags := h[33]
+	meta.Relabelled = flags&csrFlagRelabeled != 0
+	copy(meta.SourceHash[:], h[40:72])
+	meta.SourceSize = int64(le.Uint64(h[72:]))
+	meta.ToolVersion = strings.TrimRight(string(h[80:80+csrToolLen]), "\x00")
+	rp := &meta.Report
+	rp.InputEdges, rp.SelfLoops, rp.Duplicates, rp.Isolated = le.Uint64(h[112:]), le.Uint64(h[120:]), le.Uint64(h[128:]), le.Uint64(h[136:])
+	rp.Comments, rp.HeaderLine = int64(le.Uint64(h[144:])), int64(le.Uint64(h[152:]))
+	rp.Gzip = flags&csrFlagGzip != 0
+	headerLen := le.Uint64(h[160:])
+	meta.SourceFormat = strings.TrimRight(string(h[168:168+csrFormatLen]), "\x00")
+	rp.Format = meta.SourceFormat
+	crcWant := le.Uint32(h[csrCRCOffset:])
+	clear(h[csrCRCOffset : csrCRCOffset+4])
+	crc.Reset()
+	crc.Write(h)
+
+	switch {
+	case meta.Orientation > ByDegree:
+		return nil, meta, corrupt("unknown orientation %d", meta.Orientation)
+	case flags&^(csrFlagOrigIDs|csrFlagRelabeled|csrFlagGzip) != 0:
+		return nil, meta, corrupt("unknown flags %#x", flags)
+	case n > MaxVertices:
+		return nil, meta, corrupt("%d vertices, more than %d", n, uint64(MaxVertices))
+	case arcs > 1<<60 || headerLen > 1<<20:
+		// Bounds far past any real graph (2^60 arcs would be 4 EiB), so the
+		// size arithmetic below cannot overflow.
+		return nil, meta, corrupt("implausible sizes in header")
+	}
+	want := uint64(csrHeaderSize) + 8*(n+1) + (4*arcs+7)/8*8 + (headerLen+7)/8*8
+	if flags&csrFlagOrigIDs != 0 {
+		want += 8 * n
+	}
+	if size >= 0 && uint64(size) != want {
+		if uint64(size) < want {
+			return nil, meta, corrupt("truncated: %d bytes, the header implies %d", size, want)
+		}
+		return nil, meta, corrupt("%d bytes, the header implies %d", size, want)
+	}
+	known := size >= 0
+	trunc := func(what string, err error) error {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return corrupt("truncated in the %s section", what)
+		}
+		if gz {
+			return &InputError{File: name, Msg: "corrupt gzip data: " + err.Error(), Err: err}
+		}
+		return &InputError{File: name, Msg: errMsg(err), Err: err}
+	}
+	g := &Graph{}
+	var err error
+	if g.Offsets, err = readU64s(tr, n+1, known); err != nil {
+		return nil, meta, trunc("offsets", err)
+	}
+	if g.Adj, err = readU32s(tr, arcs, known); err != nil {
+		return nil, meta, trunc("adjacency", err)
+	}
+	if flags&csrFlagOrigIDs != 0 {
+		if g.OrigIDs, err = readU64s(tr, n, known); err != nil {
+			return nil, meta, trunc("original ids", err)
+		}
+	}
+	text := make([]byte, (headerLen+7)/8*8)
+	if _, err := fill(tr, text); err != nil && !(err == io.EOF && len(text) == 0) {
+		return nil, meta, trunc("header text", err)
+	}
+	rp.Header = string(text[:headerLen])
+	if !known {
+		if m, _ := fill(r, make([]byte, 1)); m > 0 {
+			return nil, meta, corrupt("data after the last section")
+		}
+	}
+	if got := crc.Sum32(); got != crcWant {
+		return nil, meta, corrupt("checksum mismatch (stored %08x, computed %08x)", crcWant, got)
+	}
+	if err := g.CheckStructure(); err != nil {
+		return nil, meta, corrupt("%s", strings.TrimPrefix(err.Error(), "graph: "))
+	}
+	if err := checkSortedLists(&g.CSR); err != nil {
+		return nil, meta, corrupt("%s", err)
+	}
+	for i := 1; i < len(g.OrigIDs); i++ {
+		if g.OrigIDs[i] <= g.OrigIDs[i-1] {
+			return nil, meta, corrupt("original ids not increasing at vertex %d", i)
+		}
+	}
+	return g, meta, nil
+}
+
+// checkSortedLists: every neighbour list strictly increasing, no self loop.
+func checkSortedLists(c *CSR) error {
+	for v := 0; v < c.N(); v++ {
+		nb := c.Adj[c.Offsets[v]:c.Offsets[v+1]]
+		for i, u := range nb {
+			if u == uint32(v) {
+				return fmt.Errorf("self loop at vertex %d", v)
+			}
+			if i > 0 && nb[i-1] >= u {
+				return fmt.Errorf("neighbours of vertex %d not increasing", v)
+			}
+		}
+	}
+	return nil
+}
+
+// readGrowStart: with the stream length unknown, a section starts at 1M
+// entries and grows with the data actually read.
+const readGrowStart = 1 << 20
+
+func readU64s(r io.Reader, count uint64, known bool) ([]uint64, error) {
+	out := make([]uint64, 0, capHint(count, known))
+	buf := make([]byte, ioChunk)
+	for rest := count; rest > 0; {
+		k := min(rest, ioChunk/8)
+		m, err := fill(r, buf[:8*k])
+		for i := 0; i+8 <= m; i += 8 {
+			out = append(out, binary.LittleEndian.Uint64(buf[i:]))
+		}
+		if uint64(m) != 8*k {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		rest -= k
+	}
+	return out, nil
+}
+
+func readU32s(r io.Reader, count uint64, known bool) ([]uint32, error) {
+	out := make([]uint32, 0, capHint(count, known))
+	buf := make([]byte, ioChunk)
+	for rest := count; rest > 0; {
+		k := min(rest, ioChunk/4)
+		m, err := fill(r, buf[:4*k])
+		for i := 0; i+4 <= m; i += 4 {
+			out = append(out, binary.LittleEndian.Uint32(buf[i:]))
+		}
+		if uint64(m) != 4*k {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		rest -= k
+	}
+	if count%2 == 1 {
+		if m, err := fill(r, buf[:4]); m != 4 {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func capHint(count uint64, known bool) uint64 {
+	if known {
+		return count
+	}
+	return min(count, readGrowStart)
+}
+
+// Cache keeps canonical graphs as CSR files in Dir, keyed by the content
+// of their source, so a graph read once loads quickly after.
+type Cache struct {
+	Dir string
+}
+
+// DefaultCacheDir returns os.UserCacheDir()/tcgen.
+func DefaultCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "tcgen"), nil
+}
+
+// Path returns the cache file for a source with the given SHA-256 read as
+// format: 128 bits of the hash name it; the full hash is checked inside.
+func (c *Cache) Path(sum [32]byte, format string) string {
+	return filepath.Join(c.Dir, fmt.Sprintf("%x-%s.tcsr", sum[:16], format))
+}
+
+// Load returns the canonical graph of srcPath, from the cache when a valid
+// entry exists (Report.FromCache), else by reading the source and writing
+// the entry atomically. A stale or corrupt entry is never used: it is
+// rebuilt and overwritten, and Report.CacheNote says so. Failing to write
+// the cache is not an error (Report.CacheNote says why). Standard input and
+// CSR sources are read directly. Nothing is ever written beside the input.
+func (c *Cache) Load(srcPath string, opt ReadOptions) (*Graph, *Report, error) {
+	if srcPath == StdinPath {
+		return Open(srcPath, opt)
+	}
+	format, _, err := DetectFormat(srcPath, opt.Format)
+	if err != nil {
+		return nil, nil, err
+	}
+	if format == "csr" {
+		return Open(srcPath, opt)
+	}
+	sum, size, err := hashFile(srcPath)
+	if err != nil {
+		return nil, nil, &InputError{File: srcPath, Msg: errMsg(err), Err: err}
+	}
+	path := c.Path(sum, format)
+	note := ""
+	g, meta, err := ReadCSR(path)
+	switch {
+	case err == nil && meta.SourceHash == sum && meta.SourceSize == size && meta.SourceFormat == format &&
+		meta.ToolVersion == fixedString(ToolVersion, csrToolLen) && meta.Orientation == Undirected:
+		rep := meta.Report
+		rep.Format = format
+		rep.FromCache = true
+		rep.CachePath = path
+		if opt.Progress != nil {
+			opt.Progress(size, size)
+		}
+		return g, &rep, nil
+	case err == nil:
+		note = fmt.Sprintf("cache %s was written by tcgen %q for another source or version; rebuilt", path, meta.ToolVersion)
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		note = fmt.Sprintf("%v; rebuilt", err)
+	}
+	g = nil
+
+	// Read the source, hashing what is read, so that a source changed since
+	// it was hashed is not cached under the old hash.
+	h := sha256.New()
+	src, err := openSource(srcPath, opt, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, rep, err := src.read()
+	src.close()
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.CacheNote = note
+	if !bytes.Equal(h.Sum(nil), sum[:]) || src.count.done != size {
+		rep.CacheNote = strings.TrimPrefix(note+"; ", "; ") + "source changed while being read; not cached"
+		return g, rep, nil
+	}
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		rep.CacheNote = strings.TrimPrefix(note+"; ", "; ") + "cache not written: " + err.Error()
+		return g, rep, nil
+	}
+	meta = CacheMeta{SourceHash: sum, SourceSize: size, SourceFormat: format, Report: *rep}
+	if err := WriteCSR(path, g, meta); err != nil {
+		rep.CacheNote = strings.TrimPrefix(note+"; ", "; ") + "cache not written: " + err.Error()
+		return g, rep, nil
+	}
+	rep.CachePath = path
+	return g, rep, nil
+}
+
+// hashFile returns the SHA-256 and size of a file's bytes.
+func hashFile(path string) ([32]byte, int64, error) {
+	var sum [32]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return sum, 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.CopyBuffer(h, f, make([]byte, ioChunk))
+	if err != nil {
+		return sum, 0, err
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, n, nil
+}

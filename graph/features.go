@@ -1,0 +1,169 @@
+package graph
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+)
+
+// Features are the graph-level numbers the tuner keys on and the benchmark
+// reports work against. All counts are exact; the three floating-point
+// fields are derived from exact integer sums.
+type Features struct {
+	// Vertices is |V| of the canonical graph (no isolated vertices).
+	Vertices uint64 `json:"vertices"`
+	// Edges is |E|, each undirected edge counted once.
+	Edges uint64 `json:"edges"`
+	// DegreeMax is the largest degree.
+	DegreeMax uint64 `json:"degree_max"`
+	// DegreeMean is 2|E|/|V| (0 for the empty graph). Bisson's preset picks
+	// its thread width by it.
+	DegreeMean float64 `json:"degree_mean"`
+	// DegreeStddev is the population standard deviation of the degrees: how
+	// skewed the graph is, which decides whether load balancing pays.
+	DegreeStddev float64 `json:"degree_stddev"`
+	// DegreeHist is a log2 histogram: DegreeHist[k] counts the vertices
+	// with degree in [2^k, 2^(k+1)). It is as long as the highest non-empty
+	// bucket needs (empty for the empty graph); degree 0 cannot occur.
+	DegreeHist []uint64 `json:"degree_hist"`
+	// WedgesUndirected is the sum over v of C(deg v, 2): the paths of
+	// length two, i.e. the work of a wedge-checking count on the
+	// unoriented graph.
+	WedgesUndirected uint64 `json:"wedges_undirected"`
+	// WedgesByID and WedgesByDegree are the sum over v of C(d+(v), 2) under
+	// each orientation: the candidate triangles a vertex or wedge iterator
+	// examines, so the work measure of those iterators.
+	WedgesByID     uint64 `json:"wedges_by_id"`
+	WedgesByDegree uint64 `json:"wedges_by_degree"`
+	// MinWorkByID and MinWorkByDegree are the sum over oriented edges
+	// (u, v) of min(d+(u), d+(v)): a lower bound on the element visits of
+	// an edge iterator that hashes or searches the shorter list, and the
+	// benchmark's work measure.
+	MinWorkByID     uint64 `json:"min_work_by_id"`
+	MinWorkByDegree uint64 `json:"min_work_by_degree"`
+	// OutDegreeMaxByID and OutDegreeMaxByDegree are the largest d+(v)
+	// under each orientation: the longest list a kernel must hold (shared
+	// memory hash tables and bitmaps are sized by it).
+	OutDegreeMaxByID     uint64 `json:"out_degree_max_by_id"`
+	OutDegreeMaxByDegree uint64 `json:"out_degree_max_by_degree"`
+}
+
+// featureChunk is the number of vertices a worker claims at a time; see
+// orientChunk for the trade-off (the per-vertex work here is the same scan).
+const featureChunk = orientChunk
+
+// degreeHistBuckets is enough log2 buckets for any degree: degrees are below
+// 2^32 (dense uint32 ids), but the array is sized for any uint64 so that
+// bits.Len64 can index it without a check.
+const degreeHistBuckets = 64
+
+// ComputeFeatures computes g's Features. It derives both orientations'
+// out-degrees from g's symmetric CSR (two uint32 arrays of |V|) instead of
+// materialising the oriented graphs, in two parallel passes over the edges.
+// The result does not depend on GOMAXPROCS.
+func ComputeFeatures(g *Graph) Features {
+	n := g.N()
+	c := &g.CSR
+	f := Features{Vertices: uint64(n), Edges: g.Edges(), DegreeHist: []uint64{}}
+	if n == 0 {
+		return f
+	}
+	outID := make([]uint32, n)
+	outDeg := make([]uint32, n)
+
+	type pass1 struct {
+		sumSqHi, sumSqLo uint64 // sum of deg^2 as a 128-bit integer
+		maxDeg           uint64
+		maxID, maxDeg2   uint64
+		wu, wid, wdeg    uint64
+		hist             [degreeHistBuckets]uint64
+	}
+	accs := parReduce(n, featureChunk, func() pass1 { return pass1{} },
+		func(a *pass1, lo, hi int) {
+			for u := lo; u < hi; u++ {
+				d := c.Degree(uint32(u))
+				sqHi, sqLo := bits.Mul64(d, d)
+				var carry uint64
+				a.sumSqLo, carry = bits.Add64(a.sumSqLo, sqLo, 0)
+				a.sumSqHi += sqHi + carry
+				a.maxDeg = max(a.maxDeg, d)
+				if d > 0 { // always, in a canonical graph
+					a.hist[bits.Len64(d)-1]++
+				}
+				a.wu += choose2(d)
+
+				di := uint64(outDegree(c, ByID, uint32(u)))
+				dd := uint64(outDegree(c, ByDegree, uint32(u)))
+				outID[u], outDeg[u] = uint32(di), uint32(dd)
+				a.maxID, a.maxDeg2 = max(a.maxID, di), max(a.maxDeg2, dd)
+				a.wid += choose2(di)
+				a.wdeg += choose2(dd)
+			}
+		})
+	var sumSq big.Int
+	var hist [degreeHistBuckets]uint64
+	for _, a := range accs {
+		var part big.Int
+		part.SetUint64(a.sumSqHi)
+		part.Lsh(&part, 64)
+		part.Add(&part, new(big.Int).SetUint64(a.sumSqLo))
+		sumSq.Add(&sumSq, &part)
+		f.DegreeMax = max(f.DegreeMax, a.maxDeg)
+		f.OutDegreeMaxByID = max(f.OutDegreeMaxByID, a.maxID)
+		f.OutDegreeMaxByDegree = max(f.OutDegreeMaxByDegree, a.maxDeg2)
+		f.WedgesUndirected += a.wu
+		f.WedgesByID += a.wid
+		f.WedgesByDegree += a.wdeg
+		for k, h := range a.hist {
+			hist[k] += h
+		}
+	}
+	top := 0
+	for k, h := range hist {
+		if h != 0 {
+			top = k + 1
+		}
+	}
+	f.DegreeHist = append(f.DegreeHist, hist[:top]...)
+
+	// Mean and variance from exact sums: var = (n*S2 - S1^2) / n^2, with
+	// S1 = 2|E|. Doing the subtraction in integers avoids the cancellation
+	// that E[d^2] - E[d]^2 suffers in floating point on regular graphs.
+	sum := new(big.Int).SetUint64(uint64(len(c.Adj)))
+	nn := new(big.Int).SetUint64(uint64(n))
+	num := new(big.Int).Mul(nn, &sumSq)
+	num.Sub(num, new(big.Int).Mul(sum, sum))
+	vr, _ := new(big.Rat).SetFrac(num, new(big.Int).Mul(nn, nn)).Float64()
+	f.DegreeStddev = math.Sqrt(vr)
+	f.DegreeMean = float64(len(c.Adj)) / float64(n)
+
+	type pass2 struct{ byID, byDeg uint64 }
+	accs2 := parReduce(n, featureChunk, func() pass2 { return pass2{} },
+		func(a *pass2, lo, hi int) {
+			for u := lo; u < hi; u++ {
+				du := c.Degree(uint32(u))
+				ui, ud := outID[u], outDeg[u]
+				for _, v := range c.Neighbors(uint32(u)) {
+					if v > uint32(u) {
+						a.byID += uint64(min(ui, outID[v]))
+					}
+					if dv := c.Degree(v); dv > du || (dv == du && v > uint32(u)) {
+						a.byDeg += uint64(min(ud, outDeg[v]))
+					}
+				}
+			}
+		})
+	for _, a := range accs2 {
+		f.MinWorkByID += a.byID
+		f.MinWorkByDegree += a.byDeg
+	}
+	return f
+}
+
+// choose2 returns C(d, 2). d is below 2^32, so the product fits.
+func choose2(d uint64) uint64 {
+	if d < 2 {
+		return 0
+	}
+	return d * (d - 1) / 2
+}

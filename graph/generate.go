@@ -1,0 +1,329 @@
+package graph
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// Generator produces raw edge records for Build. Every generator in this
+// package is deterministic: the same parameters give the same records,
+// whatever the number of cores.
+type Generator interface {
+	EdgeList() (*EdgeList, error)
+}
+
+// ClosedForm is implemented by the generators whose triangle count is known
+// in closed form; the tests check the oracle against it.
+type ClosedForm interface {
+	Generator
+	Triangles() uint64
+}
+
+// Generate runs gen and builds the canonical graph of its records. The
+// Report says what Build dropped (RMAT's loops and duplicates, for example).
+func Generate(gen Generator) (*Graph, Report, error) {
+	el, err := gen.EdgeList()
+	if err != nil {
+		return nil, Report{}, err
+	}
+	var rep Report
+	g, err := Build(el, &rep)
+	return g, rep, err
+}
+
+// ErdosRenyi is the uniform random graph G(n, m): M distinct undirected
+// non-loop edges on vertex labels 0..N-1, every such edge set equally likely.
+// Labels no edge touches are dropped by Build, so the graph may have fewer
+// than N vertices.
+//
+// Definition (so that it is the same on every machine): the unordered pairs
+// are ranked k = v(v-1)/2 + u for u < v, K = C(N,2) of them. Candidate i
+// draws a rank uniformly from its own splitmix64 stream, started at
+// Seed*0x100000001B3 + i*0xD1B54A32D192ED03 like an RMAT sample, by
+// Lemire's multiply-and-reject. When M <= K/2 the edges are the first M
+// distinct ranks in candidate order; otherwise the first K-M distinct ranks
+// are the non-edges, which keeps the expected candidates below 1.39*M
+// (coupon collecting up to half of K).
+type ErdosRenyi struct {
+	N, M uint64
+	Seed uint64
+}
+
+// erMaxN keeps labels below 2^32, the range of dense ids.
+const erMaxN = 1 << 32
+
+// Validate reports parameters that cannot describe a graph.
+func (p ErdosRenyi) Validate() error {
+	if p.N > erMaxN {
+		return fmt.Errorf("erdos-renyi: %d vertices exceed 2^32", p.N)
+	}
+	if k := choose2(p.N); p.M > k {
+		return fmt.Errorf("erdos-renyi: %d edges asked, but %d vertices have only %d pairs", p.M, p.N, k)
+	}
+	return nil
+}
+
+// EdgeList returns the M edges as records (u, v) with u < v.
+func (p ErdosRenyi) EdgeList() (*EdgeList, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	k := choose2(p.N)
+	dense := p.M > k/2
+	want := p.M
+	if dense {
+		want = k - p.M
+	}
+	ranks := erFirstDistinct(k, want, p.Seed)
+	el := &EdgeList{}
+	if !dense {
+		for _, r := range ranks {
+			u, v := unrankPair(r)
+			el.Add(u, v)
+		}
+		return el, nil
+	}
+	slices.Sort(ranks)
+	// Walk all pairs in rank order (v outer, u inner), skipping the
+	// non-edges; K < 2M here, so this is linear in the output.
+	i := 0
+	for v := uint64(1); v < p.N; v++ {
+		for u := uint64(0); u < v; u++ {
+			if i < len(ranks) && ranks[i] == v*(v-1)/2+u {
+				i++
+				continue
+			}
+			el.Add(u, v)
+		}
+	}
+	return el, nil
+}
+
+// erTask is the number of candidates a worker draws at a time (a few
+// microseconds of splitmix each; large enough to amortise the claim).
+const erTask = 1 << 14
+
+// erFirstDistinct returns the first want distinct ranks in [0, k) among the
+// candidates, ordered by the candidate that first drew each.
+func erFirstDistinct(k, want, seed uint64) []uint64 {
+	if want == 0 {
+		return nil
+	}
+	type cand struct{ rank, idx uint64 }
+	var cands []cand
+	// Expected draws to see want distinct values of k: k*ln(k/(k-want)).
+	// Two percent and 64 over it makes a second round rare.
+	expect := -float64(k) * math.Log1p(-float64(want)/float64(k))
+	total := uint64(expect*1.02) + 64
+	for {
+		have := uint64(len(cands))
+		cands = append(cands, make([]cand, total-have)...)
+		tasks := (total - have + erTask - 1) / erTask
+		parFor(int(tasks), 1, func(t, _ int) {
+			first := have + uint64(t)*erTask
+			for i := first; i < min(first+erTask, total); i++ {
+				st := seed*rmatSeedMul + i*rmatSampleMul
+				cands[i] = cand{boundedDraw(&st, k), i}
+			}
+		})
+		// Keep each rank's first candidate, then restore candidate order.
+		sorted := slices.Clone(cands)
+		slices.SortFunc(sorted, func(a, b cand) int {
+			return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.idx, b.idx))
+		})
+		sorted = slices.CompactFunc(sorted, func(a, b cand) bool { return a.rank == b.rank })
+		if uint64(len(sorted)) >= want {
+			slices.SortFunc(sorted, func(a, b cand) int { return cmp.Compare(a.idx, b.idx) })
+			out := make([]uint64, want)
+			for i := range out {
+				out[i] = sorted[i].rank
+			}
+			return out
+		}
+		total += (want-uint64(len(sorted)))*2 + 64
+	}
+}
+
+// boundedDraw returns a uniform value in [0, k) from the stream *st
+// (Lemire's nearly-divisionless method: the high word of x*k, redrawing the
+// rare x whose low word falls in the biased sliver).
+func boundedDraw(st *uint64, k uint64) uint64 {
+	hi, lo := bits.Mul64(splitmix64(st), k)
+	if lo < k {
+		thresh := -k % k
+		for lo < thresh {
+			hi, lo = bits.Mul64(splitmix64(st), k)
+		}
+	}
+	return hi
+}
+
+// unrankPair inverts r = v(v-1)/2 + u, 0 <= u < v.
+func unrankPair(r uint64) (u, v uint64) {
+	// The float estimate can be off by one either way near perfect squares;
+	// the loops correct it exactly.
+	v = uint64((1 + math.Sqrt(1+8*float64(r))) / 2)
+	for v*(v-1)/2 > r {
+		v--
+	}
+	for (v+1)*v/2 <= r {
+		v++
+	}
+	return r - v*(v-1)/2, v
+}
+
+// Grid is a Rows x Cols 4-neighbour lattice, the shape of a road network:
+// low, even degrees and no triangle. With Diagonals every cell also gets
+// the edge from its top-left to its bottom-right corner, which splits it
+// into two triangles. Vertex (r, c) is labelled r*Cols + c.
+type Grid struct {
+	Rows, Cols uint64
+	Diagonals  bool
+}
+
+// Validate reports parameters that cannot describe a graph.
+func (p Grid) Validate() error {
+	if p.Rows == 0 || p.Cols == 0 {
+		return errors.New("grid: rows and cols must be positive")
+	}
+	if hi, lo := bits.Mul64(p.Rows, p.Cols); hi != 0 || lo > erMaxN {
+		return fmt.Errorf("grid: %d x %d vertices exceed 2^32", p.Rows, p.Cols)
+	}
+	return nil
+}
+
+// EdgeList returns the lattice edges, row by row.
+func (p Grid) EdgeList() (*EdgeList, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	el := &EdgeList{}
+	for r := range p.Rows {
+		for c := range p.Cols {
+			x := r*p.Cols + c
+			if c+1 < p.Cols {
+				el.Add(x, x+1)
+			}
+			if r+1 < p.Rows {
+				el.Add(x, x+p.Cols)
+				if p.Diagonals && c+1 < p.Cols {
+					el.Add(x, x+p.Cols+1)
+				}
+			}
+		}
+	}
+	return el, nil
+}
+
+// Triangles is 0 for the plain lattice (it is bipartite: colour by the
+// parity of r+c) and 2(Rows-1)(Cols-1) with diagonals: each cell's two
+// halves, and no other triangle, as the diagonals make a planar
+// triangulation whose only 3-cycles are its faces.
+func (p Grid) Triangles() uint64 {
+	if !p.Diagonals {
+		return 0
+	}
+	return 2 * (p.Rows - 1) * (p.Cols - 1)
+}
+
+// Complete is K_N: every pair of N vertices joined.
+type Complete struct{ N uint64 }
+
+// EdgeList returns the C(N,2) edges.
+func (p Complete) EdgeList() (*EdgeList, error) {
+	if p.N > erMaxN {
+		return nil, fmt.Errorf("complete: %d vertices exceed 2^32", p.N)
+	}
+	el := &EdgeList{}
+	for u := range p.N {
+		for v := u + 1; v < p.N; v++ {
+			el.Add(u, v)
+		}
+	}
+	return el, nil
+}
+
+// Triangles is C(N,3): every 3-subset is a triangle.
+func (p Complete) Triangles() uint64 {
+	n := p.N
+	if n < 3 {
+		return 0
+	}
+	// Divide early to stay within 64 bits: of three consecutive integers
+	// one is even (so n(n-1)/2 is exact) and the product of C(n,2) with
+	// n-2 is divisible by 3.
+	return choose2(n) * (n - 2) / 3
+}
+
+// CompleteBipartite is K_{A,B}: vertices 0..A-1 each joined to every one of
+// A..A+B-1.
+type CompleteBipartite struct{ A, B uint64 }
+
+// EdgeList returns the A*B edges.
+func (p CompleteBipartite) EdgeList() (*EdgeList, error) {
+	if p.A+p.B > erMaxN || p.A+p.B < p.A {
+		return nil, fmt.Errorf("complete bipartite: %d+%d vertices exceed 2^32", p.A, p.B)
+	}
+	el := &EdgeList{}
+	for u := range p.A {
+		for v := range p.B {
+			el.Add(u, p.A+v)
+		}
+	}
+	return el, nil
+}
+
+// Triangles is 0: a bipartite graph has no odd cycle.
+func (p CompleteBipartite) Triangles() uint64 { return 0 }
+
+// Wheel is a hub (vertex 0) joined to every vertex of a cycle of Rim
+// vertices (1..Rim).
+type Wheel struct{ Rim uint64 }
+
+// EdgeList returns the 2*Rim edges: rim cycle, then spokes.
+func (p Wheel) EdgeList() (*EdgeList, error) {
+	if p.Rim < 3 || p.Rim >= erMaxN {
+		return nil, fmt.Errorf("wheel: rim of %d vertices; need 3 to 2^32-1", p.Rim)
+	}
+	el := &EdgeList{}
+	for i := range p.Rim {
+		el.Add(1+i, 1+(i+1)%p.Rim)
+	}
+	for i := range p.Rim {
+		el.Add(0, 1+i)
+	}
+	return el, nil
+}
+
+// Triangles is Rim for Rim >= 4 (hub with each rim edge; the rim cycle is
+// no triangle), and 4 for Rim = 3, where the rim is itself a triangle and
+// the wheel is K_4.
+func (p Wheel) Triangles() uint64 {
+	if p.Rim == 3 {
+		return 4
+	}
+	return p.Rim
+}
+
+// Star is a hub (vertex 0) joined to Leaves leaves (1..Leaves): the most
+// skewed graph possible, and triangle-free.
+type Star struct{ Leaves uint64 }
+
+// EdgeList returns the Leaves spokes.
+func (p Star) EdgeList() (*EdgeList, error) {
+	if p.Leaves >= erMaxN {
+		return nil, fmt.Errorf("star: %d leaves exceed 2^32-1", p.Leaves)
+	}
+	el := &EdgeList{}
+	for i := range p.Leaves {
+		el.Add(0, 1+i)
+	}
+	return el, nil
+}
+
+// Triangles is 0: every edge touches the hub, and two leaves never meet.
+func (p Star) Triangles() uint64 { return 0 }

@@ -1,0 +1,152 @@
+package graph
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// OutputFormat picks a written format from a file name: .tcsr (tcgen's CSR
+// cache format), .mtx (Matrix Market), .bin32/.bin64 (binary pairs), anything
+// else a text edge list; a trailing .gz compresses text formats.
+func OutputFormat(path string) (format string, gz bool) {
+	base := strings.ToLower(filepath.Base(path))
+	if strings.HasSuffix(base, ".gz") {
+		gz = true
+		base = strings.TrimSuffix(base, ".gz")
+	}
+	switch filepath.Ext(base) {
+	case ".tcsr":
+		return "csr", gz
+	case ".mtx":
+		return "mtx", gz
+	case ".bin32":
+		return "bin32", gz
+	case ".bin64":
+		return "bin64", gz
+	}
+	return "text", gz
+}
+
+// WriteEdges writes each undirected edge of g once (u < v) in format: "text"
+// (tab-separated input ids, one edge a line), "mtx" (coordinate pattern
+// symmetric, 1-based dense ids), "bin32" or "bin64" (little-endian input-id
+// pairs).
+func WriteEdges(w io.Writer, g *Graph, format string) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	n := g.N()
+	var buf []byte
+	switch format {
+	case "text":
+		for u := 0; u < n; u++ {
+			for _, v := range g.Neighbors(uint32(u)) {
+				if v <= uint32(u) {
+					continue
+				}
+				buf = strconv.AppendUint(buf[:0], g.OrigID(uint32(u)), 10)
+				buf = append(buf, '\t')
+				buf = strconv.AppendUint(buf, g.OrigID(v), 10)
+				buf = append(buf, '\n')
+				if _, err := bw.Write(buf); err != nil {
+					return err
+				}
+			}
+		}
+	case "mtx":
+		fmt.Fprintf(bw, "%%%%MatrixMarket matrix coordinate pattern symmetric\n%d %d %d\n", n, n, g.Edges())
+		for u := 0; u < n; u++ {
+			for _, v := range g.Neighbors(uint32(u)) {
+				if v <= uint32(u) {
+					continue
+				}
+				// Symmetric Matrix Market stores the lower triangle: row >= col.
+				buf = strconv.AppendUint(buf[:0], uint64(v)+1, 10)
+				buf = append(buf, ' ')
+				buf = strconv.AppendUint(buf, uint64(u)+1, 10)
+				buf = append(buf, '\n')
+				if _, err := bw.Write(buf); err != nil {
+					return err
+				}
+			}
+		}
+	case "bin32", "bin64":
+		size := 4
+		if format == "bin64" {
+			size = 8
+		}
+		rec := make([]byte, 2*size)
+		for u := 0; u < n; u++ {
+			for _, v := range g.Neighbors(uint32(u)) {
+				if v <= uint32(u) {
+					continue
+				}
+				a, b := g.OrigID(uint32(u)), g.OrigID(v)
+				if size == 4 {
+					if b > 0xFFFFFFFF || a > 0xFFFFFFFF {
+						return fmt.Errorf("vertex id %d does not fit in bin32; use bin64", max(a, b))
+					}
+					binary.LittleEndian.PutUint32(rec, uint32(a))
+					binary.LittleEndian.PutUint32(rec[4:], uint32(b))
+				} else {
+					binary.LittleEndian.PutUint64(rec, a)
+					binary.LittleEndian.PutUint64(rec[8:], b)
+				}
+				if _, err := bw.Write(rec); err != nil {
+					return err
+				}
+			}
+		}
+	default:
+		return fmt.Errorf("unknown output format %q", format)
+	}
+	return bw.Flush()
+}
+
+// WriteEdgesFile writes g to path in the format its name implies (see
+// OutputFormat), atomically: a temporary file in the same directory renamed
+// into place, so no partial file is ever left at path. The csr format is
+// written by WriteCSR.
+func WriteEdgesFile(path string, g *Graph) (err error) {
+	format, gz := OutputFormat(path)
+	if format == "csr" {
+		return fmt.Errorf("%s: use WriteCSR for the csr format", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if gz {
+		zw = gzip.NewWriter(f)
+		w = zw
+	}
+	if err = WriteEdges(w, g, format); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if zw != nil {
+		if err = zw.Close(); err != nil {
+			return err
+		}
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

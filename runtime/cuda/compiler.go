@@ -1,0 +1,161 @@
+package cuda
+
+import (
+	"bytes"
+	"fmt"
+	goruntime "runtime"
+	"strings"
+	"unsafe"
+
+	"github.com/tcgen/tcgen/runtime"
+)
+
+// Compiler compiles CUDA C++ with NVRTC. It implements runtime.Compiler and
+// is safe for concurrent use.
+type Compiler struct {
+	lib          *nvrtcLib
+	major, minor int
+}
+
+var _ runtime.Compiler = (*Compiler)(nil)
+
+// NewCompiler loads NVRTC (Options.NVRTCPath, then $CUDA_HOME/lib64,
+// /usr/local/cuda/lib64, then the sonames of NVRTC 13, 12 and 11.2). It fails
+// with an error matching ErrNoNVRTC that lists what was tried.
+func NewCompiler(opt Options) (*Compiler, error) {
+	lib, err := loadNVRTC(opt)
+	if err != nil {
+		return nil, err
+	}
+	c := &Compiler{lib: lib}
+	var major, minor int32
+	if err := lib.nvrtcVersion(&major, &minor); err != nil {
+		return nil, fmt.Errorf("cuda: %s: %w", lib.path, err)
+	}
+	c.major, c.minor = int(major), int(minor)
+	return c, nil
+}
+
+// Version is NVRTC's version, e.g. 11, 8.
+func (c *Compiler) Version() (major, minor int) { return c.major, c.minor }
+
+// Path is the library that was loaded.
+func (c *Compiler) Path() string { return c.lib.path }
+
+// Output is everything one compilation produced.
+type Output struct {
+	PTX   []byte // without the trailing NUL
+	Cubin []byte // only for a real architecture (sm_XX)
+	Log   string
+}
+
+// NVRTCOptions returns the NVRTC options used for in: -arch, -std=c++17 unless
+// in.Options sets a standard, then in.Options.
+func NVRTCOptions(in runtime.CompileInput) []string {
+	opts := []string{"-arch=" + in.Arch}
+	hasStd := false
+	for _, o := range in.Options {
+		if strings.HasPrefix(o, "-std") || strings.HasPrefix(o, "--std") {
+			hasStd = true
+		}
+	}
+	if !hasStd {
+		opts = append(opts, "-std=c++17")
+	}
+	return append(opts, in.Options...)
+}
+
+// Compile compiles in and returns the cubin for a real architecture (sm_XX,
+// when this NVRTC can emit one) or else the PTX.
+func (c *Compiler) Compile(in runtime.CompileInput) (runtime.Image, error) {
+	out, err := c.CompileAll(in)
+	if err != nil {
+		return runtime.Image{}, err
+	}
+	if out.Cubin != nil {
+		return runtime.Image{Kind: "cubin", Data: out.Cubin, Log: out.Log}, nil
+	}
+	return runtime.Image{Kind: "ptx", Data: out.PTX, Log: out.Log}, nil
+}
+
+// CompileAll compiles in and returns the PTX, the cubin where there is one,
+// and the log. A failure is a *CompileError carrying the full log.
+func (c *Compiler) CompileAll(in runtime.CompileInput) (Output, error) {
+	var out Output
+	opts := NVRTCOptions(in)
+	fail := func(err error, log string) (Output, error) {
+		return Output{}, &CompileError{Name: in.Name, Arch: in.Arch, Options: opts, Log: log, Err: err}
+	}
+	if in.Arch == "" {
+		return fail(fmt.Errorf("no target architecture (want compute_XX or sm_XX)"), "")
+	}
+	name := in.Name
+	if name == "" {
+		name = "kernel.cu"
+	}
+	l := c.lib
+	var prog nvrtcProgram
+	if err := l.nvrtcCreateProgram(&prog, cString(in.Source), cString(name), 0, nil, nil); err != nil {
+		return fail(err, "")
+	}
+	defer l.nvrtcDestroyProgram(&prog)
+
+	// The option array points at Go byte slices, so each is pinned.
+	copts := make([]*byte, len(opts))
+	var pin goruntime.Pinner
+	for i, o := range opts {
+		copts[i] = cString(o)
+		pin.Pin(copts[i])
+	}
+	pin.Pin(&copts[0])
+	cerr := l.nvrtcCompileProgram(prog, int32(len(copts)), unsafe.Pointer(&copts[0]))
+	pin.Unpin()
+
+	log, lerr := c.programLog(prog)
+	if cerr != nil {
+		return fail(cerr, log)
+	}
+	if lerr != nil {
+		return fail(lerr, "")
+	}
+	out.Log = log
+
+	var n uint64
+	if err := l.nvrtcGetPTXSize(prog, &n); err != nil {
+		return fail(err, log)
+	}
+	ptx := make([]byte, n+1)
+	if err := l.nvrtcGetPTX(prog, &ptx[0]); err != nil {
+		return fail(err, log)
+	}
+	out.PTX = bytes.TrimRight(ptx, "\x00")
+
+	if strings.HasPrefix(in.Arch, "sm_") && l.addr.nvrtcGetCUBIN != 0 {
+		if err := l.nvrtcGetCUBINSize(prog, &n); err != nil {
+			return fail(err, log)
+		}
+		if n > 0 {
+			cubin := make([]byte, n)
+			if err := l.nvrtcGetCUBIN(prog, &cubin[0]); err != nil {
+				return fail(err, log)
+			}
+			out.Cubin = cubin
+		}
+	}
+	return out, nil
+}
+
+func (c *Compiler) programLog(prog nvrtcProgram) (string, error) {
+	var n uint64
+	if err := c.lib.nvrtcGetProgramLogSize(prog, &n); err != nil {
+		return "", err
+	}
+	buf := make([]byte, n+1)
+	if err := c.lib.nvrtcGetProgramLog(prog, &buf[0]); err != nil {
+		return "", err
+	}
+	if i := bytes.IndexByte(buf, 0); i >= 0 {
+		buf = buf[:i]
+	}
+	return string(buf), nil
+}

@@ -1,0 +1,229 @@
+package cuda
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	goruntime "runtime"
+	"sync/atomic"
+
+	"github.com/tcgen/tcgen/runtime"
+)
+
+// CUdevice_attribute values (cuda.h).
+const (
+	attrClockRate              cuDeviceAttribute = 13 // kHz; deprecated in CUDA 13, may fail
+	attrMultiprocessorCount    cuDeviceAttribute = 16
+	attrMemoryClockRate        cuDeviceAttribute = 36 // kHz; deprecated in CUDA 13, may fail
+	attrL2CacheSize            cuDeviceAttribute = 38
+	attrComputeCapabilityMajor cuDeviceAttribute = 75
+	attrComputeCapabilityMinor cuDeviceAttribute = 76
+	attrMaxSharedPerMultiproc  cuDeviceAttribute = 81
+	attrMaxSharedPerBlockOptin cuDeviceAttribute = 97
+)
+
+// Device is one GPU with its primary context. It implements runtime.Device
+// and is safe for concurrent use.
+type Device struct {
+	drv     *driverLib
+	dev     cuDevice
+	ordinal int
+	ctx     cuContext
+	facts   runtime.DeviceFacts
+	closed  atomic.Bool
+}
+
+var _ runtime.Device = (*Device)(nil)
+
+// initDriver loads libcuda and initialises it. Any cuInit failure means the
+// driver is there but no GPU can be used (no device, no kernel module,
+// driver/library mismatch), which the command reports as "no usable GPU".
+func initDriver() (*driverLib, error) {
+	drv, err := loadDriver()
+	if err != nil {
+		return nil, err
+	}
+	if err := drv.cuInit(0); err != nil {
+		if errors.Is(err, ErrNoDevice) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", ErrNoDevice, err)
+	}
+	return drv, nil
+}
+
+func deviceCount(drv *driverLib) (int, error) {
+	var n int32
+	if err := drv.cuDeviceGetCount(&n); err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}
+
+// Devices returns the facts of every GPU the driver sees, without creating
+// contexts. It fails with ErrNoDriver or ErrNoDevice where there is none.
+func Devices() ([]runtime.DeviceFacts, error) {
+	drv, err := initDriver()
+	if err != nil {
+		return nil, err
+	}
+	n, err := deviceCount(drv)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: the driver reports 0 devices", ErrNoDevice)
+	}
+	out := make([]runtime.DeviceFacts, 0, n)
+	for i := range n {
+		var dev cuDevice
+		if err := drv.cuDeviceGet(&dev, int32(i)); err != nil {
+			return nil, err
+		}
+		f, err := deviceFacts(drv, dev)
+		if err != nil {
+			return nil, fmt.Errorf("cuda: device %d: %w", i, err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// Open retains device ordinal's primary context. Close releases it.
+func Open(ordinal int, opt Options) (*Device, error) {
+	_ = opt // the driver is always libcuda.so.1; Options is for symmetry with NewCompiler
+	drv, err := initDriver()
+	if err != nil {
+		return nil, err
+	}
+	n, err := deviceCount(drv)
+	if err != nil {
+		return nil, err
+	}
+	if ordinal < 0 || ordinal >= n {
+		return nil, fmt.Errorf("%w: device %d requested, the driver reports %d", ErrNoDevice, ordinal, n)
+	}
+	d := &Device{drv: drv, ordinal: ordinal}
+	if err := drv.cuDeviceGet(&d.dev, int32(ordinal)); err != nil {
+		return nil, err
+	}
+	if d.facts, err = deviceFacts(drv, d.dev); err != nil {
+		return nil, fmt.Errorf("cuda: device %d: %w", ordinal, err)
+	}
+	if err := drv.cuDevicePrimaryCtxRetain(&d.ctx, d.dev); err != nil {
+		return nil, fmt.Errorf("cuda: device %d (%s): %w", ordinal, d.facts.Name, err)
+	}
+	return d, nil
+}
+
+func deviceFacts(drv *driverLib, dev cuDevice) (runtime.DeviceFacts, error) {
+	var f runtime.DeviceFacts
+	var name [256]byte
+	if err := drv.cuDeviceGetName(&name[0], int32(len(name)), dev); err != nil {
+		return f, err
+	}
+	if i := bytes.IndexByte(name[:], 0); i >= 0 {
+		f.Name = string(name[:i])
+	}
+	attr := func(a cuDeviceAttribute) (int, error) {
+		var v int32
+		err := drv.cuDeviceGetAttribute(&v, a, dev)
+		return int(v), err
+	}
+	for _, q := range []struct {
+		a   cuDeviceAttribute
+		dst *int
+	}{
+		{attrComputeCapabilityMajor, &f.Major},
+		{attrComputeCapabilityMinor, &f.Minor},
+		{attrMultiprocessorCount, &f.SMs},
+		{attrMaxSharedPerMultiproc, &f.SharedPerSM},
+		{attrMaxSharedPerBlockOptin, &f.SharedOptin},
+		{attrL2CacheSize, &f.L2Bytes},
+	} {
+		v, err := attr(q.a)
+		if err != nil {
+			return f, err
+		}
+		*q.dst = v
+	}
+	// Clocks are optional here (NVML gives the live ones).
+	if v, err := attr(attrClockRate); err == nil {
+		f.ClockMHz = v / 1000
+	}
+	if v, err := attr(attrMemoryClockRate); err == nil {
+		f.MemClockMHz = v / 1000
+	}
+	var total uint64
+	if err := drv.cuDeviceTotalMem(&total, dev); err != nil {
+		return f, err
+	}
+	f.MemoryBytes = total
+	var ver int32
+	if err := drv.cuDriverGetVersion(&ver); err != nil {
+		return f, err
+	}
+	f.Driver = int(ver)
+	var u [16]byte
+	if drv.cuDeviceGetUuid(&u, dev) == nil {
+		f.UUID = formatUUID(u)
+	}
+	return f, nil
+}
+
+// formatUUID writes the UUID the way NVML and nvidia-smi do, so it can be
+// used to find the same GPU through NVML (whose ordering differs from CUDA's).
+func formatUUID(u [16]byte) string {
+	return fmt.Sprintf("GPU-%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// Facts returns the GPU's facts (clock fields are the driver's nominal ones).
+func (d *Device) Facts() runtime.DeviceFacts { return d.facts }
+
+// Ordinal is the CUDA device ordinal given to Open.
+func (d *Device) Ordinal() int { return d.ordinal }
+
+// enter makes the primary context current on this OS thread and keeps the
+// goroutine there until leave: the context is per thread and goroutines move.
+func (d *Device) enter() error {
+	if d.closed.Load() {
+		return fmt.Errorf("cuda: device %d is closed", d.ordinal)
+	}
+	goruntime.LockOSThread()
+	if err := d.drv.cuCtxSetCurrent(d.ctx); err != nil {
+		goruntime.UnlockOSThread()
+		return err
+	}
+	return nil
+}
+
+func (d *Device) leave() { goruntime.UnlockOSThread() }
+
+// Synchronize waits for all work on the device. Errors of earlier
+// asynchronous launches (illegal address, ...) surface here.
+func (d *Device) Synchronize() error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.leave()
+	return d.drv.cuCtxSynchronize()
+}
+
+// MemInfo returns the free and total device memory.
+func (d *Device) MemInfo() (free, total uint64, err error) {
+	if err := d.enter(); err != nil {
+		return 0, 0, err
+	}
+	defer d.leave()
+	err = d.drv.cuMemGetInfo(&free, &total)
+	return free, total, err
+}
+
+// Close releases the primary context; memory and modules still held are
+// freed with it when no one else retains it.
+func (d *Device) Close() error {
+	if d.closed.Swap(true) {
+		return nil
+	}
+	return d.drv.cuDevicePrimaryCtxRelease(d.dev)
+}

@@ -1,0 +1,251 @@
+// A fake libcuda for tests on machines without a GPU. "Device" memory is host
+// memory and two kernels are emulated on the CPU, so the Go side's argument
+// marshalling, pinning, context handling, JIT log plumbing and error mapping
+// run for real. Only the entry points tcgen binds exist.
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+
+#define CTX ((void *)0x7ac7)
+#define MEM_TOTAL (1ull << 30)
+
+static int no_device;
+static int ctx_refs;
+static unsigned long long allocated;
+static int max_dynamic_shared[3];
+static __thread void *current;
+
+// Test controls, not part of the CUDA API.
+void fake_set_no_device(int v) { no_device = v; }
+int fake_ctx_refs(void) { return ctx_refs; }
+
+static const char *names[][2] = {
+    {"CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {"CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {"CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {"CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {"CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {"CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {"CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+};
+static int codes[] = {1, 2, 100, 101, 201, 218, 500};
+
+static CUresult lookup(CUresult e, const char **s, int which) {
+    for (unsigned i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        if (codes[i] == e) {
+            *s = names[i][which];
+            return 0;
+        }
+    return 1;
+}
+CUresult cuGetErrorName(CUresult e, const char **s) { return lookup(e, s, 0); }
+CUresult cuGetErrorString(CUresult e, const char **s) { return lookup(e, s, 1); }
+
+CUresult cuInit(unsigned flags) { return no_device ? 100 : 0; }
+CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
+CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
+CUresult cuDeviceGet(int *d, int ordinal) {
+    if (ordinal != 0) return 101;
+    *d = 0;
+    return 0;
+}
+CUresult cuDeviceGetName(char *name, int len, int dev) {
+    strncpy(name, "Fake GPU", len);
+    return 0;
+}
+CUresult cuDeviceGetUuid_v2(unsigned char *u, int dev) {
+    for (int i = 0; i < 16; i++) u[i] = (unsigned char)(i * 17);
+    return 0;
+}
+CUresult cuDeviceTotalMem_v2(size_t *b, int dev) { *b = MEM_TOTAL; return 0; }
+CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
+    switch (attr) {
+    case 13: *v = 1980000; return 0;
+    case 16: *v = 132; return 0;
+    case 36: *v = 2619000; return 0;
+    case 38: *v = 52428800; return 0;
+    case 75: *v = 9; return 0;
+    case 76: *v = 0; return 0;
+    case 81: *v = 233472; return 0;
+    case 97: *v = 232448; return 0;
+    }
+    return 1;
+}
+CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
+    ctx_refs++;
+    *ctx = CTX;
+    return 0;
+}
+CUresult cuDevicePrimaryCtxRelease_v2(int dev) {
+    ctx_refs--;
+    return 0;
+}
+CUresult cuCtxSetCurrent(void *ctx) {
+    current = ctx;
+    return 0;
+}
+
+// Calls that need a context fail unless this thread has it current.
+#define NEED_CTX                   \
+    do {                           \
+        if (current != CTX) return 201; \
+    } while (0)
+
+CUresult cuCtxSynchronize(void) { NEED_CTX; return 0; }
+CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
+    NEED_CTX;
+    *free = MEM_TOTAL - allocated;
+    *total = MEM_TOTAL;
+    return 0;
+}
+// Each allocation keeps its size in a 16-byte header for cuMemFree.
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
+    NEED_CTX;
+    if (n == 0) return 1;
+    if (n > MEM_TOTAL - allocated) return 2;
+    char *m = malloc(n + 16);
+    if (!m) return 2;
+    *(size_t *)m = n;
+    allocated += n;
+    *p = (CUdeviceptr)(uintptr_t)(m + 16);
+    return 0;
+}
+CUresult cuMemFree_v2(CUdeviceptr p) {
+    NEED_CTX;
+    char *m = (char *)(uintptr_t)p - 16;
+    allocated -= *(size_t *)m;
+    free(m);
+    return 0;
+}
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
+    NEED_CTX;
+    memcpy((void *)(uintptr_t)dst, src, n);
+    return 0;
+}
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
+    NEED_CTX;
+    memcpy(dst, (void *)(uintptr_t)src, n);
+    return 0;
+}
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+    NEED_CTX;
+    memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
+    return 0;
+}
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n) {
+    NEED_CTX;
+    memset((void *)(uintptr_t)dst, v, n);
+    return 0;
+}
+CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned v, size_t n) {
+    NEED_CTX;
+    unsigned *d = (unsigned *)(uintptr_t)dst;
+    for (size_t i = 0; i < n; i++) d[i] = v;
+    return 0;
+}
+
+// A module whose image starts with "//bad" fails to load with a JIT log.
+static void put_log(unsigned n, const int *opts, void **vals, int buf_opt, int size_opt, const char *text) {
+    char *buf = 0;
+    size_t size = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (opts[i] == buf_opt) buf = vals[i];
+        if (opts[i] == size_opt) size = (size_t)(uintptr_t)vals[i];
+    }
+    if (!buf || size == 0) return;
+    strncpy(buf, text, size - 1);
+    buf[size - 1] = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (opts[i] == size_opt) vals[i] = (void *)(uintptr_t)(strlen(buf) + 1);
+}
+CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, int *opts, void **vals) {
+    NEED_CTX;
+    if (strncmp(image, "//bad", 5) == 0) {
+        put_log(n, opts, vals, 5, 6, "fake ptxas: syntax error at line 1");
+        return 218;
+    }
+    put_log(n, opts, vals, 3, 4, "fake jit: ok");
+    *mod = malloc(1);
+    return 0;
+}
+CUresult cuModuleUnload(void *mod) {
+    NEED_CTX;
+    free(mod);
+    return 0;
+}
+CUresult cuModuleGetFunction(void **f, void *mod, const char *name) {
+    NEED_CTX;
+    if (strcmp(name, "add1") == 0) *f = (void *)1;
+    else if (strcmp(name, "args") == 0) *f = (void *)2;
+    else return 500;
+    return 0;
+}
+CUresult cuFuncSetAttribute(void *f, int attr, int v) {
+    NEED_CTX;
+    if (attr != 8 || v > 232448) return 1;
+    max_dynamic_shared[(uintptr_t)f] = v;
+    return 0;
+}
+CUresult cuFuncGetAttribute(int *v, int attr, void *f) {
+    NEED_CTX;
+    static const int vals[] = {1024, 16, 0, 8, 32};
+    if (attr < 0 || attr > 4) return 1;
+    *v = vals[attr];
+    return 0;
+}
+
+// add1(uint32_t *a, uint32_t n): a[i] += 1 for every thread i < n.
+// args(uint64_t *out, uint32_t, int32_t, uint64_t, int64_t, float, double):
+// stores each value widened to 64 bits (floats as their bits).
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared, void *stream, void **params, void **extra) {
+    NEED_CTX;
+    if (gx == 0 || bx == 0 || gy == 0 || by == 0 || gz == 0 || bz == 0) return 1;
+    uintptr_t k = (uintptr_t)f;
+    if (shared > 49152 && (int)shared > max_dynamic_shared[k]) return 1;
+    if (k == 1) {
+        uint32_t *a = (uint32_t *)(uintptr_t)*(CUdeviceptr *)params[0];
+        uint32_t n = *(uint32_t *)params[1];
+        unsigned long long threads = (unsigned long long)gx * gy * gz * bx * by * bz;
+        for (unsigned long long i = 0; i < threads && i < n; i++) a[i] += 1;
+        return 0;
+    }
+    if (k == 2) {
+        uint64_t *out = (uint64_t *)(uintptr_t)*(CUdeviceptr *)params[0];
+        out[0] = *(uint32_t *)params[1];
+        out[1] = (uint64_t)(int64_t) * (int32_t *)params[2];
+        out[2] = *(uint64_t *)params[3];
+        out[3] = (uint64_t) * (int64_t *)params[4];
+        uint32_t fb;
+        memcpy(&fb, params[5], 4);
+        out[4] = fb;
+        memcpy(&out[5], params[6], 8);
+        return 0;
+    }
+    return 400;
+}
+
+CUresult cuEventCreate(void **ev, unsigned flags) {
+    NEED_CTX;
+    *ev = calloc(1, sizeof(struct timespec));
+    return 0;
+}
+CUresult cuEventRecord(void *ev, void *stream) {
+    NEED_CTX;
+    clock_gettime(CLOCK_MONOTONIC, ev);
+    return 0;
+}
+CUresult cuEventSynchronize(void *ev) { return 0; }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
+    struct timespec *s = a, *e = b;
+    *ms = (float)((e->tv_sec - s->tv_sec) * 1e3 + (e->tv_nsec - s->tv_nsec) / 1e6);
+    return 0;
+}
+CUresult cuEventDestroy_v2(void *ev) {
+    free(ev);
+    return 0;
+}
