@@ -6,7 +6,7 @@ FUZZTIME  ?= 20s
 GPUDIR    := .gpu
 DATASETS  ?= ../shared/datasets
 # Packages whose tests need a GPU; their test binaries travel in the bundle.
-GPU_TEST_PKGS := ./runtime ./runtime/cuda
+GPU_TEST_PKGS := ./runtime ./runtime/cuda ./runtime/nvml
 
 .PHONY: all build test vet fmt-check fuzz run generate check-generated lint bundle bench-cpu clean
 

@@ -1,0 +1,260 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tcgen/tcgen/runtime"
+	"github.com/tcgen/tcgen/runtime/nvml"
+)
+
+// openGPU opens device 0 or skips; with TCGEN_REQUIRE_GPU=1 (the GPU
+// machine) a missing GPU fails the test instead.
+func openGPU(t *testing.T) *Device {
+	t.Helper()
+	d, err := Open(0, testOptions())
+	if err != nil {
+		if requireGPU() {
+			t.Fatalf("TCGEN_REQUIRE_GPU=1 but no GPU opened: %v", err)
+		}
+		if errors.Is(err, ErrNoDriver) || errors.Is(err, ErrNoDevice) {
+			t.Skipf("no GPU here, skipping the GPU test: %v", err)
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return d
+}
+
+// TestGPU runs the whole path on a real GPU: NVRTC, cubin and PTX loading,
+// copies, launches with every argument type, an atomic uint64 reduction,
+// opt-in shared memory, events, and the typed errors.
+func TestGPU(t *testing.T) {
+	d := openGPU(t)
+	f := d.Facts()
+	t.Logf("device: %+v", f)
+	if f.Name == "" || f.SMs <= 0 || f.Major < 5 || f.MemoryBytes == 0 || f.SharedOptin <= 0 || f.L2Bytes <= 0 || f.Driver < 10000 {
+		t.Errorf("implausible facts %+v", f)
+	}
+	if !strings.HasPrefix(f.UUID, "GPU-") || len(f.UUID) != 40 {
+		t.Errorf("UUID %q not in NVML's form", f.UUID)
+	}
+	all, err := Devices()
+	if err != nil || len(all) == 0 || all[0] != f {
+		t.Errorf("Devices()[0] = %+v, %v; Open gave %+v", all, err, f)
+	}
+	// The UUID finds the same GPU through NVML (when the build has it).
+	if nf, err := nvml.Read(f.UUID); err == nil {
+		t.Logf("NVML: %+v", nf)
+		if nf.Name != f.Name || nf.UUID != f.UUID {
+			t.Errorf("NVML by UUID found %q %q, want %q %q", nf.Name, nf.UUID, f.Name, f.UUID)
+		}
+	} else {
+		t.Logf("no NVML facts: %v", err)
+	}
+
+	c := newTestCompiler(t)
+	for _, arch := range []string{fmt.Sprintf("sm_%d%d", f.Major, f.Minor), fmt.Sprintf("compute_%d%d", f.Major, f.Minor)} {
+		t.Run(arch, func(t *testing.T) {
+			img, err := c.Compile(runtime.CompileInput{Name: "gpu_test.cu", Source: testKernels, Arch: arch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s image: %d bytes", img.Kind, len(img.Data))
+			m, err := d.Load(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Unload()
+			runKernels(t, d, m)
+		})
+	}
+
+	t.Run("errors", func(t *testing.T) {
+		_, err := d.Load(runtime.Image{Kind: "ptx", Data: []byte(".version 99.0\n.target sm_999\nthis is not ptx\n")})
+		var le *LoadModuleError
+		if !errors.As(err, &le) {
+			t.Fatalf("bad PTX: %v, want *LoadModuleError", err)
+		}
+		t.Logf("bad PTX: %v", err)
+		if strings.TrimSpace(le.Log) == "" {
+			t.Error("no JIT error log")
+		}
+		_, err = d.Alloc(2 * f.MemoryBytes)
+		if !errors.Is(err, ErrOutOfMemory) {
+			t.Errorf("allocating twice the memory: %v, want ErrOutOfMemory", err)
+		}
+		t.Logf("oversized: %v", err)
+		if err := d.Synchronize(); err != nil {
+			t.Errorf("Synchronize after the expected errors: %v", err)
+		}
+	})
+}
+
+func runKernels(t *testing.T, d *Device, m runtime.Module) {
+	fn := func(name string) runtime.Function {
+		t.Helper()
+		k, err := m.Function(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	add1, sum64, args, bigshared := fn("add1"), fn("sum64"), fn("args"), fn("bigshared")
+	if _, err := m.Function("no_such_kernel"); err == nil || !strings.Contains(err.Error(), "no_such_kernel") {
+		t.Errorf("missing kernel: %v", err)
+	}
+	if a, err := add1.(*Function).Attrs(); err != nil || a.Registers <= 0 {
+		t.Errorf("Attrs = %+v, %v", a, err)
+	}
+
+	// add1 over a length that is not a multiple of the block, timed.
+	const n = 1<<22 + 3
+	host := make([]uint32, n)
+	for i := range host {
+		host[i] = uint32(i) * 7
+	}
+	buf, err := d.Alloc(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Free()
+	if err := runtime.WriteSlice(buf, 0, host); err != nil {
+		t.Fatal(err)
+	}
+	tm, err := d.NewTimer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tm.Close()
+	if err := tm.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := add1.Launch(runtime.Dim3{X: (n + 255) / 256}, runtime.Dim3{X: 256}, 0, buf, uint32(n)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tm.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := tm.Elapsed()
+	if err != nil || ms <= 0 {
+		t.Errorf("event time %v ms, %v", ms, err)
+	}
+	t.Logf("add1 on %d elements: %.4f ms (%.0f GB/s)", n, ms, 8*float64(n)/ms/1e6)
+	got := make([]uint32, n)
+	if err := runtime.ReadSlice(buf, 0, got); err != nil {
+		t.Fatal(err)
+	}
+	var want uint64
+	for i := range got {
+		if got[i] != host[i]+1 {
+			t.Fatalf("a[%d] = %d, want %d", i, got[i], host[i]+1)
+		}
+		want += uint64(got[i])
+	}
+
+	// uint64 atomicAdd reduction (the sum passes 2^32).
+	out, err := d.Alloc(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Free()
+	if err := out.Zero(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sum64.Launch(runtime.Dim3{X: uint32(4 * d.Facts().SMs)}, runtime.Dim3{X: 256}, 0, buf, uint32(n), out); err != nil {
+		t.Fatal(err)
+	}
+	sum := make([]uint64, 1)
+	if err := runtime.ReadSlice(out, 0, sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum[0] != want || want < 1<<32 {
+		t.Errorf("sum64 = %d, want %d", sum[0], want)
+	}
+
+	// Every argument type arrives with its width and sign.
+	vals, err := d.Alloc(6 * 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vals.Free()
+	if err := args.Launch(runtime.Dim3{X: 1}, runtime.Dim3{X: 32}, 0, vals, uint32(0xdeadbeef), int32(-5), uint64(1<<40+3), int64(-7), float32(1.5), 2.25); err != nil {
+		t.Fatal(err)
+	}
+	gotArgs := make([]uint64, 6)
+	if err := runtime.ReadSlice(vals, 0, gotArgs); err != nil {
+		t.Fatal(err)
+	}
+	wantArgs := []uint64{0xdeadbeef, ^uint64(4), 1<<40 + 3, ^uint64(6), 0x3fc00000, 0x4002000000000000}
+	for i := range wantArgs {
+		if gotArgs[i] != wantArgs[i] {
+			t.Errorf("argument %d arrived as %#x, want %#x", i, gotArgs[i], wantArgs[i])
+		}
+	}
+
+	// Dynamic shared memory above 48 KiB: refused without the opt-in,
+	// works with it.
+	optin := d.Facts().SharedOptin
+	if optin > 48<<10 {
+		words := uint32(optin / 4)
+		err := bigshared.Launch(runtime.Dim3{X: 1}, runtime.Dim3{X: 256}, uint32(optin), out, words)
+		var lerr *LaunchError
+		if !errors.As(err, &lerr) || lerr.Kernel != "bigshared" {
+			t.Errorf("launch over 48 KiB without opt-in: %v, want a LaunchError naming bigshared", err)
+		}
+		if err := bigshared.SetMaxDynamicShared(optin); err != nil {
+			t.Fatal(err)
+		}
+		if err := bigshared.Launch(runtime.Dim3{X: 1}, runtime.Dim3{X: 256}, uint32(optin), out, words); err != nil {
+			t.Fatal(err)
+		}
+		last := make([]uint32, 1)
+		if err := runtime.ReadSlice(out, 0, last); err != nil || last[0] != words-1 {
+			t.Errorf("bigshared wrote %d, want %d (%v)", last[0], words-1, err)
+		}
+	}
+
+	// Launches from several goroutines (threads) share the context.
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, err := d.Alloc(4 * 1000)
+			if err == nil {
+				defer b.Free()
+				err = b.Zero()
+			}
+			for i := 0; err == nil && i <= g; i++ {
+				err = add1.Launch(runtime.Dim3{X: 4}, runtime.Dim3{X: 256}, 0, b, uint32(1000))
+			}
+			v := make([]uint32, 1000)
+			if err == nil {
+				err = runtime.ReadSlice(b, 0, v)
+			}
+			if err == nil && (v[0] != uint32(g+1) || v[999] != uint32(g+1)) {
+				err = fmt.Errorf("goroutine %d: got %d, %d", g, v[0], v[999])
+			}
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if err := d.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,602 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+)
+
+// RunOptions control one execution of a plan.
+type RunOptions struct {
+	// Repeat is the number of timed runs (0: 1).
+	Repeat int
+	// Warmup is the number of untimed runs before them.
+	Warmup int
+	// Arch overrides the NVRTC architecture ("" = compute_XY of the
+	// device's compute capability X.Y).
+	Arch string
+}
+
+// Timing summarises the milliseconds of repeated runs.
+type Timing struct {
+	Median float64 `json:"median_ms"`
+	Min    float64 `json:"min_ms"`
+	Max    float64 `json:"max_ms"`
+}
+
+func summarize(ms []float64) Timing {
+	if len(ms) == 0 {
+		return Timing{}
+	}
+	s := slices.Clone(ms)
+	slices.Sort(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return Timing{Median: med, Min: s[0], Max: s[len(s)-1]}
+}
+
+// ClassResult is what one class did.
+type ClassResult struct {
+	Slot         int             `json:"slot"`
+	Name         string          `json:"name"`
+	Skip         bool            `json:"skip,omitempty"`
+	Kernel       string          `json:"kernel,omitempty"`
+	Iterator     ir.Iterator     `json:"iterator,omitempty"`
+	Intersection ir.Intersection `json:"intersection,omitempty"`
+	Width        int             `json:"width,omitempty"`
+	Block        int             `json:"block,omitempty"`
+	Grid         uint32          `json:"grid,omitempty"`
+	SharedBytes  int             `json:"shared_bytes,omitempty"`
+	Items        uint64          `json:"items"`
+	ItemKind     string          `json:"item_kind"`
+	List         bool            `json:"list"` // a work list was uploaded (false: every item, or skipped)
+	Triangles    uint64          `json:"triangles"`
+	Ms           Timing          `json:"kernel_ms"`
+}
+
+// Result is one execution of a plan on a graph.
+type Result struct {
+	Plan         string      `json:"plan"`
+	Device       DeviceFacts `json:"device"`
+	Arch         string      `json:"arch"`
+	NVRTC        [2]int      `json:"nvrtc"`
+	Variant      int         `json:"variant"`
+	Feature      string      `json:"feature,omitempty"`
+	FeatureValue float64     `json:"feature_value,omitempty"`
+	Vertices     uint64      `json:"vertices"`
+	Edges        uint64      `json:"edges"`
+	Triangles    uint64      `json:"triangles"`
+	// PerClass lists the chosen variant's classes in order.
+	PerClass []ClassResult `json:"classes"`
+	// CopyMs is the event-timed upload of the graph and the work lists.
+	CopyMs float64 `json:"copy_ms"`
+	// SrcMs is the event-timed src kernel (0 without edge classes).
+	SrcMs float64 `json:"src_ms"`
+	// KernelMs summarises, over the timed runs, the sum of the class
+	// kernels' event times.
+	KernelMs Timing `json:"kernel_ms"`
+	Runs     int    `json:"runs"`
+	// DeviceBytes is the device memory the run allocated.
+	DeviceBytes uint64 `json:"device_bytes"`
+	// Host-side wall times.
+	OrientMs   float64 `json:"orient_ms"`
+	ListsMs    float64 `json:"lists_ms"`
+	GenerateMs float64 `json:"generate_ms"`
+	CompileMs  float64 `json:"compile_ms"`
+}
+
+// ErrTooLarge is matched (errors.Is) by every *TooLargeError.
+var ErrTooLarge = errors.New("does not fit in GPU memory")
+
+// TooLargeError says a plan's data do not fit in the device's memory. It is
+// returned before anything is allocated.
+type TooLargeError struct {
+	Plan   string
+	Device string
+	Need   uint64 // bytes the run would allocate
+	Have   uint64 // bytes it may use
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("plan %s: needs %d MiB of device memory, %s has %d MiB usable: %v",
+		e.Plan, e.Need>>20, e.Device, e.Have>>20, ErrTooLarge)
+}
+
+// Is makes errors.Is(err, ErrTooLarge) true.
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// memoryHeadroom is kept free beyond the run's buffers: the context, the
+// loaded module and the allocator's granularity take some of the memory the
+// device reports.
+const memoryHeadroom = 256 << 20
+
+// memInfo is implemented by devices that can report free memory.
+type memInfo interface {
+	MemInfo() (free, total uint64, err error)
+}
+
+// Run executes plan p on graph g: it prepares (orients g, builds the work
+// lists, generates, compiles and loads the kernels, uploads the graph),
+// runs opt.Warmup untimed and opt.Repeat timed passes, and frees everything.
+func Run(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph.Graph, opt RunOptions) (*Result, error) {
+	pr, err := Prepare(ctx, dev, comp, p, g, opt)
+	if err != nil {
+		return nil, err
+	}
+	res, err := pr.Run(ctx, opt)
+	if cerr := pr.Close(); err == nil && cerr != nil {
+		return nil, cerr
+	}
+	return res, err
+}
+
+// Prepared is a plan loaded on a device with its graph uploaded, ready to
+// run repeatedly. Close frees it.
+type Prepared struct {
+	dev      Device
+	name     string
+	manifest gen.Manifest
+	variant  int
+	res      Result // the parts Prepare knows
+
+	mod     Module
+	buffers []Buffer
+	off     Buffer
+	adj     Buffer
+	counts  Buffer
+	srcBuf  Buffer // src[e] = first vertex of edge e; nil without edge classes
+	n       uint32
+	m       uint64
+	classes []prepClass
+	timers  []Timer
+}
+
+type prepClass struct {
+	c      gen.Class
+	fn     Function
+	items  uint64
+	list   Buffer // nil: every item, no list
+	grid   uint32
+	shared uint32
+	timer  Timer
+}
+
+// orientation maps the IR's orientation onto package graph's.
+func orientation(o ir.Orientation) (graph.Orientation, error) {
+	switch o {
+	case ir.OrientDegree, "":
+		return graph.ByDegree, nil
+	case ir.OrientID:
+		return graph.ByID, nil
+	}
+	return 0, fmt.Errorf("orientation %s is not implemented by package graph yet", o)
+}
+
+// Features returns the guard feature named f of the graph g oriented as o.
+func Features(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
+	n, e := float64(g.N()), float64(g.Edges())
+	switch f {
+	case ir.FeatureAvgOutDeg:
+		if n == 0 {
+			return 0, nil
+		}
+		return e / n, nil
+	case ir.FeatureAvgDegree:
+		if n == 0 {
+			return 0, nil
+		}
+		return 2 * e / n, nil
+	case ir.FeatureMaxDegree, ir.FeatureMaxOutDeg:
+		c := &g.CSR
+		if f == ir.FeatureMaxOutDeg {
+			c = &o.CSR
+		}
+		var d uint64
+		for v := range c.N() {
+			d = max(d, c.Degree(uint32(v)))
+		}
+		return float64(d), nil
+	case ir.FeatureVertices:
+		return n, nil
+	case ir.FeatureEdges:
+		return e, nil
+	}
+	return 0, fmt.Errorf("unknown guard feature %q", f)
+}
+
+// pickVariant returns the variant whose [Lo, Hi) holds x.
+func pickVariant(vs []gen.Variant, x float64) int {
+	for i, v := range vs {
+		if x >= v.Lo && (v.Hi == 0 || x < v.Hi) {
+			return i
+		}
+	}
+	return len(vs) - 1
+}
+
+// Prepare orients g as p says, picks p's guard variant, builds the work
+// lists, generates and compiles p, loads the kernels, checks the device
+// memory, uploads the graph and the lists (event-timed) and fills src.
+func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph.Graph, opt RunOptions) (pr *Prepared, err error) {
+	facts := dev.Facts()
+	name := p.Name()
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("plan %s: "+format, append([]any{name}, args...)...)
+	}
+	arch := opt.Arch
+	if arch == "" {
+		arch = fmt.Sprintf("compute_%d%d", facts.Major, facts.Minor)
+	}
+	target := gen.DefaultTarget()
+	target.Arch = arch
+	if facts.SharedOptin > target.MaxSharedPerBlock {
+		target.MaxSharedPerBlock = facts.SharedOptin
+	}
+
+	t0 := time.Now()
+	out, err := gen.Generate(p, target)
+	if err != nil {
+		return nil, err // gen names the plan
+	}
+	genMs := msSince(t0)
+	man := out.Manifest
+
+	by, err := orientation(man.Orientation)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	t0 = time.Now()
+	o := graph.Orient(g, by, man.Relabel)
+	orientMs := msSince(t0)
+	if uint64(o.N()) > graph.MaxVertices {
+		return nil, fail("%d vertices exceed the 32-bit ids the kernels use", o.N())
+	}
+
+	vi := 0
+	var fval float64
+	if man.Feature != "" {
+		if fval, err = Features(man.Feature, g, o); err != nil {
+			return nil, fail("%v", err)
+		}
+		vi = pickVariant(man.Variants, fval)
+	}
+	variant := man.Variants[vi]
+
+	t0 = time.Now()
+	lists, err := BuildWorkLists(o, variant)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	listsMs := msSince(t0)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	needSrc := false
+	for i, c := range variant.Classes {
+		needSrc = needSrc || (c.NeedsSrc && lists[i].Count > 0)
+	}
+
+	// Memory: graph, src, lists and counters, checked before allocating.
+	n, m := uint64(o.N()), o.Arcs()
+	need := (n+1)*8 + m*4 + uint64(len(variant.Classes))*8
+	if needSrc {
+		need += m * 4
+	}
+	for i := range lists {
+		need += lists[i].Bytes()
+	}
+	have := facts.MemoryBytes
+	if mi, ok := dev.(memInfo); ok {
+		if free, _, err := mi.MemInfo(); err == nil {
+			have = free
+		}
+	}
+	have = max(have, memoryHeadroom) - memoryHeadroom
+	if need > have {
+		return nil, &TooLargeError{Plan: name, Device: facts.Name, Need: need, Have: have}
+	}
+
+	t0 = time.Now()
+	major, minor := comp.Version()
+	img, err := comp.Compile(CompileInput{Name: out.FileName, Source: out.Source, Arch: arch, Options: man.Options})
+	if err != nil {
+		return nil, fail("compiling %s (kernels %s): %w", out.FileName, kernelNames(variant), err)
+	}
+	compileMs := msSince(t0)
+
+	pr = &Prepared{dev: dev, name: name, manifest: man, variant: vi, n: uint32(n), m: m}
+	pr.res = Result{
+		Plan: name, Device: facts, Arch: arch, NVRTC: [2]int{major, minor},
+		Variant: vi, Feature: man.Feature, FeatureValue: fval,
+		Vertices: n, Edges: m, DeviceBytes: need,
+		OrientMs: orientMs, ListsMs: listsMs, GenerateMs: genMs, CompileMs: compileMs,
+	}
+	defer func() {
+		if err != nil {
+			pr.Close()
+			pr = nil
+		}
+	}()
+	if pr.mod, err = dev.Load(img); err != nil {
+		return pr, fail("loading %s: %w (NVRTC log: %s)", out.FileName, err, img.Log)
+	}
+
+	for i, c := range variant.Classes {
+		pc := prepClass{c: c, items: lists[i].Count}
+		if !c.Skip {
+			if pc.fn, err = pr.mod.Function(c.Kernel); err != nil {
+				return pr, fail("kernel %s: %w", c.Kernel, err)
+			}
+			if c.DynamicSharedBytes > 0 {
+				if err = pc.fn.SetMaxDynamicShared(c.DynamicSharedBytes); err != nil {
+					return pr, fail("kernel %s: %d bytes of dynamic shared memory: %w", c.Kernel, c.DynamicSharedBytes, err)
+				}
+			}
+			pc.grid = c.Grid.Blocks(pc.items, facts.SMs)
+			pc.shared = uint32(c.DynamicSharedBytes)
+			if pc.timer, err = pr.newTimer(); err != nil {
+				return pr, fail("kernel %s: %w", c.Kernel, err)
+			}
+		}
+		pr.classes = append(pr.classes, pc)
+	}
+
+	// Upload, timed with events.
+	copyTimer, err := pr.newTimer()
+	if err != nil {
+		return pr, fail("%w", err)
+	}
+	if pr.off, err = pr.alloc((n + 1) * 8); err != nil {
+		return pr, fail("offsets: %w", err)
+	}
+	if pr.adj, err = pr.alloc(m * 4); err != nil {
+		return pr, fail("adjacency: %w", err)
+	}
+	if pr.counts, err = pr.alloc(uint64(len(variant.Classes)) * 8); err != nil {
+		return pr, fail("counts: %w", err)
+	}
+	for i := range pr.classes {
+		l := &lists[i]
+		if l.Skip || l.All || l.Count == 0 {
+			continue
+		}
+		if pr.classes[i].list, err = pr.alloc(l.Bytes()); err != nil {
+			return pr, fail("work list of class %s: %w", pr.classes[i].c.Name, err)
+		}
+	}
+	if err = copyTimer.Start(); err != nil {
+		return pr, fail("copy timer: %w", err)
+	}
+	if err = WriteSlice(pr.off, 0, o.Offsets); err != nil {
+		return pr, fail("uploading offsets: %w", err)
+	}
+	if err = WriteSlice(pr.adj, 0, o.Adj); err != nil {
+		return pr, fail("uploading adjacency: %w", err)
+	}
+	for i := range pr.classes {
+		l := &lists[i]
+		if b := pr.classes[i].list; b != nil {
+			if l.Vertices != nil {
+				err = WriteSlice(b, 0, l.Vertices)
+			} else {
+				err = WriteSlice(b, 0, l.Edges)
+			}
+			if err != nil {
+				return pr, fail("uploading the work list of class %s: %w", pr.classes[i].c.Name, err)
+			}
+		}
+	}
+	if err = copyTimer.Stop(); err != nil {
+		return pr, fail("copy timer: %w", err)
+	}
+	if pr.res.CopyMs, err = copyTimer.Elapsed(); err != nil {
+		return pr, fail("copy: %w", err)
+	}
+
+	if needSrc {
+		if err = pr.fillSrc(facts.SMs); err != nil {
+			return pr, err
+		}
+	}
+	return pr, nil
+}
+
+// src is allocated by fillSrc and passed to every class kernel.
+func (pr *Prepared) fillSrc(sms int) error {
+	h := pr.manifest.Src
+	if h == nil {
+		return fmt.Errorf("plan %s: edge classes but no src kernel in the manifest", pr.name)
+	}
+	fn, err := pr.mod.Function(h.Kernel)
+	if err != nil {
+		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
+	}
+	src, err := pr.alloc(pr.m * 4)
+	if err != nil {
+		return fmt.Errorf("plan %s: src: %w", pr.name, err)
+	}
+	pr.srcBuf = src
+	t, err := pr.newTimer()
+	if err != nil {
+		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
+	}
+	grid := h.Grid.Blocks(uint64(pr.n), sms)
+	if err := t.Start(); err != nil {
+		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
+	}
+	if err := fn.Launch(Dim3{X: grid, Y: 1, Z: 1}, Dim3{X: uint32(h.Block), Y: 1, Z: 1}, 0, pr.off, pr.n, src); err != nil {
+		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
+	}
+	if err := t.Stop(); err != nil {
+		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
+	}
+	if pr.res.SrcMs, err = t.Elapsed(); err != nil {
+		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
+	}
+	return nil
+}
+
+func (pr *Prepared) alloc(bytes uint64) (Buffer, error) {
+	b, err := pr.dev.Alloc(bytes)
+	if err != nil {
+		return nil, err
+	}
+	pr.buffers = append(pr.buffers, b)
+	return b, nil
+}
+
+func (pr *Prepared) newTimer() (Timer, error) {
+	t, err := pr.dev.NewTimer()
+	if err != nil {
+		return nil, err
+	}
+	pr.timers = append(pr.timers, t)
+	return t, nil
+}
+
+// Manifest is the generated plan's manifest.
+func (pr *Prepared) Manifest() gen.Manifest { return pr.manifest }
+
+// Run launches every class kernel opt.Warmup + opt.Repeat times (counters
+// zeroed before each pass), times each kernel with events, and checks that
+// every pass counted the same.
+func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
+	repeat := max(opt.Repeat, 1)
+	warm := max(opt.Warmup, 0)
+	res := pr.res
+	res.Runs = repeat
+	nc := len(pr.classes)
+	perClass := make([][]float64, nc)
+	var totals []float64
+	var first []uint64
+	counts := make([]uint64, nc)
+	srcArg := any(uint64(0))
+	if pr.srcBuf != nil {
+		srcArg = pr.srcBuf
+	}
+	for r := range warm + repeat {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := pr.counts.Zero(); err != nil {
+			return nil, fmt.Errorf("plan %s: zeroing counts: %w", pr.name, err)
+		}
+		for i := range pr.classes {
+			pc := &pr.classes[i]
+			if pc.fn == nil || pc.items == 0 {
+				continue
+			}
+			list := any(uint64(0))
+			if pc.list != nil {
+				list = pc.list
+			}
+			kerr := func(err error) error {
+				return fmt.Errorf("plan %s: kernel %s (class %s, %d items, grid %d x %d): %w",
+					pr.name, pc.c.Kernel, pc.c.Name, pc.items, pc.grid, pc.c.Block, err)
+			}
+			if err := pc.timer.Start(); err != nil {
+				return nil, kerr(err)
+			}
+			if err := pc.fn.Launch(Dim3{X: pc.grid, Y: 1, Z: 1}, Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
+				pr.off, pr.adj, srcArg, pr.n, pr.m, list, pc.items, pr.counts); err != nil {
+				return nil, kerr(err)
+			}
+			if err := pc.timer.Stop(); err != nil {
+				return nil, kerr(err)
+			}
+		}
+		total := 0.0
+		for i := range pr.classes {
+			pc := &pr.classes[i]
+			if pc.fn == nil || pc.items == 0 {
+				if r >= warm {
+					perClass[i] = append(perClass[i], 0)
+				}
+				continue
+			}
+			ms, err := pc.timer.Elapsed()
+			if err != nil {
+				return nil, fmt.Errorf("plan %s: kernel %s (class %s): %w", pr.name, pc.c.Kernel, pc.c.Name, err)
+			}
+			total += ms
+			if r >= warm {
+				perClass[i] = append(perClass[i], ms)
+			}
+		}
+		if err := ReadSlice(pr.counts, 0, counts); err != nil {
+			return nil, fmt.Errorf("plan %s: reading counts: %w", pr.name, err)
+		}
+		if first == nil {
+			first = slices.Clone(counts)
+		} else if !slices.Equal(first, counts) {
+			return nil, fmt.Errorf("plan %s: pass %d counted %v per class, pass 0 counted %v: the kernels are not deterministic", pr.name, r, counts, first)
+		}
+		if r >= warm {
+			totals = append(totals, total)
+		}
+	}
+
+	res.KernelMs = summarize(totals)
+	res.PerClass = make([]ClassResult, nc)
+	for i := range pr.classes {
+		pc := &pr.classes[i]
+		c := pc.c
+		cr := ClassResult{
+			Slot: c.Slot, Name: c.Name, Skip: c.Skip, Kernel: c.Kernel,
+			Iterator: c.Iterator, Intersection: c.Intersection, Width: c.Width, Block: c.Block,
+			Grid: pc.grid, SharedBytes: c.StaticSharedBytes + c.DynamicSharedBytes,
+			Items: pc.items, ItemKind: c.Items, List: pc.list != nil,
+			Triangles: first[i], Ms: summarize(perClass[i]),
+		}
+		res.Triangles += first[i]
+		res.PerClass[i] = cr
+	}
+	return &res, nil
+}
+
+// Close frees the device buffers, the timers and the module. It may be
+// called more than once.
+func (pr *Prepared) Close() error {
+	var errs []error
+	for _, b := range pr.buffers {
+		errs = append(errs, b.Free())
+	}
+	pr.buffers = nil
+	pr.srcBuf = nil
+	for _, t := range pr.timers {
+		errs = append(errs, t.Close())
+	}
+	pr.timers = nil
+	if pr.mod != nil {
+		errs = append(errs, pr.mod.Unload())
+		pr.mod = nil
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("plan %s: freeing: %w", pr.name, err)
+	}
+	return nil
+}
+
+func kernelNames(v gen.Variant) string {
+	var s []string
+	for _, c := range v.Classes {
+		if !c.Skip {
+			s = append(s, c.Kernel)
+		}
+	}
+	if len(s) == 0 {
+		return "none"
+	}
+	return fmt.Sprint(s)
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1e3 }
