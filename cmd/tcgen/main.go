@@ -10,11 +10,13 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
 )
 
 // Globals are flags every command takes.
@@ -36,6 +38,9 @@ type CLI struct {
 	Stats    StatsCmd    `cmd:"" help:"Print a graph's size, degree statistics and features."`
 	Convert  ConvertCmd  `cmd:"" help:"Convert a graph to tcgen's binary CSR format."`
 	Generate GenerateCmd `cmd:"" help:"Generate a synthetic graph (RMAT, Erdos-Renyi, grid, closed forms)."`
+	Gen      GenCmd      `cmd:"" help:"Write a plan's generated CUDA source and launch manifest."`
+	List     ListCmd     `cmd:"" help:"List the presets and every dimension of the design space."`
+	Devices  DevicesCmd  `cmd:"" help:"List the GPUs and their facts."`
 	Version  VersionCmd  `cmd:"" help:"Print tcgen's version."`
 }
 
@@ -168,6 +173,7 @@ func parse(parser *kong.Kong, args []string) (kctx *kong.Context, code int, done
 func cliVars() kong.Vars {
 	return kong.Vars{
 		"formats": "auto,text,mtx,bin32,bin64,csr",
+		"presets": strings.Join(ir.PresetNames(), ", "),
 	}
 }
 

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/ir"
+)
+
+// defaultPreset is what count runs when no plan is given (until the tuner
+// exists): GroupTC was the fastest published design over the comparative
+// study's graphs (shared/seeds/comparative-study-grouptc.txt, §VI).
+const defaultPreset = "grouptc"
+
+// PlanArg selects a plan: a preset or a spec file.
+type PlanArg struct {
+	Preset string `help:"Preset plan (${presets})." placeholder:"NAME" xor:"plan"`
+	Spec   string `help:"Plan spec file (YAML or JSON) written by a user." placeholder:"FILE" type:"path" xor:"plan"`
+}
+
+// plan returns the selected plan, or the default preset when none is given.
+func (a PlanArg) plan() (ir.Plan, error) {
+	switch {
+	case a.Spec != "":
+		p, err := ir.Load(a.Spec)
+		if err != nil {
+			return ir.Plan{}, withCode(exitBadInput, err)
+		}
+		return p, nil
+	case a.Preset != "":
+		p, ok := ir.Preset(a.Preset)
+		if !ok {
+			return ir.Plan{}, errorf(exitUsage, "unknown preset %q (presets: %s)", a.Preset, strings.Join(ir.PresetNames(), ", "))
+		}
+		return p, nil
+	}
+	p, _ := ir.Preset(defaultPreset)
+	return p, nil
+}
+
+// GenCmd writes a plan's CUDA source and launch manifest.
+type GenCmd struct {
+	PlanArg
+	Output string `short:"o" required:"" help:"Directory to write NAME.cu and NAME.json into (created if missing)." placeholder:"DIR" type:"path"`
+	Arch   string `default:"compute_90" help:"Target architecture recorded in the manifest (the source is the same for every architecture)."`
+}
+
+// Run implements the command.
+func (c *GenCmd) Run(g *Globals) error {
+	p, err := c.plan()
+	if err != nil {
+		return err
+	}
+	t := gen.DefaultTarget()
+	t.Arch = c.Arch
+	out, err := gen.Generate(p, t)
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
+	if err := os.MkdirAll(c.Output, 0o755); err != nil {
+		return err
+	}
+	man, err := json.MarshalIndent(out.Manifest, "", "  ")
+	if err != nil {
+		return err
+	}
+	cu := filepath.Join(c.Output, out.FileName)
+	js := strings.TrimSuffix(cu, ".cu") + ".json"
+	if err := writeFileAtomic(cu, []byte(out.Source)); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(js, append(man, '\n')); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stdout, "%s\n%s\n", cu, js)
+	return nil
+}
+
+// ListCmd lists presets and the design space.
+type ListCmd struct {
+	JSON bool `help:"Print as JSON."`
+}
+
+// Run implements the command.
+func (c *ListCmd) Run(g *Globals) error {
+	presets := ir.Presets()
+	dims := ir.Dimensions()
+	if c.JSON {
+		type presetRow struct {
+			Name     string `json:"name"`
+			Plan     string `json:"plan"`
+			Generate bool   `json:"generatable"`
+			Doc      string `json:"doc"`
+		}
+		var rows []presetRow
+		for _, p := range presets {
+			rows = append(rows, presetRow{p.Prefix, p.Name(), p.CheckGeneratable() == nil, p.Doc})
+		}
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"presets": rows, "dimensions": dims})
+	}
+	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PRESET\tPLAN\tGENERATED\tDESCRIPTION")
+	for _, p := range presets {
+		ok := "yes"
+		if p.CheckGeneratable() != nil {
+			ok = "not yet"
+		}
+		doc, _, _ := strings.Cut(p.Doc, "\n")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Prefix, p.Name(), ok, doc)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(g.stdout, "\nDESIGN SPACE")
+	for _, d := range dims {
+		fmt.Fprintf(g.stdout, "\n%s: %s", d.Name, d.Range)
+		if d.Default != "" {
+			fmt.Fprintf(g.stdout, " (default %s)", d.Default)
+		}
+		fmt.Fprintln(g.stdout)
+		if len(d.AppliesTo) > 0 {
+			fmt.Fprintf(g.stdout, "  applies to: %s\n", strings.Join(d.AppliesTo, ", "))
+		}
+		if d.Doc != "" {
+			fmt.Fprintf(g.stdout, "  %s\n", d.Doc)
+		}
+		if d.Source != "" {
+			fmt.Fprintf(g.stdout, "  default from: %s\n", d.Source)
+		}
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to path through a temporary file and rename.
+func writeFileAtomic(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

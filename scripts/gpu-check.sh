@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The GPU check, run on the device machine from the repository root with the
+# bundle (.gpu/: make bundle) carried. Results land in $OUT (or ./gpu-out).
+#   PLANS="preset:polak,preset:trust,..." scripts/gpu-check.sh
+set -uo pipefail
+G=${GPU_DIR:-.gpu}
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+export TCGEN_REQUIRE_GPU=1 TCGEN_DATASETS="$PWD/$G/datasets"
+PLANS=${PLANS:-preset:polak,preset:trust,preset:grouptc,spec:examples/two-class.yaml}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.txt"
+"$G/bin/tcgen" devices | tee -a "$OUT/nvidia-smi.txt"
+
+# 1. The GPU tests of each package (compiled by make bundle).
+status=0
+for t in "$G"/tests/*.test; do
+  n=$(basename "$t" .test)
+  (cd "$(dirname "$t")" && "./$n.test" -test.v -test.count=1 -test.timeout 300s) > "$OUT/test-$n.log" 2>&1
+  rc=$?; echo "test $n: rc=$rc ($(grep -c '^--- PASS' "$OUT/test-$n.log") passed, $(grep -c '^--- FAIL' "$OUT/test-$n.log") failed, $(grep -c '^--- SKIP' "$OUT/test-$n.log") skipped)"
+  [ $rc -ne 0 ] && status=1 && grep -A5 -- '--- FAIL' "$OUT/test-$n.log" | head -40
+done
+
+# 2. Every plan on every shared dataset and RMAT 16..22, checked and timed.
+python3 scripts/gpu-check.py "$G/bin/tcgen" "$G/datasets" "$OUT" --plans "$PLANS" ${RMAT:+--rmat "$RMAT"} || status=1
+exit $status
