@@ -6,20 +6,27 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
+	goruntime "runtime"
 	"strconv"
 	"text/tabwriter"
 	"time"
 
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/runtime"
 )
 
 // CountCmd counts triangles.
 type CountCmd struct {
 	GraphArg
-	Backend   string `help:"Where to count: auto (the GPU when one opens, else the CPU with a notice), cpu, or gpu (fail with exit code 5 when no GPU opens)." enum:"auto,cpu,gpu" default:"auto"`
-	JSON      bool   `help:"Print the result as JSON."`
-	PerVertex string `help:"Write the number of triangles each vertex is in to FILE (input ids, tab-separated; CPU only)." placeholder:"FILE" type:"path"`
+	PlanArg
+	GPUFlags
+	Backend   string  `help:"Where to count: auto (the GPU when one opens, else the CPU with a notice), cpu, or gpu (fail with exit code 5 when no GPU opens)." enum:"auto,cpu,gpu" default:"auto"`
+	Check     bool    `help:"Compare a GPU count with the CPU oracle; exit code 4 when they differ."`
+	Expect    *uint64 `help:"Compare the count with N (a known count); exit code 4 when they differ." placeholder:"N"`
+	Repeat    int     `help:"Timed GPU runs; the kernel time reported is their median." default:"1"`
+	Warmup    int     `help:"Untimed GPU runs before the timed ones." default:"1"`
+	JSON      bool    `help:"Print the result as JSON."`
+	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (input ids, tab-separated; CPU only for now)." placeholder:"FILE" type:"path"`
 }
 
 // countResult is what count prints; the JSON field names are stable.
@@ -36,15 +43,35 @@ type countResult struct {
 	PrepareMs   float64 `json:"prepare_ms"`
 	CountMs     float64 `json:"count_ms"`
 	EdgesPerSec float64 `json:"edges_per_second"`
-	SelfLoops   uint64  `json:"self_loops_dropped"`
-	Duplicates  uint64  `json:"duplicates_dropped"`
-	Isolated    uint64  `json:"isolated_dropped"`
+	// GPU runs: kernel_ms is the median over the timed runs of the sum of
+	// the class kernels' event times; total_ms is the wall time from the
+	// command's start until the first count was known (load, orient, work
+	// lists, generate, compile, upload, one run).
+	KernelMs    float64         `json:"kernel_ms,omitempty"`
+	KernelMinMs float64         `json:"kernel_min_ms,omitempty"`
+	KernelMaxMs float64         `json:"kernel_max_ms,omitempty"`
+	Runs        int             `json:"runs,omitempty"`
+	TotalMs     float64         `json:"total_ms,omitempty"`
+	GPU         *runtime.Result `json:"gpu,omitempty"`
+	Reference   *uint64         `json:"reference,omitempty"`
+	Checked     string          `json:"checked,omitempty"` // what the count was compared with
+	SelfLoops   uint64          `json:"self_loops_dropped"`
+	Duplicates  uint64          `json:"duplicates_dropped"`
+	Isolated    uint64          `json:"isolated_dropped"`
 }
 
 // Run implements the command.
 func (c *CountCmd) Run(g *Globals) error {
-	if c.Backend == "gpu" {
-		return errorf(exitNoGPU, "count: the GPU backend is not available in this build; use --backend cpu")
+	start := time.Now()
+	if c.PerVertex != "" && c.Backend == "gpu" {
+		return errorf(exitUsage, "count: --per-vertex is CPU only for now; use --backend cpu")
+	}
+	if c.Repeat < 1 || c.Warmup < 0 {
+		return errorf(exitUsage, "count: --repeat must be at least 1 and --warmup at least 0")
+	}
+	p, err := c.plan()
+	if err != nil {
+		return err
 	}
 	l, err := g.load(c.GraphArg)
 	if err != nil {
@@ -60,11 +87,28 @@ func (c *CountCmd) Run(g *Globals) error {
 		Duplicates: l.rep.Duplicates,
 		Isolated:   l.rep.Isolated,
 	}
-	if c.Backend == "auto" {
-		g.notice("count: no GPU path in this build; counting on the CPU")
-	}
 	var perVertex []uint64
-	if err := c.countCPU(g, l.g, &res, &perVertex); err != nil {
+	gpu := c.Backend != "cpu" && c.PerVertex == ""
+	if gpu {
+		err := c.countGPU(g, p, l.g, &res, start)
+		switch {
+		case err == nil:
+		case c.Backend == "auto" && noGPU(err):
+			g.notice("count: no usable GPU (%v); counting on the CPU", err)
+			gpu = false
+		default:
+			return err
+		}
+	} else if c.Backend == "auto" {
+		g.notice("count: --per-vertex is CPU only; counting on the CPU")
+	}
+	if !gpu {
+		if err := c.countCPU(g, l.g, &res, &perVertex); err != nil {
+			return err
+		}
+		res.TotalMs = msSince(start)
+	}
+	if err := c.verify(g, l.g, &res); err != nil {
 		return err
 	}
 	if res.CountMs > 0 {
@@ -78,11 +122,35 @@ func (c *CountCmd) Run(g *Globals) error {
 	return printCount(g, c.JSON, &res)
 }
 
+// verify compares the count with --expect and, for GPU counts with
+// --check, with the CPU oracle.
+func (c *CountCmd) verify(g *Globals, gr *graph.Graph, res *countResult) error {
+	var ref uint64
+	switch {
+	case c.Expect != nil:
+		ref, res.Checked = *c.Expect, "expected (--expect)"
+	case c.Check && res.Backend == "cpu":
+		// The CPU count is the oracle: checking it against itself proves
+		// nothing.
+		return nil
+	case c.Check:
+		ref, res.Checked = graph.Oracle(gr), "CPU oracle"
+	default:
+		return nil
+	}
+	res.Reference = &ref
+	if res.Triangles != ref {
+		_ = printCount(g, c.JSON, res)
+		return errorf(exitMismatch, "count mismatch: %s counted %d triangles, the %s says %d", res.Plan, res.Triangles, res.Checked, ref)
+	}
+	return nil
+}
+
 // countCPU runs the oracle: degree orientation with relabelling (prepare),
 // then the parallel exact count.
 func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, res *countResult, perVertex *[]uint64) error {
 	res.Backend = "cpu"
-	res.Device = fmt.Sprintf("CPU, %d threads", runtime.GOMAXPROCS(0))
+	res.Device = fmt.Sprintf("CPU, %d threads", goruntime.GOMAXPROCS(0))
 	res.Plan = "oracle"
 	start := time.Now()
 	o := graph.Orient(gr, graph.ByDegree, true)
