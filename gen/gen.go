@@ -16,6 +16,7 @@ package gen
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/bits"
 	"strings"
@@ -94,18 +95,78 @@ func partials() (*template.Template, error) {
 	return tmpl, tmplErr
 }
 
-// Generate lowers p for target t. It validates p and refuses strategies the
-// generator does not implement (ir.Plan.CheckGeneratable).
+// ErrNotGenerated is matched (errors.Is) by the errors of plans that are
+// valid but use a strategy or a parameter value the generator does not
+// implement yet.
+var ErrNotGenerated = errors.New("not implemented by the generator yet")
+
+// Check reports whether Generate accepts p: it validates p and refuses, with
+// an error matching ErrNotGenerated, the pairs ir.Plan.CheckGeneratable
+// refuses and the parameter values gen does not implement (hash scheme
+// hopscotch, vertex CTA organisations other than fixed).
+func Check(p ir.Plan) error {
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("gen: plan %s is invalid: %w", p.Prefix, err)
+	}
+	if err := p.CheckGeneratable(); err != nil {
+		return fmt.Errorf("gen: %w (%w)", err, ErrNotGenerated)
+	}
+	var bad []string
+	each(p.Canonical(), func(vi, ci int, c ir.Class) {
+		if c.Skip {
+			return
+		}
+		if why := unsupported(c.Strategy); why != "" {
+			bad = append(bad, fmt.Sprintf("class %s: %s", c.Name, why))
+		}
+	})
+	if len(bad) > 0 {
+		return fmt.Errorf("gen: plan %s: %s: %w", p.Prefix, strings.Join(bad, "; "), ErrNotGenerated)
+	}
+	return nil
+}
+
+// each calls fn for every class of every variant of a canonical plan.
+func each(c ir.Plan, fn func(vi, ci int, cl ir.Class)) {
+	if c.Guard == nil {
+		for ci, cl := range c.Classes {
+			fn(0, ci, cl)
+		}
+		return
+	}
+	for vi, v := range c.Guard.Variants {
+		for ci, cl := range v.Classes {
+			fn(vi, ci, cl)
+		}
+	}
+}
+
+// unsupported says why gen cannot generate a strategy whose pair it
+// implements, or "".
+func unsupported(s ir.Strategy) string {
+	if s.Intersection != ir.Hash {
+		return ""
+	}
+	if v := ir.Get(s, ir.ParamScheme); v != ir.SchemeBuckets {
+		return "hash scheme hopscotch (Skiff's trie) is not generated yet"
+	}
+	if s.Iterator == ir.IterVertex {
+		if v := ir.Get(s, ir.ParamCTA); v != ir.CTAFixed {
+			ps, _ := ir.Spec(s, ir.ParamCTA)
+			return "CTA organisation " + ps.EnumName(v) + " is not generated yet (only fixed)"
+		}
+	}
+	return ""
+}
+
+// Generate lowers p for target t. It refuses what Check refuses.
 func Generate(p ir.Plan, t Target) (*Output, error) {
 	t = t.withDefaults()
 	if t.WarpSize != warpSize {
 		return nil, fmt.Errorf("gen: plan %s: warp size %d unsupported (the code uses 32-lane masks)", p.Prefix, t.WarpSize)
 	}
-	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("gen: plan %s is invalid: %w", p.Prefix, err)
-	}
-	if err := p.CheckGeneratable(); err != nil {
-		return nil, fmt.Errorf("gen: %w", err)
+	if err := Check(p); err != nil {
+		return nil, err
 	}
 	name := p.Name()
 	c := p.Canonical()
@@ -236,7 +297,7 @@ type classData struct {
 	Intersection     string
 	Width, Block     int
 	Groups           int // items per block at once
-	Team, Teams      int
+	Team             int // min(width, warp)
 	TeamMask         string
 	Slot             int
 	IDOrdered        bool
@@ -247,7 +308,9 @@ type classData struct {
 	SharedBytes   int
 	DynamicShared bool
 
-	Lookup bool // vertex iterator probing a table built from N+(u)
+	Lookup    bool // vertex iterator probing a table built from N+(u)
+	BlockWalk bool // ... with a whole block per vertex: staged walk
+	WalkAt    int  // u64 index of the walk's staging arrays in smem
 
 	Levels, Splitters int // edge binary search: cached top levels
 	Cache             int // vertex binary search: cached entries of N+(u)
@@ -288,7 +351,7 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 		NS: stem, Kernel: mc.Kernel, Name: cl.Name, Guarded: guarded, Variant: vi, Index: ci,
 		Select:   selectText(cl.Select),
 		Iterator: string(s.Iterator), Intersection: string(s.Intersection),
-		Width: w, Block: blk, Groups: blk / w, Team: team, Teams: w / team,
+		Width: w, Block: blk, Groups: blk / w, Team: team,
 		TeamMask:  fmt.Sprintf("0x%08xu", uint64(1)<<team-1),
 		Slot:      ci,
 		IDOrdered: idOrdered,
@@ -354,6 +417,13 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	default:
 		words32 := cd.Groups * cd.GroupWords
 		cd.SharedWords = (words32 + 1) / 2
+		if cd.Lookup && w > t.WarpSize {
+			// The block walk stages, per v, the start of N+(v) and the
+			// prefix sum of d+(v) (u64 each), plus one u64 per warp for the
+			// scan.
+			cd.BlockWalk, cd.WalkAt = true, cd.SharedWords
+			cd.SharedWords += 2*blk + blk/t.WarpSize
+		}
 		cd.SharedBytes = cd.SharedWords * 8
 		mc.Grid = Grid{ItemsPerBlock: cd.Groups}
 	}

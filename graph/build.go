@@ -61,45 +61,49 @@ func Build(el *EdgeList, rep *Report) (*Graph, error) {
 	}
 	records := el.n
 	chunks := el.chunks
-	el.chunks, el.n = nil, 0
+	sum := el.sum
+	el.chunks, el.n, el.sum = nil, 0, nil
 	rep.InputEdges += records
+	nseg := int((records + segRecords - 1) / segRecords)
 
-	// Phase 1: per chunk, the largest id of a non-loop record, the number of
-	// non-loop records, and the ids of self loops (to find loop-only ids).
-	stats := make([]chunkStat, len(chunks))
-	parallelEach(len(chunks), func(k int) {
-		c := chunks[k]
-		st := &stats[k]
-		for i := 0; i+1 < len(c); i += 2 {
-			u, v := c[i], c[i+1]
-			if u == v {
-				st.loopIDs = append(st.loopIDs, u)
-				continue
-			}
-			st.nonLoop++
-			st.maxID = max(st.maxID, u, v)
-		}
-	})
+	// Phase 1: per segment, the largest id of a non-loop record, the number
+	// of non-loop records, and the ids of self loops (to find loop-only
+	// ids). Readers gather these while they append (with a bitmap of the
+	// endpoints); other lists take a pass.
+	var stats []segStat
+	var words []uint64
+	if sum != nil && sum.records == records && len(sum.segs) == nseg {
+		stats, words = sum.segs, sum.words
+	} else {
+		stats = make([]segStat, nseg)
+		parallelEach(nseg, func(i int) {
+			stats[i].add(segIDs(chunks, i), nil)
+		})
+	}
+	sum = nil
 	var maxID, edges, loops uint64
-	chunkOff := make([]uint64, len(chunks)) // where chunk k's packed edges start
-	for k := range stats {
-		chunkOff[k] = edges
-		edges += stats[k].nonLoop
-		maxID = max(maxID, stats[k].maxID)
-		loops += uint64(len(stats[k].loopIDs))
+	segOff := make([]uint64, nseg) // where segment i's packed edges start
+	for i := range stats {
+		segOff[i] = edges
+		edges += stats[i].nonLoop
+		maxID = max(maxID, stats[i].maxID)
+		loops += uint64(len(stats[i].loopIDs))
 	}
 	rep.SelfLoops += loops
 	loopIDs := make([]uint64, 0, loops)
-	for k := range stats {
-		loopIDs = append(loopIDs, stats[k].loopIDs...)
-		stats[k].loopIDs = nil
+	for i := range stats {
+		loopIDs = append(loopIDs, stats[i].loopIDs...)
+		stats[i].loopIDs = nil
 	}
 
 	// Phase 2: the set of kept ids, as a ranked bitmap or a sorted list.
 	var idx vertexIndex
 	var err error
 	if edges > 0 && (maxID < bitmapMinBits || maxID/bitmapIDsPerRecord < edges) {
-		idx, err = newBitmapIndex(chunks, maxID)
+		if uint64(len(words)) <= maxID/64 {
+			words = markBitmap(chunks, nseg, maxID)
+		}
+		idx, err = newBitmapIndex(words)
 	} else if edges > 0 {
 		idx, err = newSortedIndex(chunks, stats)
 	} else {
@@ -130,12 +134,17 @@ func Build(el *EdgeList, rep *Report) (*Graph, error) {
 		idBits = 1
 	}
 	packed := make([]uint64, edges)
-	parallelEach(len(chunks), func(k int) {
-		c := chunks[k]
-		out := packed[chunkOff[k] : chunkOff[k]+stats[k].nonLoop]
+	// A chunk is released when the last of its segments is packed.
+	left := make([]atomic.Int32, len(chunks))
+	for i := 0; i < nseg; i++ {
+		left[uint64(i)*segRecords/edgeChunkPairs].Add(1)
+	}
+	parallelEach(nseg, func(i int) {
+		ids := segIDs(chunks, i)
+		out := packed[segOff[i] : segOff[i]+stats[i].nonLoop]
 		j := 0
-		for i := 0; i+1 < len(c); i += 2 {
-			u, v := c[i], c[i+1]
+		for t := 0; t+1 < len(ids); t += 2 {
+			u, v := ids[t], ids[t+1]
 			if u == v {
 				continue
 			}
@@ -146,7 +155,9 @@ func Build(el *EdgeList, rep *Report) (*Graph, error) {
 			out[j] = uint64(a)<<idBits | uint64(b)
 			j++
 		}
-		chunks[k] = nil
+		if k := uint64(i) * segRecords / edgeChunkPairs; left[k].Add(-1) == 0 {
+			chunks[k] = nil
+		}
 	})
 	origIDs := idx.ids()
 	idx = nil
@@ -154,24 +165,123 @@ func Build(el *EdgeList, rep *Report) (*Graph, error) {
 
 	// Phase 4: sort and drop duplicates.
 	scratch := make([]uint64, len(packed))
-	sorted, _ := radixSort(packed, scratch, 2*idBits)
+	sorted, spare := radixSort(packed, scratch, 2*idBits)
 	packed, scratch = nil, nil
 	sorted = uniqueSorted(sorted)
 	rep.Duplicates += edges - uint64(len(sorted))
-	freeOS(edges * 8)
 
-	// Phase 5: the symmetric CSR.
-	g := &Graph{CSR: buildCSR(sorted, n, idBits), OrigIDs: origIDs}
-	sorted = nil
-	freeOS(edges * 8)
+	// Phase 5: the symmetric CSR, with the sort's other buffer as scratch.
+	g := &Graph{CSR: buildCSR(sorted, spare, n, idBits), OrigIDs: origIDs}
+	sorted, spare = nil, nil
+	freeOS(edges * 16)
 	return g, nil
 }
 
-// chunkStat is what Build's first pass learns about one EdgeList chunk.
-type chunkStat struct {
+// segRecords: Build's passes over the records work on segments of 64K
+// records (1 MiB), so that even a one-chunk graph spreads over every core.
+// It divides edgeChunkPairs, so no segment straddles two chunks.
+const segRecords = 1 << 16
+
+// segIDs returns segment i of the records in chunks, as ids u0 v0 u1 v1 ...
+func segIDs(chunks [][]uint64, i int) []uint64 {
+	first := uint64(i) * segRecords
+	c := chunks[first/edgeChunkPairs]
+	off := 2 * (first % edgeChunkPairs)
+	return c[off:min(off+2*segRecords, uint64(len(c)))]
+}
+
+// segStat is what Build's first pass learns about one segment.
+type segStat struct {
 	maxID   uint64   // largest id of a non-loop record
 	nonLoop uint64   // records u != v
 	loopIDs []uint64 // ids of the self loops
+}
+
+// add accounts for the records in ids, marking the endpoints of non-loop
+// records in b when b is not nil.
+func (st *segStat) add(ids []uint64, b *growBitmap) {
+	var words []uint64 // b.words, held locally so the marks stay inline
+	if b != nil {
+		words = b.words
+	}
+	for i := 0; i+1 < len(ids); i += 2 {
+		u, v := ids[i], ids[i+1]
+		if u == v {
+			st.loopIDs = append(st.loopIDs, u)
+			continue
+		}
+		st.nonLoop++
+		st.maxID = max(st.maxID, u, v)
+		if b == nil {
+			continue
+		}
+		if w := u >> 6; w < uint64(len(words)) {
+			words[w] |= 1 << (u & 63)
+		} else {
+			b.grow(u)
+			words = b.words
+		}
+		if w := v >> 6; w < uint64(len(words)) {
+			words[w] |= 1 << (v & 63)
+		} else {
+			b.grow(v)
+			words = b.words
+		}
+	}
+}
+
+// edgeSummary is what a reader learns about an EdgeList while appending to
+// it (appendPairs), so that Build can skip its first passes; on the
+// reading side they overlap decompression and parsing. It is valid while
+// records == EdgeList.n: records added another way (Add) make Build
+// ignore it.
+type edgeSummary struct {
+	records uint64
+	segs    []segStat
+	bits    growBitmap
+	words   []uint64 // bits.words once final
+}
+
+// specBitmapBits: while reading, the endpoint bitmap may grow to 2^27 bits
+// (16 MiB) whatever the record count so far, or to 16 bits per record when
+// that is more (Build's own density rule); past that the ids look sparse
+// and the bitmap is dropped (Build decides again at the end).
+const specBitmapBits = 1 << 27
+
+// growBitmap is a bitmap of ids that grows as larger ids arrive, and gives
+// up (words = nil, dropped) when they get too sparse.
+type growBitmap struct {
+	words   []uint64
+	limit   uint64 // bits it may grow to now
+	dropped bool
+}
+
+// grow makes room for x and marks it, or drops the bitmap; ids below
+// len(words)*64 are marked inline by segStat.add.
+func (b *growBitmap) grow(x uint64) {
+	if b.dropped {
+		return
+	}
+	if x >= b.limit {
+		b.words, b.dropped = nil, true
+		return
+	}
+	w := x >> 6
+	want := min(max(2*uint64(len(b.words)), w+1, 1024), (b.limit+63)/64)
+	b.words = append(b.words, make([]uint64, want-uint64(len(b.words)))...)
+	b.words[w] |= 1 << (x & 63)
+}
+
+// summarize accounts for ids just appended at record index first.
+func (s *edgeSummary) summarize(ids []uint64, first uint64) {
+	seg := int(first / segRecords)
+	for len(s.segs) <= seg {
+		s.segs = append(s.segs, segStat{})
+	}
+	s.bits.limit = max(specBitmapBits, bitmapIDsPerRecord*(first+uint64(len(ids)/2)))
+	s.segs[seg].add(ids, &s.bits)
+	s.records = first + uint64(len(ids)/2)
+	s.words = s.bits.words
 }
 
 // freeOS returns freed memory to the OS when the buffers that just died
@@ -198,12 +308,14 @@ type bitmapIndex struct {
 	n     uint64
 }
 
-func newBitmapIndex(chunks [][]uint64, maxID uint64) (vertexIndex, error) {
+// markBitmap marks the endpoints of the non-loop records in a bitmap of
+// maxID+1 bits.
+func markBitmap(chunks [][]uint64, nseg int, maxID uint64) []uint64 {
 	words := make([]uint64, maxID/64+1)
-	parallelEach(len(chunks), func(k int) {
-		c := chunks[k]
-		for i := 0; i+1 < len(c); i += 2 {
-			u, v := c[i], c[i+1]
+	parallelEach(nseg, func(i int) {
+		ids := segIDs(chunks, i)
+		for t := 0; t+1 < len(ids); t += 2 {
+			u, v := ids[t], ids[t+1]
 			if u == v {
 				continue
 			}
@@ -216,6 +328,11 @@ func newBitmapIndex(chunks [][]uint64, maxID uint64) (vertexIndex, error) {
 			}
 		}
 	})
+	return words
+}
+
+// newBitmapIndex ranks a bitmap of the kept ids.
+func newBitmapIndex(words []uint64) (vertexIndex, error) {
 	rank := make([]uint32, len(words))
 	var n uint64
 	for i, w := range words {
@@ -259,13 +376,13 @@ type sortedIndex struct {
 	sorted []uint64
 }
 
-// newSortedIndex collects each chunk's distinct endpoints (sorted per chunk
-// first, which shrinks them by the average degree), then sorts and
+// newSortedIndex collects each segment's distinct endpoints (sorted per
+// segment first, which shrinks them by the average degree), then sorts and
 // deduplicates the union.
-func newSortedIndex(chunks [][]uint64, stats []chunkStat) (vertexIndex, error) {
-	per := make([][]uint64, len(chunks))
-	parallelEach(len(chunks), func(k int) {
-		c := chunks[k]
+func newSortedIndex(chunks [][]uint64, stats []segStat) (vertexIndex, error) {
+	per := make([][]uint64, len(stats))
+	parallelEach(len(stats), func(k int) {
+		c := segIDs(chunks, k)
 		ids := make([]uint64, 0, 2*stats[k].nonLoop)
 		for i := 0; i+1 < len(c); i += 2 {
 			if c[i] != c[i+1] {
@@ -334,81 +451,96 @@ func uniqueSorted(a []uint64) []uint64 {
 	return a[:j]
 }
 
+// csrBucketBits: buildCSR groups vertices into at most 2^11 buckets of
+// consecutive ids, so that each bucket's part of Adj (a 2048th of it: about
+// 250 KiB for RMAT scale 22) stays in cache while it is written.
+const csrBucketBits = 11
+
 // buildCSR turns sorted, distinct keys (min<<idBits | max) into the
-// symmetric CSR. Vertex v's list is its smaller neighbours a (from keys
-// (a,v), in key order, hence increasing) followed by its larger ones c (the
-// run of keys (v,c), also increasing), so every list comes out sorted.
-//
-// In parallel: the keys are split into P ranges at run boundaries (a run is
-// the keys sharing a min), so each vertex's larger neighbours are written by
-// one worker. Smaller neighbours are scattered; worker w counts them per
-// vertex (lower[w]) and writes them after those of workers before it, which
-// are exactly the smaller ids. Positions depend only on the keys, so the
-// result is the same for any P.
-func buildCSR(keys []uint64, n uint64, idBits int) CSR {
-	mask := uint64(1)<<idBits - 1
+// symmetric CSR; spare (len >= len(keys)) is scratch. Vertex v's list is its
+// smaller neighbours a (keys (a,v)) followed by its larger ones c (the run
+// of keys (v,c), increasing). Writing the smaller ones straight from the
+// keys would scatter over all of Adj, a cache miss per edge; instead a
+// stable partition pass moves each (v, a) into v's bucket, keeping key
+// order, so each a-list stays increasing, and every bucket is then filled
+// from its own slices, in cache and in parallel. Positions depend only on
+// the keys, so the result is the same for any number of workers.
+func buildCSR(keys, spare []uint64, n uint64, idBits int) CSR {
 	offsets := make([]uint64, n+1)
 	adj := make([]uint32, 2*uint64(len(keys)))
+	if len(keys) == 0 {
+		return CSR{Offsets: offsets, Adj: adj}
+	}
+	mask := uint64(1)<<idBits - 1
+	shift := max(0, idBits-csrBucketBits)
+	nb := int((n-1)>>shift) + 1
+
+	// Partition (v, a), v the larger end, by v's bucket, stably: worker w's
+	// keys of bucket B go after those of workers before it.
+	lower := spare[:len(keys)]
 	p := workersFor(len(keys), radixParallelMin)
-	// Each worker's per-vertex counts cost 4 bytes a vertex; beyond one
-	// worker, spend that only while it stays below 4 bytes per edge, so the
-	// counts never outweigh the keys.
-	if uint64(p)*n > uint64(len(keys)) {
-		p = 1
-	}
-	bounds := make([]int, p+1)
-	for w := 1; w < p; w++ {
-		i := max(len(keys)*w/p, bounds[w-1])
-		for i > 0 && i < len(keys) && keys[i]>>idBits == keys[i-1]>>idBits {
-			i++
-		}
-		bounds[w] = i
-	}
-	bounds[p] = len(keys)
-	lower := make([][]uint32, p)
-	// Count: runs give each min's larger-neighbour count (written into
-	// offsets[a+1]: runs are disjoint across workers), lower[w] the rest.
+	hist := make([][]int, p)
 	runWorkers(p, func(w int) {
-		cnt := make([]uint32, n)
-		ks := keys[bounds[w]:bounds[w+1]]
-		for i := 0; i < len(ks); {
-			a := ks[i] >> idBits
-			j := i
-			for ; j < len(ks) && ks[j]>>idBits == a; j++ {
-				cnt[ks[j]&mask]++
-			}
-			offsets[a+1] = uint64(j - i)
-			i = j
+		h := make([]int, nb)
+		lo, hi := split(len(keys), p, w)
+		for _, k := range keys[lo:hi] {
+			h[(k&mask)>>shift]++
 		}
-		lower[w] = cnt
+		hist[w] = h
 	})
-	// Degrees, then each worker's starting position (relative to the
-	// vertex's offset) for smaller neighbours.
-	for v := uint64(0); v < n; v++ {
-		var rel uint32
+	lowerStart := make([]int, nb+1)
+	sum := 0
+	for b := 0; b < nb; b++ {
+		lowerStart[b] = sum
 		for w := 0; w < p; w++ {
-			c := lower[w][v]
-			lower[w][v] = rel
-			rel += c
+			c := hist[w][b]
+			hist[w][b] = sum
+			sum += c
 		}
-		offsets[v+1] += offsets[v] + uint64(rel)
 	}
+	lowerStart[nb] = sum
 	runWorkers(p, func(w int) {
-		pos := lower[w]
-		ks := keys[bounds[w]:bounds[w+1]]
-		for i := 0; i < len(ks); {
-			a := ks[i] >> idBits
-			j := i
-			for ; j < len(ks) && ks[j]>>idBits == a; j++ {
-			}
-			up := adj[offsets[a+1]-uint64(j-i) : offsets[a+1]]
-			for t, k := range ks[i:j] {
-				c := k & mask
-				up[t] = uint32(c)
-				adj[offsets[c]+uint64(pos[c])] = uint32(a)
-				pos[c]++
-			}
-			i = j
+		pos := hist[w]
+		lo, hi := split(len(keys), p, w)
+		for _, k := range keys[lo:hi] {
+			v := k & mask
+			b := v >> shift
+			lower[pos[b]] = v<<idBits | k>>idBits
+			pos[b]++
+		}
+	})
+	// Bucket B's larger neighbours: the keys whose min lies in B.
+	upperStart := make([]int, nb+1)
+	for b := 0; b <= nb; b++ {
+		upperStart[b], _ = slices.BinarySearch(keys, uint64(b)<<shift<<idBits)
+	}
+
+	// Degrees, per bucket (each writes only its own vertices' entries).
+	parallelEach(nb, func(b int) {
+		for _, t := range lower[lowerStart[b]:lowerStart[b+1]] {
+			offsets[t>>idBits+1]++
+		}
+		for _, k := range keys[upperStart[b]:upperStart[b+1]] {
+			offsets[k>>idBits+1]++
+		}
+	})
+	for v := uint64(1); v <= n; v++ {
+		offsets[v] += offsets[v-1]
+	}
+	// Fill, per bucket: smaller neighbours first, then larger.
+	parallelEach(nb, func(b int) {
+		v0 := uint64(b) << shift
+		v1 := min(n, v0+1<<shift)
+		cursor := slices.Clone(offsets[v0:v1])
+		for _, t := range lower[lowerStart[b]:lowerStart[b+1]] {
+			v := t >> idBits
+			adj[cursor[v-v0]] = uint32(t & mask)
+			cursor[v-v0]++
+		}
+		for _, k := range keys[upperStart[b]:upperStart[b+1]] {
+			a := k >> idBits
+			adj[cursor[a-v0]] = uint32(k & mask)
+			cursor[a-v0]++
 		}
 	})
 	return CSR{Offsets: offsets, Adj: adj}
@@ -423,13 +555,79 @@ const radixDigitBits = 11
 // than they save.
 const radixParallelMin = 1 << 16
 
+// msdMin: from 1M keys (8 MiB, past the caches) radixSort splits by the
+// top digit first, so that the remaining passes run in cache per bucket.
+const msdMin = 1 << 20
+
 // radixSort sorts the low keyBits bits of a's values (higher bits must be
-// zero) with an LSD radix sort, using buf (len(buf) >= len(a)) as scratch.
-// It returns the sorted slice, which is a or buf[:len(a)], and the other one.
-// The result is the same for any number of workers: each pass is stable.
+// zero), using buf (len(buf) >= len(a)) as scratch. It returns the sorted
+// slice, which is a or buf[:len(a)], and the other one.
+//
+// Large inputs take one MSD pass on the top 11 bits, in parallel, then an
+// LSD sort of each bucket (a 2048th of the data: about 250 KiB for RMAT
+// scale 22), so only one pass goes through main memory instead of one per
+// digit. Keys whose top bits barely vary (sparse ids, all near 2^62) go to
+// the plain parallel LSD sort. The result is the same for any number of
+// workers.
 func radixSort(a, buf []uint64, keyBits int) (sorted, spare []uint64) {
 	n := len(a)
 	buf = buf[:n]
+	p := workersFor(n, radixParallelMin)
+	if n < msdMin || keyBits <= 2*radixDigitBits {
+		return lsdSort(a, buf, keyBits, p)
+	}
+	shift := uint(keyBits - radixDigitBits)
+	const buckets = 1 << radixDigitBits
+	counts := make([][]int, p)
+	runWorkers(p, func(w int) {
+		cnt := make([]int, buckets)
+		lo, hi := split(n, p, w)
+		for _, x := range a[lo:hi] {
+			cnt[x>>shift]++
+		}
+		counts[w] = cnt
+	})
+	start := make([]int, buckets+1)
+	sum := 0
+	for d := 0; d < buckets; d++ {
+		start[d] = sum
+		for w := 0; w < p; w++ {
+			c := counts[w][d]
+			counts[w][d] = sum
+			sum += c
+		}
+		if sum-start[d] > n/2 {
+			return lsdSort(a, buf, keyBits, p)
+		}
+	}
+	start[buckets] = n
+	runWorkers(p, func(w int) {
+		pos := counts[w]
+		lo, hi := split(n, p, w)
+		for _, x := range a[lo:hi] {
+			d := x >> shift
+			buf[pos[d]] = x
+			pos[d]++
+		}
+	})
+	parallelEach(buckets, func(d int) {
+		lo, hi := start[d], start[d+1]
+		if lo == hi {
+			return
+		}
+		s, _ := lsdSort(buf[lo:hi], a[lo:hi], int(shift), 1)
+		if &s[0] != &a[lo] {
+			copy(a[lo:hi], s)
+		}
+	})
+	return a, buf
+}
+
+// lsdSort is an LSD radix sort on p workers; each pass is stable, so the
+// result does not depend on p. It returns the sorted slice (a or buf) and
+// the other one.
+func lsdSort(a, buf []uint64, keyBits, p int) (sorted, spare []uint64) {
+	n := len(a)
 	if n < 256 {
 		slices.Sort(a)
 		return a, buf
@@ -441,7 +639,6 @@ func radixSort(a, buf []uint64, keyBits int) (sorted, spare []uint64) {
 	digit := (keyBits + passes - 1) / passes
 	buckets := 1 << digit
 	mask := uint64(buckets - 1)
-	p := workersFor(n, radixParallelMin)
 	counts := make([][]int, p)
 	for w := range counts {
 		counts[w] = make([]int, buckets)

@@ -204,13 +204,20 @@ func TestBuildLarge(t *testing.T) {
 
 func TestRadixSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{0, 1, 255, 256, 1000, 300000} {
-		for _, keyBits := range []int{1, 11, 23, 44, 64} {
+	// Sizes below and above msdMin (the MSD path), and keys whose top
+	// digit is constant (the MSD path's fallback to LSD).
+	for _, n := range []int{0, 1, 255, 256, 1000, 300000, msdMin + 12345} {
+		for _, keyBits := range []int{1, 11, 23, 44, 64, -44} {
+			skewed := keyBits < 0
+			keyBits = max(keyBits, -keyBits)
 			a := make([]uint64, n)
 			for i := range a {
 				a[i] = r.Uint64()
 				if keyBits < 64 {
 					a[i] &= 1<<keyBits - 1
+				}
+				if skewed {
+					a[i] = a[i]>>12 | 1<<(keyBits-1)
 				}
 			}
 			want := slices.Sorted(slices.Values(a))

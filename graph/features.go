@@ -58,8 +58,9 @@ const featureChunk = orientChunk
 const degreeHistBuckets = 64
 
 // ComputeFeatures computes g's Features. It derives both orientations'
-// out-degrees from g's symmetric CSR (two uint32 arrays of |V|) instead of
-// materialising the oriented graphs, in two parallel passes over the edges.
+// out-degrees from g's symmetric CSR (three uint32 arrays of |V|: the two
+// out-degrees and the degree order's ranks) instead of materialising the
+// oriented graphs, in two parallel passes over the edges.
 // The result does not depend on GOMAXPROCS.
 func ComputeFeatures(g *Graph) Features {
 	n := g.N()
@@ -70,6 +71,7 @@ func ComputeFeatures(g *Graph) Features {
 	}
 	outID := make([]uint32, n)
 	outDeg := make([]uint32, n)
+	rank := degreeRank(c)
 
 	type pass1 struct {
 		sumSqHi, sumSqLo uint64 // sum of deg^2 as a 128-bit integer
@@ -92,8 +94,8 @@ func ComputeFeatures(g *Graph) Features {
 				}
 				a.wu += choose2(d)
 
-				di := uint64(outDegree(c, ByID, uint32(u)))
-				dd := uint64(outDegree(c, ByDegree, uint32(u)))
+				di := uint64(outDegree(c, nil, uint32(u)))
+				dd := uint64(outDegree(c, rank, uint32(u)))
 				outID[u], outDeg[u] = uint32(di), uint32(dd)
 				a.maxID, a.maxDeg2 = max(a.maxID, di), max(a.maxDeg2, dd)
 				a.wid += choose2(di)
@@ -141,13 +143,12 @@ func ComputeFeatures(g *Graph) Features {
 	accs2 := parReduce(n, featureChunk, func() pass2 { return pass2{} },
 		func(a *pass2, lo, hi int) {
 			for u := lo; u < hi; u++ {
-				du := c.Degree(uint32(u))
-				ui, ud := outID[u], outDeg[u]
+				ui, ud, ru := outID[u], outDeg[u], rank[u]
 				for _, v := range c.Neighbors(uint32(u)) {
 					if v > uint32(u) {
 						a.byID += uint64(min(ui, outID[v]))
 					}
-					if dv := c.Degree(v); dv > du || (dv == du && v > uint32(u)) {
+					if rank[v] > ru {
 						a.byDeg += uint64(min(ud, outDeg[v]))
 					}
 				}
@@ -160,7 +161,8 @@ func ComputeFeatures(g *Graph) Features {
 	return f
 }
 
-// choose2 returns C(d, 2). d is below 2^32, so the product fits.
+// choose2 returns C(d, 2). Callers pass d <= 2^32 (a degree, or a vertex
+// count), so d*(d-1) < 2^64 fits.
 func choose2(d uint64) uint64 {
 	if d < 2 {
 		return 0

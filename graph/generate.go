@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -53,13 +52,10 @@ type ErdosRenyi struct {
 	Seed uint64
 }
 
-// erMaxN keeps labels below 2^32, the range of dense ids.
-const erMaxN = 1 << 32
-
 // Validate reports parameters that cannot describe a graph.
 func (p ErdosRenyi) Validate() error {
-	if p.N > erMaxN {
-		return fmt.Errorf("erdos-renyi: %d vertices exceed 2^32", p.N)
+	if p.N > MaxVertices {
+		return fmt.Errorf("erdos-renyi: %d vertices exceed the %d a graph can have", p.N, uint64(MaxVertices))
 	}
 	if k := choose2(p.N); p.M > k {
 		return fmt.Errorf("erdos-renyi: %d edges asked, but %d vertices have only %d pairs", p.M, p.N, k)
@@ -79,13 +75,12 @@ func (p ErdosRenyi) EdgeList() (*EdgeList, error) {
 		want = k - p.M
 	}
 	ranks := erFirstDistinct(k, want, p.Seed)
-	el := &EdgeList{}
+	w := newRecords(p.M)
 	if !dense {
 		for _, r := range ranks {
-			u, v := unrankPair(r)
-			el.Add(u, v)
+			w.put(unrankPair(r))
 		}
-		return el, nil
+		return w.done(), nil
 	}
 	slices.Sort(ranks)
 	// Walk all pairs in rank order (v outer, u inner), skipping the
@@ -97,55 +92,100 @@ func (p ErdosRenyi) EdgeList() (*EdgeList, error) {
 				i++
 				continue
 			}
-			el.Add(u, v)
+			w.put(u, v)
 		}
 	}
-	return el, nil
+	return w.done(), nil
 }
 
-// erTask is the number of candidates a worker draws at a time (a few
-// microseconds of splitmix each; large enough to amortise the claim).
+// erTask is the number of candidates a worker draws at a time: about a
+// tenth of a millisecond of splitmix, far more than the cost of claiming.
 const erTask = 1 << 14
 
 // erFirstDistinct returns the first want distinct ranks in [0, k) among the
 // candidates, ordered by the candidate that first drew each.
+//
+// Candidates are drawn in parallel by index; a stable radix sort by rank
+// then puts each rank's first candidate at the head of its run, those heads
+// are flagged in a bitmap over candidate indices, and one scan in index
+// order collects them. (A comparison sort on (rank, index) measured
+// several times slower.)
 func erFirstDistinct(k, want, seed uint64) []uint64 {
 	if want == 0 {
 		return nil
 	}
-	type cand struct{ rank, idx uint64 }
-	var cands []cand
+	var ranks []uint64 // ranks[i] is candidate i's draw
 	// Expected draws to see want distinct values of k: k*ln(k/(k-want)).
-	// Two percent and 64 over it makes a second round rare.
 	expect := -float64(k) * math.Log1p(-float64(want)/float64(k))
-	total := uint64(expect*1.02) + 64
+	total := uint64(expect*erDrawMargin) + 64
 	for {
-		have := uint64(len(cands))
-		cands = append(cands, make([]cand, total-have)...)
+		have := uint64(len(ranks))
+		ranks = append(ranks, make([]uint64, total-have)...)
 		tasks := (total - have + erTask - 1) / erTask
 		parFor(int(tasks), 1, func(t, _ int) {
 			first := have + uint64(t)*erTask
 			for i := first; i < min(first+erTask, total); i++ {
 				st := seed*rmatSeedMul + i*rmatSampleMul
-				cands[i] = cand{boundedDraw(&st, k), i}
+				ranks[i] = boundedDraw(&st, k)
 			}
 		})
-		// Keep each rank's first candidate, then restore candidate order.
-		sorted := slices.Clone(cands)
-		slices.SortFunc(sorted, func(a, b cand) int {
-			return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.idx, b.idx))
-		})
-		sorted = slices.CompactFunc(sorted, func(a, b cand) bool { return a.rank == b.rank })
-		if uint64(len(sorted)) >= want {
-			slices.SortFunc(sorted, func(a, b cand) int { return cmp.Compare(a.idx, b.idx) })
-			out := make([]uint64, want)
-			for i := range out {
-				out[i] = sorted[i].rank
+		cands := make([]erCand, total)
+		for i, r := range ranks {
+			cands[i] = erCand{r, uint64(i)}
+		}
+		cands = radixSortCands(cands, bits.Len64(k-1))
+		first := make([]uint64, (total+63)/64) // bit i: candidate i drew a rank first
+		distinct := uint64(0)
+		for j, c := range cands {
+			if j == 0 || cands[j-1].rank != c.rank {
+				first[c.idx/64] |= 1 << (c.idx % 64)
+				distinct++
+			}
+		}
+		if distinct >= want {
+			out := make([]uint64, 0, want)
+			for i := uint64(0); uint64(len(out)) < want; i++ {
+				if first[i/64]>>(i%64)&1 != 0 {
+					out = append(out, ranks[i])
+				}
 			}
 			return out
 		}
-		total += (want-uint64(len(sorted)))*2 + 64
+		total += (want-distinct)*2 + 64
 	}
+}
+
+// erDrawMargin scales the expected number of draws for the first round:
+// two percent (and 64) over the expectation makes a second round rare. A
+// variable so that tests can shrink it and exercise the later rounds, which
+// must give the same graph.
+var erDrawMargin = 1.02
+
+// erCand is an Erdos-Renyi candidate: the rank it drew and its index.
+type erCand struct{ rank, idx uint64 }
+
+// radixSortCands sorts a by rank (keyBits wide), stably, so candidates with
+// equal ranks stay in index order. Byte digits: 256 counters fit in L1.
+func radixSortCands(a []erCand, keyBits int) []erCand {
+	buf := make([]erCand, len(a))
+	for shift := 0; shift < keyBits; shift += 8 {
+		var pos [256]int
+		for _, c := range a {
+			pos[(c.rank>>shift)&255]++
+		}
+		sum := 0
+		for d, n := range pos {
+			pos[d] = sum
+			sum += n
+		}
+		for _, c := range a {
+			d := (c.rank >> shift) & 255
+			buf[pos[d]] = c
+			pos[d]++
+		}
+		a, buf = buf, a
+	}
+	return a
 }
 
 // boundedDraw returns a uniform value in [0, k) from the stream *st
@@ -190,8 +230,8 @@ func (p Grid) Validate() error {
 	if p.Rows == 0 || p.Cols == 0 {
 		return errors.New("grid: rows and cols must be positive")
 	}
-	if hi, lo := bits.Mul64(p.Rows, p.Cols); hi != 0 || lo > erMaxN {
-		return fmt.Errorf("grid: %d x %d vertices exceed 2^32", p.Rows, p.Cols)
+	if hi, lo := bits.Mul64(p.Rows, p.Cols); hi != 0 || lo > MaxVertices {
+		return fmt.Errorf("grid: %d x %d vertices exceed the %d a graph can have", p.Rows, p.Cols, uint64(MaxVertices))
 	}
 	return nil
 }
@@ -201,22 +241,26 @@ func (p Grid) EdgeList() (*EdgeList, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	el := &EdgeList{}
+	count := p.Rows*(p.Cols-1) + (p.Rows-1)*p.Cols
+	if p.Diagonals {
+		count += (p.Rows - 1) * (p.Cols - 1)
+	}
+	w := newRecords(count)
 	for r := range p.Rows {
 		for c := range p.Cols {
 			x := r*p.Cols + c
 			if c+1 < p.Cols {
-				el.Add(x, x+1)
+				w.put(x, x+1)
 			}
 			if r+1 < p.Rows {
-				el.Add(x, x+p.Cols)
+				w.put(x, x+p.Cols)
 				if p.Diagonals && c+1 < p.Cols {
-					el.Add(x, x+p.Cols+1)
+					w.put(x, x+p.Cols+1)
 				}
 			}
 		}
 	}
-	return el, nil
+	return w.done(), nil
 }
 
 // Triangles is 0 for the plain lattice (it is bipartite: colour by the
@@ -235,16 +279,16 @@ type Complete struct{ N uint64 }
 
 // EdgeList returns the C(N,2) edges.
 func (p Complete) EdgeList() (*EdgeList, error) {
-	if p.N > erMaxN {
-		return nil, fmt.Errorf("complete: %d vertices exceed 2^32", p.N)
+	if p.N > MaxVertices {
+		return nil, fmt.Errorf("complete: %d vertices exceed the %d a graph can have", p.N, uint64(MaxVertices))
 	}
-	el := &EdgeList{}
+	w := newRecords(choose2(p.N))
 	for u := range p.N {
 		for v := u + 1; v < p.N; v++ {
-			el.Add(u, v)
+			w.put(u, v)
 		}
 	}
-	return el, nil
+	return w.done(), nil
 }
 
 // Triangles is C(N,3): every 3-subset is a triangle.
@@ -265,16 +309,16 @@ type CompleteBipartite struct{ A, B uint64 }
 
 // EdgeList returns the A*B edges.
 func (p CompleteBipartite) EdgeList() (*EdgeList, error) {
-	if p.A+p.B > erMaxN || p.A+p.B < p.A {
-		return nil, fmt.Errorf("complete bipartite: %d+%d vertices exceed 2^32", p.A, p.B)
+	if p.A+p.B > MaxVertices || p.A+p.B < p.A {
+		return nil, fmt.Errorf("complete bipartite: %d+%d vertices exceed the %d a graph can have", p.A, p.B, uint64(MaxVertices))
 	}
-	el := &EdgeList{}
+	w := newRecords(p.A * p.B)
 	for u := range p.A {
 		for v := range p.B {
-			el.Add(u, p.A+v)
+			w.put(u, p.A+v)
 		}
 	}
-	return el, nil
+	return w.done(), nil
 }
 
 // Triangles is 0: a bipartite graph has no odd cycle.
@@ -286,17 +330,17 @@ type Wheel struct{ Rim uint64 }
 
 // EdgeList returns the 2*Rim edges: rim cycle, then spokes.
 func (p Wheel) EdgeList() (*EdgeList, error) {
-	if p.Rim < 3 || p.Rim >= erMaxN {
-		return nil, fmt.Errorf("wheel: rim of %d vertices; need 3 to 2^32-1", p.Rim)
+	if p.Rim < 3 || p.Rim >= MaxVertices {
+		return nil, fmt.Errorf("wheel: rim of %d vertices; need 3 to %d", p.Rim, uint64(MaxVertices-1))
 	}
-	el := &EdgeList{}
+	w := newRecords(2 * p.Rim)
 	for i := range p.Rim {
-		el.Add(1+i, 1+(i+1)%p.Rim)
+		w.put(1+i, 1+(i+1)%p.Rim)
 	}
 	for i := range p.Rim {
-		el.Add(0, 1+i)
+		w.put(0, 1+i)
 	}
-	return el, nil
+	return w.done(), nil
 }
 
 // Triangles is Rim for Rim >= 4 (hub with each rim edge; the rim cycle is
@@ -315,15 +359,39 @@ type Star struct{ Leaves uint64 }
 
 // EdgeList returns the Leaves spokes.
 func (p Star) EdgeList() (*EdgeList, error) {
-	if p.Leaves >= erMaxN {
-		return nil, fmt.Errorf("star: %d leaves exceed 2^32-1", p.Leaves)
+	if p.Leaves >= MaxVertices {
+		return nil, fmt.Errorf("star: %d leaves exceed %d", p.Leaves, uint64(MaxVertices-1))
 	}
-	el := &EdgeList{}
+	w := newRecords(p.Leaves)
 	for i := range p.Leaves {
-		el.Add(0, 1+i)
+		w.put(0, 1+i)
 	}
-	return el, nil
+	return w.done(), nil
 }
 
 // Triangles is 0: every edge touches the hub, and two leaves never meet.
 func (p Star) Triangles() uint64 { return 0 }
+
+// recordWriter fills an EdgeList of a known number of records in order. Sizing
+// the list up front matters for the small generators: EdgeList.Add starts
+// with a whole chunk (16 MiB), which dominated generating a tiny graph.
+type recordWriter struct {
+	el *EdgeList
+	i  uint64
+}
+
+func newRecords(m uint64) *recordWriter { return &recordWriter{el: newSizedEdgeList(m)} }
+
+func (w *recordWriter) put(u, v uint64) {
+	w.el.set(w.i, u, v)
+	w.i++
+}
+
+// done returns the list, which must be exactly full: a short count is a
+// generator bug and would leave (0, 0) records behind.
+func (w *recordWriter) done() *EdgeList {
+	if w.i != w.el.Len() {
+		panic(fmt.Sprintf("graph: generator wrote %d of %d records", w.i, w.el.Len()))
+	}
+	return w.el
+}

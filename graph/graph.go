@@ -120,6 +120,7 @@ const edgeChunkPairs = 1 << 20
 type EdgeList struct {
 	chunks [][]uint64 // each holds up to 2*edgeChunkPairs ids: u0 v0 u1 v1 ...
 	n      uint64
+	sum    *edgeSummary // kept by readers for Build (build.go)
 }
 
 // Add appends the record (u, v).

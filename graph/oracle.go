@@ -14,30 +14,30 @@ const oracleChunk = 64
 // count needs 64.
 type inArc struct{ u, i uint32 }
 
-// inArcs returns the in-lists of o: for each v, the arcs u -> v. Their order
-// within a list depends on scheduling, which the counts do not. Costs 8
-// bytes per arc and 8 per vertex.
+// inArcs returns the in-lists of c: for each v, the arcs u -> v, by
+// increasing u. Costs 8 bytes per arc and 8 per vertex. It is serial: a
+// parallel scatter through atomic cursors measured slower (cache lines of
+// the cursors of popular vertices bounce between cores) and would leave the
+// lists in a scheduling-dependent order; this pass is under a tenth of the
+// count's time.
 func inArcs(c *CSR) (offsets []uint64, arcs []inArc) {
 	n := c.N()
 	offsets = make([]uint64, n+1)
-	parFor(n, orientChunk, func(lo, hi int) {
-		for _, v := range c.Adj[c.Offsets[lo]:c.Offsets[hi]] {
-			atomic.AddUint64(&offsets[int(v)+1], 1)
-		}
-	})
+	for _, v := range c.Adj {
+		offsets[int(v)+1]++
+	}
 	for v := 1; v <= n; v++ {
 		offsets[v] += offsets[v-1]
 	}
 	cursor := make([]uint64, n)
 	copy(cursor, offsets[:n])
 	arcs = make([]inArc, len(c.Adj))
-	parFor(n, orientChunk, func(lo, hi int) {
-		for u := lo; u < hi; u++ {
-			for i, v := range c.Neighbors(uint32(u)) {
-				arcs[atomic.AddUint64(&cursor[v], 1)-1] = inArc{uint32(u), uint32(i)}
-			}
+	for u := range n {
+		for i, v := range c.Neighbors(uint32(u)) {
+			arcs[cursor[v]] = inArc{uint32(u), uint32(i)}
+			cursor[v]++
 		}
-	})
+	}
 	return offsets, arcs
 }
 
@@ -49,11 +49,12 @@ func inArcs(c *CSR) (offsets []uint64, arcs []inArc) {
 //
 // The scheme, per middle vertex v: mark N+(v) in a bitmap (|V|/8 bytes per
 // goroutine), then for every in-arc u -> v scan the part of N+(u) after v
-// and count the marked entries. The probes total the number of oriented
-// wedges, sum over u of C(d+(u), 2); the direct scheme (mark N+(u), scan
-// N+(v) for every v in N+(u)) costs sum over arcs of d+(v) instead, 3.6x
-// more on RMAT-20 and measured about twice as slow, and merging sorted lists
-// was slower still. The price is the in-lists (8 bytes per arc).
+// and count the marked entries. The probes total the oriented wedges, sum
+// over u of C(d+(u), 2) (Features.WedgesByDegree); the direct scheme (mark
+// N+(u), scan N+(v) for every v in N+(u)) probes sum over arcs of d+(v)
+// instead, 3.6x more on RMAT-20, and took 25-40% more CPU time there;
+// merging the sorted lists took about 3x the direct scheme. The price is
+// the in-lists (8 bytes per arc).
 //
 // It runs on GOMAXPROCS goroutines that claim chunks of middle vertices
 // through an atomic counter; the count does not depend on their number.

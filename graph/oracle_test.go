@@ -327,3 +327,33 @@ func BenchmarkOracleEndToEndRMAT20(b *testing.B) {
 	}
 	b.ReportMetric(float64(g.Edges())*float64(runs)/time.Since(start).Seconds(), "edges/s")
 }
+
+// TestOracleManifest checks the oracle against the shared datasets' known
+// triangle counts (MANIFEST.tsv, most also published by SNAP), and the
+// features against their vertex, edge and max-degree columns.
+func TestOracleManifest(t *testing.T) {
+	for _, row := range manifestRows(t) {
+		t.Run(row.Name, func(t *testing.T) {
+			g, _, err := Open(row.Path, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := Oracle(g); got != row.Triangles {
+				t.Errorf("%d triangles, manifest says %d", got, row.Triangles)
+			}
+			total, per := CountPerVertex(Orient(g, ByID, false))
+			var sum uint64
+			for _, x := range per {
+				sum += x
+			}
+			if total != row.Triangles || sum != 3*row.Triangles {
+				t.Errorf("per-vertex (by id): total %d, sum %d; want %d and 3x", total, sum, row.Triangles)
+			}
+			f := ComputeFeatures(g)
+			if f.Vertices != row.Vertices || f.Edges != row.EdgesUndirected || f.DegreeMax != row.MaxDegree {
+				t.Errorf("features: %d vertices, %d edges, max degree %d; manifest says %d, %d, %d",
+					f.Vertices, f.Edges, f.DegreeMax, row.Vertices, row.EdgesUndirected, row.MaxDegree)
+			}
+		})
+	}
+}

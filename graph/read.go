@@ -110,6 +110,9 @@ type source struct {
 	r      *bufio.Reader // decompressed content, positioned after any BOM
 	count  *countingReader
 	gzr    *gzip.Reader
+	// blockSize overrides textBlockSize; tests use tiny blocks to put
+	// block boundaries everywhere.
+	blockSize int
 }
 
 // sourceBufSize: the buffered readers in front of the file and of the

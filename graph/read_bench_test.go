@@ -2,17 +2,27 @@ package graph
 
 import (
 	"bufio"
+	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
 )
 
-// benchTextLines: 4M SNAP-style lines (about 55 MB), enough for steady
+// Benchmark inputs. By default a synthetic edge list is generated; set
+// TCGEN_BENCH_GZ to a gzip-compressed edge list (such as
+// ../shared/datasets/ca-AstroPh.txt.gz) to measure that file instead, or
+// TCGEN_BENCH_TEXT to a plain one. The other form is made in a temporary
+// directory. MB/s is always of the plain text, so BenchmarkReadGzip and
+// BenchmarkZcat compare directly.
+
+// benchTextLines: 4M SNAP-style lines (about 60 MB), enough for steady
 // throughput yet quick to generate.
 const benchTextLines = 1 << 22
 
@@ -20,37 +30,12 @@ var benchFiles struct {
 	once      sync.Once
 	text, gz  string
 	textBytes int64
-	gzBytes   int64
 	err       error
 }
 
-// benchInputs writes a synthetic edge list (tab separated, ids below 2^21,
-// a comment header as SNAP has) and its gzip once per test binary. Set
-// TCGEN_BENCH_TEXT to a plain text edge list to measure that instead (its
-// gzip is made next to the generated files).
 func benchInputs(b *testing.B) (text, gz string) {
 	benchFiles.once.Do(func() {
-		dir, err := os.MkdirTemp("", "tcgen-bench-")
-		if err != nil {
-			benchFiles.err = err
-			return
-		}
-		text = os.Getenv("TCGEN_BENCH_TEXT")
-		if text == "" {
-			text = filepath.Join(dir, "edges.txt")
-			benchFiles.err = writeSyntheticText(text)
-		}
-		gz = filepath.Join(dir, "edges.txt.gz")
-		if benchFiles.err == nil {
-			benchFiles.err = gzipFile(text, gz)
-		}
-		benchFiles.text, benchFiles.gz = text, gz
-		if st, err := os.Stat(text); err == nil {
-			benchFiles.textBytes = st.Size()
-		}
-		if st, err := os.Stat(gz); err == nil {
-			benchFiles.gzBytes = st.Size()
-		}
+		benchFiles.err = makeBenchInputs()
 	})
 	if benchFiles.err != nil {
 		b.Fatal(benchFiles.err)
@@ -58,6 +43,38 @@ func benchInputs(b *testing.B) (text, gz string) {
 	return benchFiles.text, benchFiles.gz
 }
 
+func makeBenchInputs() error {
+	dir, err := os.MkdirTemp("", "tcgen-bench-")
+	if err != nil {
+		return err
+	}
+	text, gz := os.Getenv("TCGEN_BENCH_TEXT"), os.Getenv("TCGEN_BENCH_GZ")
+	switch {
+	case gz != "":
+		text = filepath.Join(dir, "edges.txt")
+		err = gunzipFile(gz, text)
+	case text != "":
+		gz = filepath.Join(dir, "edges.txt.gz")
+		err = gzipFile(text, gz)
+	default:
+		text, gz = filepath.Join(dir, "edges.txt"), filepath.Join(dir, "edges.txt.gz")
+		if err = writeSyntheticText(text); err == nil {
+			err = gzipFile(text, gz)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(text)
+	if err != nil {
+		return err
+	}
+	benchFiles.text, benchFiles.gz, benchFiles.textBytes = text, gz, st.Size()
+	return nil
+}
+
+// writeSyntheticText writes uniformly random pairs of ids below 2^21, tab
+// separated, under a SNAP-style comment header.
 func writeSyntheticText(path string) error {
 	f, err := os.Create(path)
 	if err != nil {
@@ -99,8 +116,28 @@ func gzipFile(src, dst string) error {
 	return f.Close()
 }
 
+func gunzipFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	zr, err := gzip.NewReader(in)
+	if err != nil {
+		return err
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, zr); err != nil {
+		return err
+	}
+	return out.Close()
+}
+
 // BenchmarkReadText measures Open on a plain text edge list (parse and
-// Build); MB/s is of the file.
+// Build).
 func BenchmarkReadText(b *testing.B) {
 	text, _ := benchInputs(b)
 	b.SetBytes(benchFiles.textBytes)
@@ -111,8 +148,7 @@ func BenchmarkReadText(b *testing.B) {
 	}
 }
 
-// BenchmarkParseText measures the text reader alone, without Build; MB/s
-// is of the file.
+// BenchmarkParseText measures the text reader alone, without Build.
 func BenchmarkParseText(b *testing.B) {
 	text, _ := benchInputs(b)
 	b.SetBytes(benchFiles.textBytes)
@@ -128,8 +164,7 @@ func BenchmarkParseText(b *testing.B) {
 	}
 }
 
-// BenchmarkReadGzip measures Open on the gzip of the same list; MB/s is of
-// the decompressed text, to compare with `zcat > /dev/null`.
+// BenchmarkReadGzip measures Open on the gzip of the same list.
 func BenchmarkReadGzip(b *testing.B) {
 	_, gz := benchInputs(b)
 	b.SetBytes(benchFiles.textBytes)
@@ -140,18 +175,93 @@ func BenchmarkReadGzip(b *testing.B) {
 	}
 }
 
-// BenchmarkParseGzip: the gzip reader alone, without Build.
-func BenchmarkParseGzip(b *testing.B) {
+// BenchmarkZcat runs `zcat FILE > /dev/null` on the same gzip file, the
+// yardstick for BenchmarkReadGzip (at most twice its time). It includes
+// zcat's process start, a millisecond or so.
+func BenchmarkZcat(b *testing.B) {
 	_, gz := benchInputs(b)
+	if _, err := exec.LookPath("zcat"); err != nil {
+		b.Skip("no zcat")
+	}
 	b.SetBytes(benchFiles.textBytes)
 	for b.Loop() {
-		src, err := openSource(gz, ReadOptions{}, nil)
-		if err != nil {
+		cmd := exec.Command("zcat", gz)
+		if err := cmd.Run(); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := src.readText(&Report{}); err != nil {
-			b.Fatal(err)
+	}
+}
+
+// TestPeakRSS converts $TCGEN_PEAK_FILE (for make bench-cpu: RMAT scale 22
+// written as text) and checks the process's peak RSS against the budget of
+// 32 bytes per input record plus 16 per vertex. Run it alone in its own
+// process: the peak is the whole process's.
+func TestPeakRSS(t *testing.T) {
+	path := os.Getenv("TCGEN_PEAK_FILE")
+	if path == "" {
+		t.Skip("set TCGEN_PEAK_FILE to an edge list to measure")
+	}
+	g, rep, err := Open(path, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status:", err)
+	}
+	var peakKB int64
+	for _, l := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			peakKB, _ = strconv.ParseInt(f[1], 10, 64)
 		}
-		src.close()
+	}
+	peak := peakKB << 10
+	budget := 32*int64(rep.InputEdges) + 16*int64(g.N())
+	t.Logf("%s: %d records, %d vertices, %d edges; peak RSS %d MiB = %.1f B/record (budget %d MiB: 32 B/record + 16 B/vertex)",
+		path, rep.InputEdges, g.N(), g.Edges(), peak>>20, float64(peak)/float64(max(rep.InputEdges, 1)), budget>>20)
+	if peak > budget {
+		t.Fatalf("peak RSS %d bytes over the budget of %d", peak, budget)
+	}
+}
+
+// TestWriteRMATText writes the raw samples of RMAT at $TCGEN_RMAT_SCALE
+// (default 22, seed 42, edge factor 16) as a text edge list to
+// $TCGEN_RMAT_TEXT, one "u<TAB>v" line per sample (loops and duplicates
+// kept): the input of the peak-memory benchmark.
+func TestWriteRMATText(t *testing.T) {
+	path := os.Getenv("TCGEN_RMAT_TEXT")
+	if path == "" {
+		t.Skip("set TCGEN_RMAT_TEXT to a path to write")
+	}
+	scale := 22
+	if s := os.Getenv("TCGEN_RMAT_SCALE"); s != "" {
+		var err error
+		if scale, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	el, err := DefaultRMAT(scale).EdgeList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	var line []byte
+	for i := uint64(0); i < el.Len(); i++ {
+		u, v := el.At(i)
+		line = strconv.AppendUint(line[:0], u, 10)
+		line = append(line, '\t')
+		line = strconv.AppendUint(line, v, 10)
+		line = append(line, '\n')
+		w.Write(line)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -444,3 +444,61 @@ func TestDetectFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSummary: the reader's running summary (segment stats and a
+// growing endpoint bitmap) gives the same graph as Build's own passes, when
+// the bitmap grows late, when it is dropped for sparse ids, and across
+// segment and chunk boundaries.
+func TestReadSummary(t *testing.T) {
+	cases := map[string]func(i int) (uint64, uint64){
+		"late large id": func(i int) (uint64, uint64) {
+			if i == 150000 {
+				return 1<<26 + 5, 3
+			}
+			return uint64(i % 1000), uint64(i * 7 % 1003)
+		},
+		"sparse ids": func(i int) (uint64, uint64) {
+			return uint64(i%5000) << 30, uint64(i*13%4999)<<30 + 1
+		},
+		"loops and dense": func(i int) (uint64, uint64) {
+			if i%3 == 0 {
+				return uint64(i % 777), uint64(i % 777)
+			}
+			return uint64(i % 1234), uint64(i * 31 % 1235)
+		},
+	}
+	for name, gen := range cases {
+		t.Run(name, func(t *testing.T) {
+			var b strings.Builder
+			pairs := make([][2]uint64, 0, 200000)
+			for i := 0; i < 200000; i++ {
+				u, v := gen(i)
+				pairs = append(pairs, [2]uint64{u, v})
+				fmt.Fprintf(&b, "%d,%d\n", u, v)
+			}
+			g, rep, err := Read(strings.NewReader(b.String()), "s.csv", ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wrep, err := FromPairs(pairs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameGraph(t, g, want)
+			if rep.SelfLoops != wrep.SelfLoops || rep.Duplicates != wrep.Duplicates || rep.Isolated != wrep.Isolated {
+				t.Fatalf("report %+v, want %+v", rep, wrep)
+			}
+		})
+	}
+	// Records appended another way after the reader's: the summary is
+	// stale and Build must not use it.
+	var el EdgeList
+	el.appendPairs([]uint64{1, 2, 2, 3})
+	el.Add(3, 1)
+	el.Add(1<<40, 1)
+	g, err := Build(&el, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEdges(t, g, [][2]uint64{{1, 2}, {1, 3}, {1, 1 << 40}, {2, 3}})
+}

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -223,4 +224,45 @@ func ExampleRMAT() {
 	}
 	fmt.Println(rep.InputEdges, "records,", g.N(), "vertices,", g.Edges(), "edges,", Oracle(g), "triangles")
 	// Output: 16384 records, 887 vertices, 10412 edges, 74968 triangles
+}
+
+func TestRMATThresholdExact(t *testing.T) {
+	// k < rmatThreshold(t) must agree with the definition's float compare
+	// for every k, in particular the integers next to t*2^53.
+	ts := []float64{0, 1, 0.5, 0.57, 0.57 + 0.19, 0.57 + 0.19 + 0.19, 0.95, 0.1, 1.0 / 3, math.Nextafter(1, 0), 5e-324, 0x1p-53, 3 * 0x1p-54}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 1000 {
+		ts = append(ts, rng.Float64())
+	}
+	for _, th := range ts {
+		kt := rmatThreshold(th)
+		mid := uint64(th * 0x1p53)
+		for k := mid - min(mid, 3); k <= mid+3 && k < 1<<53; k++ {
+			if want, got := float64(k)*0x1p-53 < th, k < kt; want != got {
+				t.Fatalf("t=%v k=%d: float compare %v, integer compare %v (threshold %d)", th, k, want, got, kt)
+			}
+		}
+	}
+}
+
+func TestRMATSumRoundingAccepted(t *testing.T) {
+	// (0.34+0.55)+0.11 is 1.0000000000000002 in float64: d = 0, not an
+	// error.
+	p := RMAT{Scale: 8, EdgeFactor: 2, Seed: 1, A: 0.34, B: 0.55, C: 0.11}
+	if p.A+p.B+p.C <= 1 {
+		t.Fatalf("a+b+c = %v: the case no longer rounds above 1", p.A+p.B+p.C)
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	el, err := p.EdgeList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := refRMAT(p)
+	for i, w := range want {
+		if u, v := el.At(uint64(i)); u != w[0] || v != w[1] {
+			t.Fatalf("record %d = (%d, %d), want (%d, %d)", i, u, v, w[0], w[1])
+		}
+	}
 }

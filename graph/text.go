@@ -13,7 +13,7 @@ import (
 // textBlockSize: lines are parsed in blocks of about 1 MiB, cut at a newline.
 // Big enough that per-block overhead (a channel hop, a copy of the pairs) is
 // noise, small enough that a 5 MB file still spreads over both cores.
-const textBlockSize = 1 << 20
+const textBlockSize = 1 << 18
 
 // textMode says how a line-based stream is read.
 type textMode struct {
@@ -63,7 +63,11 @@ func (s *source) readLines(r io.Reader, m *textMode, rep *Report) (*EdgeList, ui
 	order := make(chan *textBlock, pool)
 	stop := make(chan struct{})
 
-	go readBlocks(r, free, work, order, stop)
+	blockSize := s.blockSize
+	if blockSize == 0 {
+		blockSize = textBlockSize
+	}
+	go readBlocks(r, blockSize, free, work, order, stop)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Go(func() {
@@ -126,7 +130,7 @@ func (s *source) collect(b *textBlock, m *textMode, rep *Report, base int64, dat
 
 // readBlocks cuts the stream into blocks of whole lines. A line longer than
 // a block makes the block grow until the line ends: there is no line limit.
-func readBlocks(r io.Reader, free, work, order chan *textBlock, stop chan struct{}) {
+func readBlocks(r io.Reader, blockSize int, free, work, order chan *textBlock, stop chan struct{}) {
 	defer close(order)
 	defer close(work)
 	var carry []byte // the partial line after the last newline of a block
@@ -139,7 +143,7 @@ func readBlocks(r io.Reader, free, work, order chan *textBlock, stop chan struct
 		}
 		buf := append(b.buf[:0], carry...)
 		carry = carry[:0]
-		want := max(textBlockSize, 2*len(buf))
+		want := max(blockSize, 2*len(buf))
 		cut := -1
 		var rerr error
 		for {
@@ -193,7 +197,9 @@ const maxFastDigits = 18
 // to classifyLine, which accepts it or says what is wrong.
 func parseTextBlock(b *textBlock, m *textMode) {
 	d := b.data
-	pairs := b.pairs[:0]
+	// Room for a record per 8 bytes ("12\t345\r\n") up front: growing from
+	// empty would copy the pairs several times per block.
+	pairs := slices.Grow(b.pairs[:0], len(d)/4)
 	var line, comments int64
 	b.first, b.bad, b.hasData = nil, nil, false
 	i := 0
@@ -289,16 +295,10 @@ func classifyLine(text []byte, m *textMode) (u, v uint64, bl *badLine) {
 		text = text[:len(text)-1]
 	}
 	quoted := quoteLine(text)
-	for col, c := range text {
-		if c == '\r' {
-			return 0, 0, &badLine{msg: "carriage return inside a line (old Mac line endings are not supported)"}
-		}
-		if (c < 0x20 && c != '\t') || c == 0x7f {
-			return 0, 0, &badLine{msg: fmt.Sprintf("binary data (byte 0x%02x at column %d) in a text file (wrong format?)", c, col+1)}
-		}
-	}
+	// The first two fields, and where the second ends: what follows is
+	// extra columns, ignored whatever they hold.
 	var fields [2][]byte
-	nf := 0
+	nf, end := 0, len(text)
 	for i := 0; i < len(text) && nf < 2; {
 		for i < len(text) && isSep(text[i]) {
 			i++
@@ -310,8 +310,19 @@ func classifyLine(text []byte, m *textMode) (u, v uint64, bl *badLine) {
 		if j > i {
 			fields[nf] = text[i:j]
 			nf++
+			if nf == 2 {
+				end = j
+			}
 		}
 		i = j
+	}
+	for col, c := range text[:end] {
+		if c == '\r' {
+			return 0, 0, &badLine{msg: "carriage return inside a line (old Mac line endings are not supported)"}
+		}
+		if (c < 0x20 && c != '\t') || c == 0x7f {
+			return 0, 0, &badLine{msg: fmt.Sprintf("binary data (byte 0x%02x at column %d) in a text file (wrong format?)", c, col+1)}
+		}
 	}
 	kinds := [2]idKind{}
 	vals := [2]uint64{}
@@ -398,16 +409,39 @@ func (s *source) readText(rep *Report) (*EdgeList, error) {
 	return el, err
 }
 
-// appendPairs appends records given as u0 v0 u1 v1 ... (even length).
+// firstChunkIDs: 64K ids (512 KiB), the first chunk's starting capacity.
+const firstChunkIDs = 1 << 16
+
+// appendPairs appends records given as u0 v0 u1 v1 ... (even length) and,
+// while the list was only ever appended to this way, keeps its summary for
+// Build.
 func (l *EdgeList) appendPairs(p []uint64) {
-	l.n += uint64(len(p) / 2)
+	if l.n == 0 && l.sum == nil {
+		l.sum = &edgeSummary{}
+	}
+	track := l.sum != nil && l.sum.records == l.n
 	for len(p) > 0 {
 		if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1]) == 2*edgeChunkPairs {
-			l.chunks = append(l.chunks, make([]uint64, 0, 2*edgeChunkPairs))
+			// The first chunk starts small and grows by append (only the
+			// last chunk may be short, so At is unaffected): a graph of a
+			// few thousand edges need not clear a 16 MiB chunk.
+			size := 2 * edgeChunkPairs
+			if len(l.chunks) == 0 {
+				size = min(size, max(len(p), firstChunkIDs))
+			}
+			l.chunks = append(l.chunks, make([]uint64, 0, size))
 		}
 		c := &l.chunks[len(l.chunks)-1]
-		k := min(len(p), 2*edgeChunkPairs-len(*c))
+		// Up to the end of the chunk and of the summary's segment.
+		k := min(len(p), 2*edgeChunkPairs-len(*c), int(2*(segRecords-l.n%segRecords)))
+		if len(*c)+k > cap(*c) {
+			*c = slices.Grow(*c, min(2*edgeChunkPairs, 2*cap(*c))-len(*c))
+		}
 		*c = append(*c, p[:k]...)
+		if track {
+			l.sum.summarize(p[:k], l.n)
+		}
+		l.n += uint64(k / 2)
 		p = p[k:]
 	}
 }

@@ -168,25 +168,12 @@ var Supported = map[[2]string]bool{
 	{string(IterVertex), string(BinarySearch)}:    true,
 }
 
-// Generatable reports whether the generator implements the strategy: its
-// pair, and for hashes the bucket-list scheme (not Skiff's hopscotch trie)
-// and, over vertices, the fixed CTA organisation (width threads per vertex).
-// Both overflow layouts generate the same code: entries past the shared
-// slots are not stored, a bucket that overflowed is binary-searched in the
-// sorted list itself (exact at any degree, no global scratch).
+// Generatable reports whether the generator implements the strategy's pair.
+// Within the hash pairs gen implements the bucket-list scheme with a fixed
+// CTA (width threads per item) only; it refuses scheme hopscotch and the
+// other CTA organisations with gen.ErrNotGenerated.
 func Generatable(s Strategy) bool {
-	if !Supported[[2]string{string(s.Iterator), string(s.Intersection)}] {
-		return false
-	}
-	if s.Intersection == Hash {
-		if v, ok := s.Params[ParamScheme]; ok && v != SchemeBuckets {
-			return false
-		}
-		if v, ok := s.Params[ParamCTA]; ok && v != CTAFixed && s.Iterator == IterVertex {
-			return false
-		}
-	}
-	return true
+	return Supported[[2]string{string(s.Iterator), string(s.Intersection)}]
 }
 
 // CheckGeneratable returns an error naming every class whose strategy the

@@ -44,14 +44,14 @@ func testCompiler(t *testing.T) *cuda.Compiler {
 func compilePlans(t *testing.T, seed uint64) []ir.Plan {
 	var plans []ir.Plan
 	for _, p := range ir.Presets() {
-		if p.CheckGeneratable() == nil {
+		if gen.Check(p) == nil {
 			plans = append(plans, p)
 		}
 	}
 	rng := rand.New(rand.NewPCG(seed, 0))
 	for drawn := 0; drawn < randomCompiles; {
 		p := ir.RandomPlan(rng)
-		if p.CheckGeneratable() != nil {
+		if gen.Check(p) != nil {
 			continue
 		}
 		p.Prefix = "rand" + strconv.Itoa(drawn)

@@ -180,8 +180,8 @@ func orientation(o ir.Orientation) (graph.Orientation, error) {
 	return 0, fmt.Errorf("orientation %s is not implemented by package graph yet", o)
 }
 
-// Features returns the guard feature named f of the graph g oriented as o.
-func Features(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
+// Feature returns the guard feature named f of the graph g oriented as o.
+func Feature(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
 	n, e := float64(g.N()), float64(g.Edges())
 	switch f {
 	case ir.FeatureAvgOutDeg:
@@ -263,7 +263,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	vi := 0
 	var fval float64
 	if man.Feature != "" {
-		if fval, err = Features(man.Feature, g, o); err != nil {
+		if fval, err = Feature(man.Feature, g, o); err != nil {
 			return nil, fail("%v", err)
 		}
 		vi = pickVariant(man.Variants, fval)

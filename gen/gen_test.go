@@ -1,0 +1,333 @@
+package gen_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/ir"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.txtar from the generator")
+
+// goldenPlans are the generatable presets and hybrids a user could write:
+// two intersections split by out-degree, a guard, a work-keyed list, edge
+// chunks larger than the block, and a hash table beyond the static limit.
+func goldenPlans() []ir.Plan {
+	var ps []ir.Plan
+	for _, p := range ir.Presets() {
+		if gen.Check(p) == nil {
+			ps = append(ps, p)
+		}
+	}
+	return append(ps,
+		ir.Plan{
+			Prefix: "spec_merge_hash", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: []ir.Class{
+				{Name: "thread", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 16},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 256}},
+				{Name: "warp", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 16},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Hash, Width: 32, Block: 256}},
+			},
+		},
+		ir.Plan{
+			Prefix: "spec_guard", Orientation: ir.OrientDegree,
+			Guard: &ir.Guard{Feature: ir.FeatureAvgOutDeg, Variants: []ir.Variant{
+				{Lo: 0, Hi: 8, Classes: []ir.Class{{Name: "merge", Select: ir.Selector{Key: ir.KeyOutDegree},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 4, Block: 128}}}},
+				{Lo: 8, Classes: []ir.Class{
+					{Name: "small", Select: ir.Selector{Key: ir.KeyWork, Lo: 0, Hi: 64},
+						Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.BinarySearch, Width: 2, Block: 128}},
+					{Name: "big", Select: ir.Selector{Key: ir.KeyWork, Lo: 64},
+						Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Hash, Width: 128, Block: 128,
+							Params: map[string]int64{ir.ParamBuckets: 512, ir.ParamSlots: 2}}},
+				}},
+			}},
+		},
+		ir.Plan{
+			Prefix: "spec_chunk", Orientation: ir.OrientID,
+			Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
+				Strategy: ir.Strategy{Iterator: ir.IterEdgeChunk, Intersection: ir.BinarySearch, Width: 128, Block: 128,
+					Params: map[string]int64{ir.ParamChunk: 1000}}}},
+		},
+		ir.Plan{
+			Prefix: "spec_dynshared", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
+				Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Hash, Width: 32, Block: 1024,
+					Params: map[string]int64{ir.ParamBuckets: 256, ir.ParamSlots: 1}}}},
+		},
+	)
+}
+
+// bigTarget lets kernels use 99 KiB of shared memory (opt-in on every GPU
+// of compute capability 8.0 and later), so every valid hash fits.
+func bigTarget() gen.Target {
+	t := gen.DefaultTarget()
+	t.MaxSharedPerBlock = 99 << 10
+	return t
+}
+
+func archive(t *testing.T, p ir.Plan) []byte {
+	t.Helper()
+	out, err := gen.Generate(p, bigTarget())
+	if err != nil {
+		t.Fatalf("%s: %v", p.Prefix, err)
+	}
+	man, err := json.MarshalIndent(out.Manifest, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return txtar.Format(&txtar.Archive{
+		Comment: []byte("Generate(" + p.Name() + ", 99 KiB of shared memory per block); go test ./gen -update rewrites this file.\n"),
+		Files: []txtar.File{
+			{Name: out.FileName, Data: []byte(out.Source)},
+			{Name: "manifest.json", Data: append(man, '\n')},
+		},
+	})
+}
+
+func TestGolden(t *testing.T) {
+	for _, p := range goldenPlans() {
+		got := archive(t, p)
+		path := filepath.Join("testdata", p.Prefix+".txtar")
+		if *update {
+			if err := os.MkdirAll("testdata", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test ./gen -update)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from %s (run go test ./gen -update and review the diff)", p.Prefix, path)
+		}
+	}
+}
+
+// TestGeneratedUpToDate: generated/ holds the default-target output of every
+// generatable preset (make generate writes it).
+func TestGeneratedUpToDate(t *testing.T) {
+	for _, p := range ir.Presets() {
+		if gen.Check(p) != nil {
+			continue
+		}
+		out, err := gen.Generate(p, gen.DefaultTarget())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join("..", "generated", p.Prefix+".cu"))
+		if err != nil || string(got) != out.Source {
+			t.Errorf("generated/%s.cu is missing or stale: run make generate (%v)", p.Prefix, err)
+		}
+	}
+}
+
+var externRE = regexp.MustCompile(`extern "C" __global__ void __launch_bounds__\((\w+)\)\n(\w+)\(`)
+
+// checkOutput checks the properties every generated unit has.
+func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
+	t.Helper()
+	src, m := out.Source, out.Manifest
+	who := p.Name()
+	if !strings.HasPrefix(src, gen.Header+"\n") {
+		t.Errorf("%s: source does not start with the generated-code line", who)
+	}
+	if strings.Contains(src, "#include") {
+		t.Errorf("%s: source has an #include", who)
+	}
+	if m.Plan != who || out.FileName != who+".cu" || m.Source != out.FileName {
+		t.Errorf("%s: names %q %q %q", who, m.Plan, out.FileName, m.Source)
+	}
+	// Kernel symbols: every non-skip class has one, each defined once;
+	// nothing else is a kernel.
+	defined := map[string]string{}
+	for _, mm := range externRE.FindAllStringSubmatch(src, -1) {
+		if _, dup := defined[mm[2]]; dup {
+			t.Errorf("%s: kernel %s defined twice", who, mm[2])
+		}
+		defined[mm[2]] = mm[1]
+	}
+	wantKernels := 0
+	needSrc := false
+	nv := 1
+	if p.Guard != nil {
+		nv = len(p.Guard.Variants)
+		if m.Feature != p.Guard.Feature {
+			t.Errorf("%s: feature %q", who, m.Feature)
+		}
+	}
+	if len(m.Variants) != nv {
+		t.Fatalf("%s: %d variants, want %d", who, len(m.Variants), nv)
+	}
+	for vi, v := range m.Variants {
+		for ci, c := range v.Classes {
+			if c.Slot != ci {
+				t.Errorf("%s: variant %d class %d has slot %d", who, vi, ci, c.Slot)
+			}
+			if c.Skip {
+				continue
+			}
+			wantKernels++
+			needSrc = needSrc || c.NeedsSrc
+			if !strings.HasPrefix(c.Kernel, "tc_"+who+"_") {
+				t.Errorf("%s: kernel name %q", who, c.Kernel)
+			}
+			if _, ok := defined[c.Kernel]; !ok {
+				t.Errorf("%s: kernel %s not defined", who, c.Kernel)
+			}
+			if c.Grid.ItemsPerBlock <= 0 {
+				t.Errorf("%s: class %s has no grid formula", who, c.Name)
+			}
+			if c.StaticSharedBytes > ir.SharedLimit || c.StaticSharedBytes > 0 && c.DynamicSharedBytes > 0 {
+				t.Errorf("%s: class %s shared %d static %d dynamic", who, c.Name, c.StaticSharedBytes, c.DynamicSharedBytes)
+			}
+			if (c.Iterator == ir.IterVertex) != (c.Items == gen.ItemsVertices) || c.NeedsSrc == (c.Iterator == ir.IterVertex) {
+				t.Errorf("%s: class %s: items %s, needs src %v for the %s iterator", who, c.Name, c.Items, c.NeedsSrc, c.Iterator)
+			}
+		}
+		if v.Classes[0].Key == ir.KeyWork && v.Work == "" {
+			t.Errorf("%s: work-keyed variant without a work model", who)
+		}
+	}
+	if needSrc != (m.Src != nil) {
+		t.Errorf("%s: src kernel %v, needed %v", who, m.Src, needSrc)
+	} else if m.Src != nil {
+		wantKernels++
+		if _, ok := defined[m.Src.Kernel]; !ok {
+			t.Errorf("%s: src kernel %s not defined", who, m.Src.Kernel)
+		}
+	}
+	if len(defined) != wantKernels {
+		t.Errorf("%s: %d kernels defined, manifest names %d", who, len(defined), wantKernels)
+	}
+}
+
+// TestGenerateRandom: Validate-then-Generate never fails for a generatable
+// plan (presets, specs and 200 seeded random plans), output is
+// deterministic, and different plans get different names.
+func TestGenerateRandom(t *testing.T) {
+	plans := goldenPlans()
+	rng := rand.New(rand.NewPCG(2024, 6))
+	for range 200 {
+		plans = append(plans, ir.RandomPlan(rng))
+	}
+	names := map[string]string{}
+	generated := 0
+	for _, p := range plans {
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%s: invalid: %v", p.Prefix, err)
+		}
+		if err := gen.Check(p); err != nil {
+			if !errors.Is(err, gen.ErrNotGenerated) {
+				t.Errorf("%s: a valid plan refused without ErrNotGenerated: %v", p.Name(), err)
+			}
+			if _, err := gen.Generate(p, bigTarget()); err == nil {
+				t.Errorf("%s: generated a plan Check refuses", p.Name())
+			}
+			continue
+		}
+		out, err := gen.Generate(p, bigTarget())
+		if err != nil {
+			t.Errorf("%s: %v", p.Name(), err)
+			continue
+		}
+		generated++
+		checkOutput(t, p, out)
+		again, err := gen.Generate(p.Clone(), bigTarget())
+		if err != nil || again.Source != out.Source {
+			t.Errorf("%s: not deterministic", p.Name())
+		}
+		if prev, ok := names[out.Manifest.Plan]; ok && prev != out.Source {
+			t.Errorf("%s: two different plans share the name", out.Manifest.Plan)
+		}
+		names[out.Manifest.Plan] = out.Source
+		// The default target (48 KiB, static only) refuses only for shared memory.
+		if _, err := gen.Generate(p, gen.DefaultTarget()); err != nil && !strings.Contains(err.Error(), "shared memory") {
+			t.Errorf("%s: default target: %v", p.Name(), err)
+		}
+	}
+	if generated < 100 {
+		t.Errorf("only %d of %d plans were generatable", generated, len(plans))
+	}
+	t.Logf("generated %d plans", generated)
+}
+
+// Derived numbers reach the source as constants, with their checks.
+func TestDerivedConstants(t *testing.T) {
+	p, _ := ir.Preset("trust")
+	out, err := gen.Generate(p, gen.DefaultTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"constexpr u32 BUCKETS = 1024;", "constexpr u32 MASK = 1023;", "constexpr u32 SLOTS = 4;",
+		"constexpr u32 BUCKETS = 32;", "constexpr u32 MASK = 31;", "constexpr u32 GROUPS = 8;",
+		"static_assert(BUCKETS == MASK + 1", "static_assert(GROUPS * WIDTH == BLOCK",
+		"__shared__ u64 smem[", "WALK_AT", "tc::add_count(c, counts + SLOT);",
+	} {
+		if !strings.Contains(out.Source, want) {
+			t.Errorf("trust source lacks %q", want)
+		}
+	}
+	// Graph sizes are arguments, never constants.
+	if regexp.MustCompile(`constexpr \w+ (N|M|NITEMS|EDGES|VERTICES) =`).MatchString(out.Source) {
+		t.Error("a graph size is baked in")
+	}
+	if out.Manifest.Src != nil {
+		t.Error("trust has vertex classes only; no src kernel expected")
+	}
+}
+
+func TestGenerateRefuses(t *testing.T) {
+	bad := ir.Plan{Prefix: "bad", Classes: []ir.Class{{Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 1},
+		Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge}}}}
+	if _, err := gen.Generate(bad, gen.DefaultTarget()); err == nil || !strings.Contains(err.Error(), "invalid") {
+		t.Errorf("invalid plan: %v", err)
+	}
+	green, _ := ir.Preset("green")
+	if _, err := gen.Generate(green, gen.DefaultTarget()); !errors.Is(err, gen.ErrNotGenerated) || !strings.Contains(err.Error(), "merge-path") {
+		t.Errorf("merge-path: %v", err)
+	}
+	skiff, _ := ir.Preset("skiff")
+	if _, err := gen.Generate(skiff, gen.DefaultTarget()); !errors.Is(err, gen.ErrNotGenerated) || !strings.Contains(err.Error(), "hopscotch") {
+		t.Errorf("hopscotch: %v", err)
+	}
+	p, _ := ir.Preset("polak")
+	if _, err := gen.Generate(p, gen.Target{WarpSize: 64}); err == nil {
+		t.Error("warp size 64 accepted")
+	}
+}
+
+func TestGridBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		g     gen.Grid
+		items uint64
+		sms   int
+		want  uint32
+	}{
+		{gen.Grid{ItemsPerBlock: 8}, 0, 100, 0},
+		{gen.Grid{ItemsPerBlock: 8}, 1, 100, 1},
+		{gen.Grid{ItemsPerBlock: 8}, 17, 100, 3},
+		{gen.Grid{ItemsPerBlock: 1}, 1 << 40, 100, gen.MaxGridX},
+		{gen.Grid{BlocksPerSM: 4}, 5, 132, 528},
+	} {
+		if got := tc.g.Blocks(tc.items, tc.sms); got != tc.want {
+			t.Errorf("%+v.Blocks(%d, %d) = %d, want %d", tc.g, tc.items, tc.sms, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,298 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime"
+)
+
+// The fake device runs each class kernel as the CPU computation it stands
+// for (the triangles of its items), so the executor's part — orientation,
+// work lists, argument order, src, counts per class, repetitions, freeing —
+// is checked without a GPU against the oracle. The kernels themselves are
+// checked on the GPU (exec_gpu_test.go).
+
+type fakeDevice struct {
+	mem     uint64
+	kernels map[string]gen.Class // by symbol
+	srcSym  string
+	live    map[*fakeBuf]bool
+	allocs  int
+	launch  []string
+	loaded  int
+	timers  int
+}
+
+func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
+	out, err := gen.Generate(p, gen.Target{Arch: "compute_90", MaxSharedPerBlock: 227 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, live: map[*fakeBuf]bool{}}
+	for _, v := range out.Manifest.Variants {
+		for _, c := range v.Classes {
+			if !c.Skip {
+				d.kernels[c.Kernel] = c
+			}
+		}
+	}
+	if out.Manifest.Src != nil {
+		d.srcSym = out.Manifest.Src.Kernel
+	}
+	return d
+}
+
+func (d *fakeDevice) Facts() runtime.DeviceFacts {
+	return runtime.DeviceFacts{Name: "fake", Major: 9, Minor: 0, SMs: 4, MemoryBytes: d.mem, SharedOptin: 227 << 10}
+}
+
+func (d *fakeDevice) Alloc(n uint64) (runtime.Buffer, error) {
+	b := &fakeBuf{d: d, data: make([]byte, n)}
+	d.live[b] = true
+	d.allocs++
+	return b, nil
+}
+
+func (d *fakeDevice) Load(img runtime.Image) (runtime.Module, error) {
+	if img.Kind != "ptx" || len(img.Data) == 0 {
+		return nil, fmt.Errorf("bad image")
+	}
+	d.loaded++
+	return &fakeModule{d: d}, nil
+}
+
+func (d *fakeDevice) NewTimer() (runtime.Timer, error) { d.timers++; return &fakeTimer{d: d}, nil }
+func (d *fakeDevice) Synchronize() error               { return nil }
+func (d *fakeDevice) Close() error                     { return nil }
+
+type fakeBuf struct {
+	d    *fakeDevice
+	data []byte
+}
+
+func (b *fakeBuf) Ptr() uint64  { return uint64(uintptr(unsafe.Pointer(b))) }
+func (b *fakeBuf) Size() uint64 { return uint64(len(b.data)) }
+func (b *fakeBuf) Write(off uint64, src unsafe.Pointer, n uint64) error {
+	copy(b.data[off:off+n], unsafe.Slice((*byte)(src), n))
+	return nil
+}
+func (b *fakeBuf) Read(off uint64, dst unsafe.Pointer, n uint64) error {
+	copy(unsafe.Slice((*byte)(dst), n), b.data[off:off+n])
+	return nil
+}
+func (b *fakeBuf) Zero() error { clear(b.data); return nil }
+func (b *fakeBuf) Free() error {
+	delete(b.d.live, b)
+	return nil
+}
+func (b *fakeBuf) u64(i uint64) uint64 { return binary.LittleEndian.Uint64(b.data[8*i:]) }
+func (b *fakeBuf) u32(i uint64) uint32 { return binary.LittleEndian.Uint32(b.data[4*i:]) }
+
+type fakeModule struct{ d *fakeDevice }
+
+func (m *fakeModule) Function(name string) (runtime.Function, error) {
+	if _, ok := m.d.kernels[name]; !ok && name != m.d.srcSym {
+		return nil, fmt.Errorf("no kernel %s", name)
+	}
+	return &fakeFunc{d: m.d, name: name}, nil
+}
+func (m *fakeModule) Unload() error { m.d.loaded--; return nil }
+
+type fakeTimer struct{ d *fakeDevice }
+
+func (t *fakeTimer) Start() error              { return nil }
+func (t *fakeTimer) Stop() error               { return nil }
+func (t *fakeTimer) Elapsed() (float64, error) { return 0.5, nil }
+func (t *fakeTimer) Close() error              { t.d.timers--; return nil }
+
+type fakeFunc struct {
+	d    *fakeDevice
+	name string
+}
+
+func (f *fakeFunc) Name() string                  { return f.name }
+func (f *fakeFunc) SetMaxDynamicShared(int) error { return nil }
+
+// intersect counts the common entries of two sorted lists.
+func intersect(a, b []uint32) uint64 {
+	var c uint64
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			c++
+			i++
+			j++
+		}
+	}
+	return c
+}
+
+func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) error {
+	f.d.launch = append(f.d.launch, f.name)
+	if grid.X == 0 {
+		return fmt.Errorf("empty grid")
+	}
+	if f.name == f.d.srcSym {
+		off, n, src := args[0].(*fakeBuf), args[1].(uint32), args[2].(*fakeBuf)
+		for u := range uint64(n) {
+			for e := off.u64(u); e < off.u64(u+1); e++ {
+				binary.LittleEndian.PutUint32(src.data[4*e:], uint32(u))
+			}
+		}
+		return nil
+	}
+	c := f.d.kernels[f.name]
+	if len(args) != len(gen.KernelArgs) {
+		return fmt.Errorf("%d args, want %d", len(args), len(gen.KernelArgs))
+	}
+	off, adj := args[0].(*fakeBuf), args[1].(*fakeBuf)
+	n, m := args[3].(uint32), args[4].(uint64)
+	nitems, counts := args[6].(uint64), args[7].(*fakeBuf)
+	if uint64(len(off.data)) != (uint64(n)+1)*8 || uint64(len(adj.data)) != m*4 {
+		return fmt.Errorf("sizes do not match n=%d m=%d", n, m)
+	}
+	if grid.X != c.Grid.Blocks(nitems, 4) || block.X != uint32(c.Block) || shared != uint32(c.DynamicSharedBytes) {
+		return fmt.Errorf("launch shape %v %v %d for %d items of %+v", grid, block, shared, nitems, c)
+	}
+	list := func(i uint64) uint64 { return i }
+	if b, ok := args[5].(*fakeBuf); ok {
+		if c.Items == gen.ItemsVertices {
+			list = func(i uint64) uint64 { return uint64(b.u32(i)) }
+		} else {
+			list = func(i uint64) uint64 { return b.u64(i) }
+		}
+	} else if args[5].(uint64) != 0 {
+		return fmt.Errorf("list argument %v", args[5])
+	}
+	nb := func(u uint64) []uint32 {
+		var s []uint32
+		for e := off.u64(u); e < off.u64(u+1); e++ {
+			s = append(s, adj.u32(e))
+		}
+		return s
+	}
+	var total uint64
+	for i := range nitems {
+		id := list(i)
+		if c.Items == gen.ItemsVertices {
+			nu := nb(id)
+			for _, v := range nu {
+				total += intersect(nu, nb(uint64(v)))
+			}
+			continue
+		}
+		src := args[2].(*fakeBuf)
+		u, v := src.u32(id), adj.u32(id)
+		total += intersect(nb(uint64(u)), nb(uint64(v)))
+	}
+	binary.LittleEndian.PutUint64(counts.data[8*c.Slot:], counts.u64(uint64(c.Slot))+total)
+	return nil
+}
+
+type fakeCompiler struct{ calls int }
+
+func (c *fakeCompiler) Version() (int, int) { return 13, 0 }
+func (c *fakeCompiler) Compile(in runtime.CompileInput) (runtime.Image, error) {
+	c.calls++
+	if !strings.HasPrefix(in.Source, gen.Header) || in.Arch != "compute_90" {
+		return runtime.Image{}, fmt.Errorf("unexpected input %s %s", in.Name, in.Arch)
+	}
+	return runtime.Image{Kind: "ptx", Data: []byte("ptx")}, nil
+}
+
+func TestExecFake(t *testing.T) {
+	graphs := map[string]*graph.Graph{}
+	for name, g := range map[string]graph.Generator{
+		"rmat10": graph.DefaultRMAT(10),
+		"er":     graph.ErdosRenyi{N: 300, M: 6000, Seed: 3},
+		"wheel":  graph.Wheel{Rim: 500},
+		"star":   graph.Star{Leaves: 100},
+	} {
+		gg, _, err := graph.Generate(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		graphs[name] = gg
+	}
+	plans := append(generatablePresets(), specPlans()...)
+	rng := rand.New(rand.NewPCG(11, 0))
+	for len(plans) < 40 {
+		if p := ir.RandomPlan(rng); runnable(p) {
+			plans = append(plans, p)
+		}
+	}
+	for name, g := range graphs {
+		want := graph.Oracle(g)
+		for _, p := range plans {
+			d := newFakeDevice(t, p, 1<<40)
+			comp := &fakeCompiler{}
+			res, err := runtime.Run(context.Background(), d, comp, p, g, runtime.RunOptions{Repeat: 3, Warmup: 1})
+			if err != nil {
+				t.Fatalf("%s on %s: %v", p.Prefix, name, err)
+			}
+			if res.Triangles != want {
+				t.Errorf("%s (%s) on %s: %d triangles, want %d: %+v", p.Prefix, res.Plan, name, res.Triangles, want, res.PerClass)
+			}
+			if len(d.live) != 0 || d.loaded != 0 || d.timers != 0 || comp.calls != 1 {
+				t.Errorf("%s on %s: %d buffers, %d modules, %d timers left; %d compiles", p.Prefix, name, len(d.live), d.loaded, d.timers, comp.calls)
+			}
+			if res.Runs != 3 || res.KernelMs.Median <= 0 && want > 0 {
+				t.Errorf("%s on %s: runs %d, kernel %+v", p.Prefix, name, res.Runs, res.KernelMs)
+			}
+		}
+	}
+}
+
+func TestExecTooLarge(t *testing.T) {
+	p, _ := ir.Preset("polak")
+	g, _, err := graph.Generate(graph.DefaultRMAT(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newFakeDevice(t, p, 256<<20+1<<10) // the headroom and 1 KiB: less than the graph
+	_, err = runtime.Run(context.Background(), d, &fakeCompiler{}, p, g, runtime.RunOptions{})
+	var tl *runtime.TooLargeError
+	if !errors.As(err, &tl) || !errors.Is(err, runtime.ErrTooLarge) {
+		t.Fatalf("got %v, want a TooLargeError", err)
+	}
+	if d.allocs != 0 {
+		t.Errorf("%d allocations before the refusal", d.allocs)
+	}
+	if !strings.Contains(err.Error(), p.Name()) {
+		t.Errorf("error %q does not name the plan", err)
+	}
+}
+
+func TestExecCompileErrorNamesPlan(t *testing.T) {
+	p, _ := ir.Preset("trust")
+	g, _, _ := graph.Generate(graph.DefaultRMAT(8))
+	d := newFakeDevice(t, p, 1<<40)
+	_, err := runtime.Run(context.Background(), d, failingCompiler{}, p, g, runtime.RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), p.Name()) || !strings.Contains(err.Error(), "THE LOG") || !strings.Contains(err.Error(), "tc_"+p.Name()+"_c1") {
+		t.Fatalf("error %v should name the plan, its kernels and carry the log", err)
+	}
+	if len(d.live) != 0 {
+		t.Errorf("%d buffers left", len(d.live))
+	}
+}
+
+type failingCompiler struct{}
+
+func (failingCompiler) Version() (int, int) { return 11, 8 }
+func (failingCompiler) Compile(in runtime.CompileInput) (runtime.Image, error) {
+	return runtime.Image{}, fmt.Errorf("nvrtc: compiling %s: error\nTHE LOG", in.Name)
+}
