@@ -37,6 +37,7 @@ type countResult struct {
 	Plan        string  `json:"plan,omitempty"`
 	Vertices    uint64  `json:"vertices"`
 	Edges       uint64  `json:"edges"`
+	DegreeMax   uint64  `json:"degree_max"`
 	Triangles   uint64  `json:"triangles"`
 	LoadMs      float64 `json:"load_ms"`
 	FromCache   bool    `json:"from_cache"`
@@ -81,6 +82,7 @@ func (c *CountCmd) Run(g *Globals) error {
 		Graph:      c.Graph,
 		Vertices:   uint64(l.g.N()),
 		Edges:      l.g.Edges(),
+		DegreeMax:  maxDegree(l.g),
 		LoadMs:     l.loadMs,
 		FromCache:  l.rep.FromCache,
 		SelfLoops:  l.rep.SelfLoops,
@@ -146,6 +148,14 @@ func (c *CountCmd) verify(g *Globals, gr *graph.Graph, res *countResult) error {
 	return nil
 }
 
+func maxDegree(g *graph.Graph) uint64 {
+	var d uint64
+	for v := range g.N() {
+		d = max(d, g.Degree(uint32(v)))
+	}
+	return d
+}
+
 // countCPU runs the oracle: degree orientation with relabelling (prepare),
 // then the parallel exact count.
 func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, res *countResult, perVertex *[]uint64) error {
@@ -182,6 +192,7 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 	fmt.Fprintf(tw, "triangles\t%d\n", r.Triangles)
 	fmt.Fprintf(tw, "vertices\t%d\n", r.Vertices)
 	fmt.Fprintf(tw, "edges\t%d\n", r.Edges)
+	fmt.Fprintf(tw, "max degree\t%d\n", r.DegreeMax)
 	fmt.Fprintf(tw, "dropped\t%d self loops, %d duplicate edges, %d isolated vertices\n", r.SelfLoops, r.Duplicates, r.Isolated)
 	fmt.Fprintf(tw, "backend\t%s (%s)\n", r.Backend, r.Device)
 	if r.Plan != "" {
@@ -189,7 +200,19 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 	}
 	fmt.Fprintf(tw, "load\t%.3f ms (%s)\n", r.LoadMs, src)
 	fmt.Fprintf(tw, "prepare\t%.3f ms\n", r.PrepareMs)
-	fmt.Fprintf(tw, "count\t%.3f ms\n", r.CountMs)
+	if r.Backend == "gpu" {
+		fmt.Fprintf(tw, "kernel\t%.4f ms median of %d runs (min %.4f, max %.4f)\n", r.KernelMs, r.Runs, r.KernelMinMs, r.KernelMaxMs)
+		fmt.Fprintf(tw, "total\t%.3f ms (start to first count)\n", r.TotalMs)
+	} else {
+		fmt.Fprintf(tw, "count\t%.3f ms\n", r.CountMs)
+	}
+	if r.Reference != nil {
+		if *r.Reference == r.Triangles {
+			fmt.Fprintf(tw, "checked\tequal to the %s\n", r.Checked)
+		} else {
+			fmt.Fprintf(tw, "checked\tMISMATCH: the %s says %d\n", r.Checked, *r.Reference)
+		}
+	}
 	fmt.Fprintf(tw, "rate\t%.4g edges/s\n", r.EdgesPerSec)
 	return tw.Flush()
 }

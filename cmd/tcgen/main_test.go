@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// tcgen runs the command in-process and returns its exit code and output.
+func tcgen(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+const k4 = "# K4 plus a loop, a duplicate and a pendant\n1 2\n1 3\n1 4\n2 3\n2 4\n3 4\n4 4\n2 1\n4 5\n"
+
+func TestCountCPU(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k4.txt", k4)
+	code, out, errs := tcgen(t, "--cache-dir", dir, "count", in, "--backend", "cpu", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r countResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Triangles != 4 || r.Vertices != 5 || r.Edges != 7 || r.DegreeMax != 4 || r.SelfLoops != 1 || r.Duplicates != 1 || r.Backend != "cpu" {
+		t.Errorf("got %+v", r)
+	}
+	// Second run is served from the cache.
+	_, out, _ = tcgen(t, "--cache-dir", dir, "count", in, "--backend", "cpu", "--json")
+	if err := json.Unmarshal([]byte(out), &r); err != nil || !r.FromCache || r.Triangles != 4 {
+		t.Errorf("second run: from cache %v, %d triangles (%v)", r.FromCache, r.Triangles, err)
+	}
+}
+
+func TestCountAutoFallsBackToCPU(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k4.txt", k4)
+	code, out, errs := tcgen(t, "--no-cache", "count", in, "--expect", "4")
+	if code != exitOK || !strings.Contains(out, "triangles  4") && !strings.Contains(out, "triangles   4") {
+		t.Fatalf("exit %d, out %q, err %q", code, out, errs)
+	}
+	if strings.Contains(out, "backend     cpu") && !strings.Contains(errs, "counting on the CPU") {
+		t.Errorf("a CPU fallback must say so on stderr: %q", errs)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "k4.txt", k4)
+	bad := writeFile(t, dir, "bad.txt", "1 2\n2 3\nabc def\n")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"bad line", []string{"count", bad}, exitBadInput, "bad.txt:3:"},
+		{"missing file", []string{"count", filepath.Join(dir, "nope.txt")}, exitBadInput, "nope.txt"},
+		{"unknown flag", []string{"count", good, "--bogus"}, exitUsage, "unknown flag"},
+		{"no command", []string{}, exitUsage, ""},
+		{"bad enum", []string{"count", good, "--backend", "tpu"}, exitUsage, "backend"},
+		{"mismatch", []string{"count", good, "--backend", "cpu", "--expect", "5"}, exitMismatch, "mismatch"},
+		{"unknown preset", []string{"count", good, "--preset", "nope"}, exitUsage, "unknown preset"},
+		{"bad spec", []string{"count", good, "--spec", writeFile(t, dir, "bad.yaml", "prefix: x\nbogus: 1\n")}, exitBadInput, "bad.yaml"},
+		{"bad rmat", []string{"generate", "rmat", "--scale", "0", "-o", filepath.Join(dir, "r.tcsr")}, exitUsage, "scale"},
+		{"wrong format", []string{"count", good, "--format", "mtx"}, exitBadInput, "k4.txt"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errs := tcgen(t, append([]string{"--no-cache", "-q"}, c.args...)...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, c.code, errs)
+			}
+			if !strings.Contains(errs, c.msg) {
+				t.Errorf("stderr %q lacks %q", errs, c.msg)
+			}
+			if strings.Contains(errs, "goroutine ") {
+				t.Errorf("a Go panic reached the user: %s", errs)
+			}
+		})
+	}
+}
+
+func TestPerVertexAndNoPartialOutput(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k4.txt", k4)
+	pv := filepath.Join(dir, "pv.tsv")
+	if code, _, errs := tcgen(t, "--no-cache", "count", in, "--backend", "cpu", "--per-vertex", pv); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	f, err := os.Open(pv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := map[string]uint64{}
+	var sum uint64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		id, n, _ := strings.Cut(sc.Text(), "\t")
+		v, _ := strconv.ParseUint(n, 10, 64)
+		got[id] = v
+		sum += v
+	}
+	if got["1"] != 3 || got["4"] != 3 || got["5"] != 0 || sum != 12 {
+		t.Errorf("per-vertex counts %v (sum %d, want 3 per K4 vertex, 0 for 5)", got, sum)
+	}
+	// A failed read writes no output file.
+	bad := writeFile(t, dir, "bad.txt", "1 2\nx\n")
+	out := filepath.Join(dir, "out.tsv")
+	tcgen(t, "--no-cache", "count", bad, "--per-vertex", out)
+	conv := filepath.Join(dir, "out.tcsr")
+	tcgen(t, "--no-cache", "convert", bad, "-o", conv)
+	for _, p := range []string{out, conv} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s exists after a failed run", p)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(m) > 0 {
+		t.Errorf("temporary files left: %v", m)
+	}
+}
+
+func TestConvertGenerateRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for _, out := range []string{"w.tcsr", "w.txt", "w.txt.gz", "w.mtx", "w.bin32", "w.bin64"} {
+		p := filepath.Join(dir, out)
+		if code, _, errs := tcgen(t, "-q", "generate", "wheel", "6", "-o", p); code != 0 {
+			t.Fatalf("generate -o %s: exit %d: %s", out, code, errs)
+		}
+		code, js, errs := tcgen(t, "-q", "--no-cache", "count", p, "--backend", "cpu", "--json")
+		if code != 0 {
+			t.Fatalf("count %s: exit %d: %s", out, code, errs)
+		}
+		var r countResult
+		if err := json.Unmarshal([]byte(js), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Triangles != 6 || r.Vertices != 7 || r.Edges != 12 {
+			t.Errorf("%s: %d triangles, %d vertices, %d edges; want 6, 7, 12", out, r.Triangles, r.Vertices, r.Edges)
+		}
+	}
+	src := writeFile(t, dir, "k4.txt", k4)
+	dst := filepath.Join(dir, "k4.tcsr")
+	if code, _, errs := tcgen(t, "-q", "--no-cache", "convert", src, "-o", dst); code != 0 {
+		t.Fatalf("convert: %d %s", code, errs)
+	}
+	if code, out, _ := tcgen(t, "-q", "--no-cache", "count", dst, "--backend", "cpu", "--expect", "4"); code != 0 {
+		t.Errorf("count of converted file: exit %d\n%s", code, out)
+	}
+}
+
+func TestStatsGolden(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k4.txt", k4)
+	code, out, errs := tcgen(t, "--no-cache", "stats", in, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	golden(t, "stats_k4.json", strings.ReplaceAll(out, in, "k4.txt"))
+}
+
+func TestGenAndList(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := tcgen(t, "gen", "--preset", "polak", "-o", dir)
+	if code != 0 {
+		t.Fatalf("gen: %d %s", code, errs)
+	}
+	files := strings.Fields(out)
+	if len(files) != 2 {
+		t.Fatalf("gen printed %q", out)
+	}
+	src, err := os.ReadFile(files[0])
+	if err != nil || !strings.HasPrefix(string(src), "// Code generated by tcgen gen; DO NOT EDIT.") {
+		t.Errorf("generated source: %v %.60q", err, src)
+	}
+	code, out, _ = tcgen(t, "list")
+	if code != 0 || !strings.Contains(out, "trust") || !strings.Contains(out, "buckets") {
+		t.Errorf("list: exit %d\n%s", code, out)
+	}
+	code, out, _ = tcgen(t, "--help")
+	if code != 0 || !strings.Contains(out, "Exit codes") {
+		t.Errorf("--help lacks the exit codes: %d\n%s", code, out)
+	}
+}
+
+// datasetsDir finds ../shared/datasets beside the repository (or
+// $TCGEN_DATASETS). Under CI=true a missing directory fails the test.
+func datasetsDir(t *testing.T) string {
+	t.Helper()
+	if d := os.Getenv("TCGEN_DATASETS"); d != "" {
+		return d
+	}
+	d, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "datasets"))
+	if err == nil {
+		if _, err = os.Stat(filepath.Join(d, "MANIFEST.tsv")); err == nil {
+			return d
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("shared datasets not found at %s (CI=true): %v", d, err)
+	}
+	t.Skipf("shared datasets not found at %s: %v", d, err)
+	return ""
+}
+
+// TestCountManifest: for every shared dataset, `tcgen count` matches
+// MANIFEST.tsv's vertices, edges_undirected, max_degree and triangles.
+func TestCountManifest(t *testing.T) {
+	dir := datasetsDir(t)
+	data, err := os.ReadFile(filepath.Join(dir, "MANIFEST.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	col := map[string]int{}
+	for i, h := range strings.Split(lines[0], "\t") {
+		col[h] = i
+	}
+	cache := t.TempDir()
+	for _, line := range lines[1:] {
+		f := strings.Split(line, "\t")
+		file := f[col["file"]]
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			code, out, errs := tcgen(t, "-q", "--cache-dir", cache, "count", filepath.Join(dir, file), "--backend", "cpu", "--json")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			var r countResult
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			got := []uint64{r.Vertices, r.Edges, r.DegreeMax, r.Triangles}
+			for i, name := range []string{"vertices", "edges_undirected", "max_degree", "triangles"} {
+				want, _ := strconv.ParseUint(f[col[name]], 10, 64)
+				if got[i] != want {
+					t.Errorf("%s: %s = %d, manifest says %d", file, name, got[i], want)
+				}
+			}
+		})
+	}
+}
