@@ -139,21 +139,23 @@ func Build(el *EdgeList, rep *Report) (*Graph, error) {
 	for i := 0; i < nseg; i++ {
 		left[uint64(i)*segRecords/edgeChunkPairs].Add(1)
 	}
+	bm, _ := idx.(*bitmapIndex)
 	parallelEach(nseg, func(i int) {
 		ids := segIDs(chunks, i)
 		out := packed[segOff[i] : segOff[i]+stats[i].nonLoop]
-		j := 0
-		for t := 0; t+1 < len(ids); t += 2 {
-			u, v := ids[t], ids[t+1]
-			if u == v {
-				continue
+		if bm != nil {
+			bm.pack(ids, out, idBits) // the common case, without interface calls
+		} else {
+			j := 0
+			for t := 0; t+1 < len(ids); t += 2 {
+				u, v := ids[t], ids[t+1]
+				if u == v {
+					continue
+				}
+				a, b := idx.id(u), idx.id(v)
+				out[j] = uint64(min(a, b))<<idBits | uint64(max(a, b))
+				j++
 			}
-			a, b := idx.id(u), idx.id(v)
-			if a > b {
-				a, b = b, a
-			}
-			out[j] = uint64(a)<<idBits | uint64(b)
-			j++
 		}
 		if k := uint64(i) * segRecords / edgeChunkPairs; left[k].Add(-1) == 0 {
 			chunks[k] = nil
@@ -357,6 +359,23 @@ func (b *bitmapIndex) has(x uint64) bool {
 func (b *bitmapIndex) id(x uint64) uint32 {
 	w := x >> 6
 	return b.rank[w] + uint32(bits.OnesCount64(b.words[w]&(1<<(x&63)-1)))
+}
+
+// pack writes the non-loop records of ids to out as dense keys
+// (min<<idBits | max).
+func (b *bitmapIndex) pack(ids, out []uint64, idBits int) {
+	words, rank := b.words, b.rank
+	j := 0
+	for t := 0; t+1 < len(ids); t += 2 {
+		u, v := ids[t], ids[t+1]
+		if u == v {
+			continue
+		}
+		a := rank[u>>6] + uint32(bits.OnesCount64(words[u>>6]&(1<<(u&63)-1)))
+		c := rank[v>>6] + uint32(bits.OnesCount64(words[v>>6]&(1<<(v&63)-1)))
+		out[j] = uint64(min(a, c))<<idBits | uint64(max(a, c))
+		j++
+	}
 }
 
 func (b *bitmapIndex) ids() []uint64 {

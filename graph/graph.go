@@ -125,7 +125,12 @@ type EdgeList struct {
 
 // Add appends the record (u, v).
 func (l *EdgeList) Add(u, v uint64) {
-	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1]) == 2*edgeChunkPairs {
+	switch {
+	case len(l.chunks) == 0:
+		// The first chunk grows by append, so a small graph does not pay
+		// for a full chunk; the copy peak is bounded by one chunk.
+		l.chunks = append(l.chunks, make([]uint64, 0, 64))
+	case len(l.chunks[len(l.chunks)-1]) == 2*edgeChunkPairs:
 		l.chunks = append(l.chunks, make([]uint64, 0, 2*edgeChunkPairs))
 	}
 	c := &l.chunks[len(l.chunks)-1]

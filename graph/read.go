@@ -181,8 +181,8 @@ func newSource(name string, r io.Reader, closer io.Closer, size int64, opt ReadO
 		s.close()
 		return nil, s.ioError(err)
 	}
-	if bytes.HasPrefix(head, utf8BOM) {
-		s.r.Discard(len(utf8BOM))
+	bom := bytes.HasPrefix(head, utf8BOM)
+	if bom {
 		head = head[len(utf8BOM):]
 	}
 	s.format = opt.Format
@@ -195,6 +195,9 @@ func newSource(name string, r io.Reader, closer io.Closer, size int64, opt ReadO
 		if s.format == "" {
 			s.format = "text"
 		}
+	}
+	if bom && (s.format == "text" || s.format == "mtx") {
+		s.r.Discard(len(utf8BOM)) // binary formats keep every byte
 	}
 	if err := s.checkDeclared(content, head); err != nil {
 		s.close()

@@ -265,3 +265,24 @@ func TestWriteRMATText(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkParseBlock: the line parser alone on one block of RMAT-like
+// lines (ids up to 2^22, tab separated), single-threaded.
+func BenchmarkParseBlock(b *testing.B) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var d []byte
+	for len(d) < textBlockSize {
+		d = strconv.AppendUint(d, uint64(r.IntN(1<<22)), 10)
+		d = append(d, '\t')
+		d = strconv.AppendUint(d, uint64(r.IntN(1<<22)), 10)
+		d = append(d, '\n')
+	}
+	blk := &textBlock{data: d}
+	b.SetBytes(int64(len(d)))
+	for b.Loop() {
+		parseTextBlock(blk, &textMode{header: true})
+	}
+	if blk.bad != nil || blk.first != nil {
+		b.Fatal("parse failed")
+	}
+}

@@ -94,6 +94,9 @@ var textSeeds = []string{
 	"+1 +2\n-0 1\n",
 	"1,,2\n,3,4\n",
 	"5 5\n6 6\n5 6\n",
+	"0 0 \x00",             // control bytes after the second field are extra columns
+	"+-0",                  // one sign at most: not an integer, so a header
+	"1 2\r 5\n# c\n3\t4\n", // a CR inside the first two fields' span is refused
 }
 
 // FuzzText: the reader never panics, agrees with refText on what it

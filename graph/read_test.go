@@ -502,3 +502,14 @@ func TestReadSummary(t *testing.T) {
 	}
 	wantEdges(t, g, [][2]uint64{{1, 2}, {1, 3}, {1, 1 << 40}, {2, 3}})
 }
+
+// TestBOMOnlyText: a UTF-8 byte-order mark is dropped from text, never from
+// binary records that happen to start with those bytes.
+func TestBOMOnlyText(t *testing.T) {
+	rec := []byte{0xef, 0xbb, 0xbf, 0x00, 0x05, 0x00, 0x00, 0x00}
+	g, _, err := Read(bytes.NewReader(rec), "x.bin32", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEdges(t, g, [][2]uint64{{5, 0xbfbbef}})
+}
