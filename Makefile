@@ -66,6 +66,7 @@ bundle:
 
 bench-cpu: build
 	scripts/bench-cpu.sh
+	SKIP_RSS=1 scripts/bench-cpu-ingest.sh
 
 clean:
 	rm -rf bin $(GPUDIR)/bin $(GPUDIR)/tests
