@@ -19,6 +19,9 @@ secs() { # run a command, print its wall seconds (stdout of the command discarde
 rss_kb() { # max RSS in KiB of a command
   /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1
 }
+jfield() { # jfield NAME: the first numeric JSON field NAME on stdin
+  sed -n "s/.*\"$1\": *\([0-9.eE+-]*\).*/\1/p" | head -1
+}
 mb() { echo "scale=1; $(stat -c %s "$1") / 1000000" | bc -l; }
 
 echo "# tcgen bench-cpu ($(date -u +%F), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
@@ -37,9 +40,9 @@ sz=$(secs zcat "$txt.gz")
 sg=$(secs $BIN -q --no-cache stats "$txt.gz")
 echo "| read+clean gzip RMAT-$SCALE_SPEED ($(mb "$txt.gz") MB) | $(printf %.2f "$sg") s; zcat > /dev/null $(printf %.2f "$sz") s; ratio $(printf %.2f "$(echo "$sg / $sz" | bc -l)") |"
 json=$($BIN -q count "$DIR/r$SCALE_SPEED.tcsr" --backend cpu --json)
-eps=$(echo "$json" | grep edges_per_second | tr -dc '0-9.e+')
-ms=$(echo "$json" | grep '"count_ms"' | tr -dc '0-9.e+')
-tri=$(echo "$json" | grep '"triangles"' | tr -dc '0-9')
+eps=$(echo "$json" | jfield edges_per_second)
+ms=$(echo "$json" | jfield count_ms)
+tri=$(echo "$json" | jfield triangles)
 echo "| oracle RMAT-$SCALE_SPEED ($tri triangles) | $(printf %.1f "$ms") ms = $(printf %.3g "$eps") edges/s |"
 rm -f "$txt" "$txt.gz"
 
@@ -47,7 +50,7 @@ rm -f "$txt" "$txt.gz"
 $BIN -q generate rmat --scale "$SCALE_MEM" -o "$DIR/r$SCALE_MEM.txt"
 edges=$(wc -l < "$DIR/r$SCALE_MEM.txt")
 kb=$(rss_kb $BIN -q --no-cache convert "$DIR/r$SCALE_MEM.txt" -o "$DIR/r$SCALE_MEM.tcsr")
-verts=$($BIN -q stats "$DIR/r$SCALE_MEM.tcsr" --json | grep '"vertices"' | head -1 | tr -dc '0-9')
+verts=$($BIN -q stats "$DIR/r$SCALE_MEM.tcsr" --json | jfield vertices)
 limit=$(( (32 * edges + 16 * verts) / 1024 ))
 echo "| max RSS converting RMAT-$SCALE_MEM text ($edges edges, $verts vertices) | $((kb / 1024)) MiB (bound 32 B/edge + 16 B/vertex = $((limit / 1024)) MiB; $(echo "scale=1; $kb * 1024 / $edges" | bc -l) B/edge) |"
 s=$(secs $BIN -q --no-cache convert "$DIR/r$SCALE_MEM.txt" -o "$DIR/r$SCALE_MEM.tcsr")

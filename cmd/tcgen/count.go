@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	goruntime "runtime"
 	"strconv"
 	"text/tabwriter"
@@ -217,35 +215,19 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 	return tw.Flush()
 }
 
-// writePerVertex writes "id<TAB>triangles" lines atomically: a temporary
-// file renamed into place, so a failure leaves no partial output.
-func writePerVertex(path string, gr *graph.Graph, counts []uint64) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+// writePerVertex writes "id<TAB>triangles" lines atomically.
+func writePerVertex(path string, gr *graph.Graph, counts []uint64) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		var buf []byte
+		for v, n := range counts {
+			buf = strconv.AppendUint(buf[:0], gr.OrigID(uint32(v)), 10)
+			buf = append(buf, '\t')
+			buf = strconv.AppendUint(buf, n, 10)
+			buf = append(buf, '\n')
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
 		}
-	}()
-	w := bufio.NewWriterSize(f, 1<<20)
-	var buf []byte
-	for v, n := range counts {
-		buf = strconv.AppendUint(buf[:0], gr.OrigID(uint32(v)), 10)
-		buf = append(buf, '\t')
-		buf = strconv.AppendUint(buf, n, 10)
-		buf = append(buf, '\n')
-		if _, err = w.Write(buf); err != nil {
-			return err
-		}
-	}
-	if err = w.Flush(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+		return nil
+	})
 }
