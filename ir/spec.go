@@ -133,7 +133,9 @@ func yamlMsg(err error) string {
 	if errors.As(err, &te) {
 		parts := make([]string, len(te.Errors))
 		for i, e := range te.Errors {
-			parts[i] = strings.TrimPrefix(e, "yaml: ")
+			// A quoted value may hold line breaks of the input: escape them
+			// so the message stays one line.
+			parts[i] = strings.ReplaceAll(strings.TrimPrefix(e, "yaml: "), "\n", `\n`)
 		}
 		return strings.Join(parts, "; ")
 	}
