@@ -56,6 +56,9 @@ func (g *Globals) load(a GraphArg) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rep.CacheNote != "" {
+		g.notice("graph cache: %s", rep.CacheNote)
+	}
 	if rep.HeaderLine > 0 {
 		g.notice("%s:%d: skipped header line %q", a.Graph, rep.HeaderLine, rep.Header)
 	}
