@@ -41,6 +41,7 @@ type CLI struct {
 	Gen      GenCmd      `cmd:"" help:"Write a plan's generated CUDA source and launch manifest."`
 	List     ListCmd     `cmd:"" help:"List the presets and every dimension of the design space."`
 	Devices  DevicesCmd  `cmd:"" help:"List the GPUs and their facts."`
+	Fuzz     FuzzCmd     `cmd:"" help:"Check random valid plans on random graphs against the CPU oracle (on the GPU; without one, generate and compile them)."`
 	Version  VersionCmd  `cmd:"" help:"Print tcgen's version."`
 }
 

@@ -282,3 +282,23 @@ func TestCountManifest(t *testing.T) {
 		})
 	}
 }
+
+// TestFuzzCompile: without a GPU, fuzz generates and NVRTC-compiles every
+// drawn plan (under CI=true a missing NVRTC is a failure).
+func TestFuzzCompile(t *testing.T) {
+	code, out, errs := tcgen(t, "-q", "fuzz", "--plans", "6", "--seed", "11", "--backend", "compile", "--archs", "compute_80", "--json")
+	if code == exitNoGPU && os.Getenv("CI") != "true" {
+		t.Skipf("no NVRTC here: %s", errs)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	var s fuzzSummary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Plans != 6 || s.Compiles != s.Plans-s.Refused || s.Errors != 0 || len(s.Histogram["iterator"]) == 0 {
+		t.Errorf("summary %+v", s)
+	}
+	t.Logf("fuzz compiled %d plans through %s", s.Compiles, s.Device)
+}
