@@ -21,5 +21,17 @@ for t in "$G"/tests/*.test; do
 done
 
 # 2. Every plan on every shared dataset and RMAT 16..22, checked and timed.
-python3 scripts/gpu-check.py "$G/bin/tcgen" "$G/datasets" "$OUT" --plans "$PLANS" ${RMAT:+--rmat "$RMAT"} || status=1
+if [ -z "${SKIP_TABLE:-}" ]; then
+  python3 scripts/gpu-check.py "$G/bin/tcgen" "$G/datasets" "$OUT" --plans "$PLANS" ${RMAT:+--rmat "$RMAT"} || status=1
+fi
+
+# 3. Random valid plans against the oracle (issue 4): FUZZ_PLANS=500.
+if [ -n "${FUZZ_PLANS:-}" ]; then
+  "$G/bin/tcgen" -q --cache-dir /tmp/tcgen-cache fuzz --backend gpu --plans "$FUZZ_PLANS" --seed "${FUZZ_SEED:-1}" \
+    --failures "$OUT/fuzz-failures" > "$OUT/fuzz.txt" 2>&1
+  rc=$?; echo "fuzz: rc=$rc"; grep -E '^(plans|runs|mismatches|errors|time)' "$OUT/fuzz.txt"
+  [ $rc -ne 0 ] && status=1
+  # at most 8 files come back: fold the failing specs into one.
+  if [ -d "$OUT/fuzz-failures" ]; then cat "$OUT"/fuzz-failures/*.yaml > "$OUT/fuzz-failures.yaml"; rm -rf "$OUT/fuzz-failures"; fi
+fi
 exit $status
