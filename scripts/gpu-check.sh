@@ -34,4 +34,6 @@ if [ -n "${FUZZ_PLANS:-}" ]; then
   # at most 8 files come back: fold the failing specs into one.
   if [ -d "$OUT/fuzz-failures" ]; then cat "$OUT"/fuzz-failures/*.yaml > "$OUT/fuzz-failures.yaml"; rm -rf "$OUT/fuzz-failures"; fi
 fi
+# At most 8 files come back from the device machine: pack the logs.
+(cd "$OUT" && tar czf logs.tgz ./*.log ./*.yaml 2>/dev/null; rm -f ./*.log ./*.yaml)
 exit $status
