@@ -103,6 +103,13 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// The first Ctrl-C cancels the context: commands stop at their next
+		// check and remove what they had not finished writing. Restoring
+		// the default handling lets a second Ctrl-C end the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 
 	var cli CLI
 	cli.ctx, cli.stdout, cli.stderr = ctx, stdout, stderr
