@@ -6,12 +6,28 @@ import (
 	"text/tabwriter"
 
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/runtime"
 )
 
 // StatsCmd prints a graph's features.
 type StatsCmd struct {
 	GraphArg
+	PlanArg
 	JSON bool `help:"Print the statistics as JSON."`
+	// Defaults: the H200's device-to-device copy (bytes read + written)
+	// and shared-memory read rate over 132 SMs, as measured for issue 5.
+	DRAMTBps float64 `name:"dram-tbps" default:"4.27" help:"DRAM bandwidth for the floor, TB/s (default: measured on the H200)."`
+	SmemTBps float64 `name:"smem-tbps" default:"33.2" help:"Shared-memory bandwidth for the floor, TB/s (default: measured on the H200)."`
+}
+
+// planWork is a plan's work on the graph and the floor it implies.
+type planWork struct {
+	Plan    string              `json:"plan"`
+	Variant int                 `json:"variant"`
+	Classes []runtime.ClassWork `json:"classes"`
+	FloorMs float64             `json:"floor_ms"`
+	DRAMMs  float64             `json:"dram_ms"`
+	ProbeMs float64             `json:"probe_ms"`
 }
 
 type statsResult struct {
@@ -24,6 +40,7 @@ type statsResult struct {
 	Duplicates uint64         `json:"duplicates_dropped"`
 	Isolated   uint64         `json:"isolated_dropped"`
 	Features   graph.Features `json:"features"`
+	Work       *planWork      `json:"work,omitempty"`
 }
 
 // Run implements the command.
@@ -36,6 +53,19 @@ func (c *StatsCmd) Run(g *Globals) error {
 		Graph: c.Graph, Format: l.rep.Format, Gzip: l.rep.Gzip, FromCache: l.rep.FromCache,
 		InputEdges: l.rep.InputEdges, SelfLoops: l.rep.SelfLoops, Duplicates: l.rep.Duplicates,
 		Isolated: l.rep.Isolated, Features: graph.ComputeFeatures(l.g),
+	}
+	if c.Preset != "" || c.Spec != "" {
+		p, err := c.plan()
+		if err != nil {
+			return err
+		}
+		v, work, err := runtime.Workload(p, l.g)
+		if err != nil {
+			return withCode(exitBadInput, err)
+		}
+		w := &planWork{Plan: p.Name(), Variant: v, Classes: work}
+		w.FloorMs, w.DRAMMs, w.ProbeMs = runtime.Floor(work, c.DRAMTBps*1e12, c.SmemTBps*1e12)
+		r.Work = w
 	}
 	if c.JSON {
 		enc := json.NewEncoder(g.stdout)
@@ -60,5 +90,18 @@ func (c *StatsCmd) Run(g *Globals) error {
 	fmt.Fprintln(tw)
 	fmt.Fprintf(tw, "wedges\tundirected %d, by id %d, by degree %d\n", f.WedgesUndirected, f.WedgesByID, f.WedgesByDegree)
 	fmt.Fprintf(tw, "sum min(d+u,d+v)\tby id %d, by degree %d\n", f.MinWorkByID, f.MinWorkByDegree)
+	if w := r.Work; w != nil {
+		fmt.Fprintf(tw, "plan\t%s (variant %d)\n", w.Plan, w.Variant)
+		for _, cw := range w.Classes {
+			if cw.Skip {
+				fmt.Fprintf(tw, "  class %s\t%d items skipped (no triangle)\n", cw.Name, cw.Items)
+				continue
+			}
+			fmt.Fprintf(tw, "  class %s\t%s/%s: %d items, %d intersections, %d shorter-list probes, %d element accesses, %.1f MB read at least once\n",
+				cw.Name, cw.Iterator, cw.Intersection, cw.Items, cw.Intersections, cw.Probes, cw.Accesses, float64(cw.UniqueBytes)/1e6)
+		}
+		fmt.Fprintf(tw, "floor\t%.4f ms = max(unique bytes / %.3g TB/s = %.4f ms, probes x 4 B / %.3g TB/s = %.4f ms)\n",
+			w.FloorMs, c.DRAMTBps, w.DRAMMs, c.SmemTBps, w.ProbeMs)
+	}
 	return tw.Flush()
 }
