@@ -102,8 +102,8 @@ var ErrNotGenerated = errors.New("not implemented by the generator yet")
 
 // Check reports whether Generate accepts p: it validates p and refuses, with
 // an error matching ErrNotGenerated, the pairs ir.Plan.CheckGeneratable
-// refuses and the parameter values gen does not implement (hash scheme
-// hopscotch, vertex CTA organisations other than fixed).
+// refuses and the parameter values gen does not implement (unsupported;
+// none at present).
 func Check(p ir.Plan) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("gen: plan %s is invalid: %w", p.Prefix, err)
@@ -144,18 +144,7 @@ func each(c ir.Plan, fn func(vi, ci int, cl ir.Class)) {
 // unsupported says why gen cannot generate a strategy whose pair it
 // implements, or "".
 func unsupported(s ir.Strategy) string {
-	if s.Intersection != ir.Hash {
-		return ""
-	}
-	if v := ir.Get(s, ir.ParamScheme); v != ir.SchemeBuckets {
-		return "hash scheme hopscotch (Skiff's trie) is not generated yet"
-	}
-	if s.Iterator == ir.IterVertex {
-		if v := ir.Get(s, ir.ParamCTA); v != ir.CTAFixed {
-			ps, _ := ir.Spec(s, ir.ParamCTA)
-			return "CTA organisation " + ps.EnumName(v) + " is not generated yet (only fixed)"
-		}
-	}
+	// Every hash scheme and CTA organisation is generated (gen/skiff.go).
 	return ""
 }
 
@@ -208,6 +197,7 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		}
 		m.Variants = append(m.Variants, mv)
 	}
+	m.Slices = sliceHelpers(name, m.Variants, t) // bit slices of bitwise classes (gen/tcbw.go)
 
 	fd := fileData{
 		Plan:        name,
@@ -240,6 +230,9 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 	}
 	if err := tp.ExecuteTemplate(&b, "reduce", fd); err != nil {
 		return nil, fmt.Errorf("gen: plan %s: reduce: %w", name, err)
+	}
+	if err := renderSlices(tp, &b, m.Slices); err != nil { // gen/tcbw.go
+		return nil, fmt.Errorf("gen: plan %s: slice helpers: %w", name, err)
 	}
 	for _, cd := range classes {
 		for _, part := range []string{"class", "isect_" + cd.isectPartial, "iter_" + cd.iterPartial} {
@@ -318,6 +311,13 @@ type classData struct {
 	Slots             int
 	Chunk, Sub        int // edge chunk
 
+	Bitmap      *bitmapData // vertex/bitmap (gen/bisson.go)
+	Radix       *radixData  // wedge/radix (gen/radix.go)
+	Skiff       *skiffData  // hash trie, CTA organisations (gen/skiff.go)
+	BlocksPerSM int         // caps the grid at SMs * BlocksPerSM (Grid.BlocksPerSM); 0: no cap
+
+	Bitwise *bitwiseData // edge/bitwise (gen/tcbw.go)
+
 	isectPartial, iterPartial string
 }
 
@@ -368,6 +368,11 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 		mc.Items, cd.iterPartial, mc.NeedsSrc = ItemsEdges, "edge", true
 	case ir.IterEdgeChunk:
 		mc.Items, cd.iterPartial, mc.NeedsSrc = ItemsEdges, "edgechunk", true
+	case ir.IterWedge:
+		mc.Items, cd.iterPartial = ItemsVertices, "wedge" // gen/radix.go
+		if s.Intersection != ir.Radix {
+			return nil, mc, fmt.Errorf("class %s: the wedge iterator is generated with the radix intersection only", cl.Name)
+		}
 	default:
 		return nil, mc, fmt.Errorf("class %s: iterator %s is not generated", cl.Name, s.Iterator)
 	}
@@ -375,6 +380,20 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	switch s.Intersection {
 	case ir.Merge:
 		cd.isectPartial = "merge"
+	case ir.MergePath:
+		lowerMergePath(cd, s) // gen/green.go
+	case ir.Radix:
+		if err := lowerRadix(cd, &mc, s, t); err != nil { // gen/radix.go
+			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
+		}
+	case ir.Bitmap:
+		if err := lowerBitmap(cd, &mc, s, t); err != nil { // gen/bisson.go
+			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
+		}
+	case ir.Bitwise:
+		if err := lowerBitwise(cd, &mc, s); err != nil { // gen/tcbw.go
+			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
+		}
 	case ir.BinarySearch:
 		cd.isectPartial = "bsearch"
 		switch s.Iterator {
@@ -398,6 +417,9 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 		cd.Slots = int(ir.Get(s, ir.ParamSlots))
 		cd.GroupWords = cd.Buckets * (cd.Slots + 1)
 		cd.Lookup = s.Iterator == ir.IterVertex
+		if err := lowerSkiff(cd, &mc, s, t); err != nil { // gen/skiff.go: trie, CTA organisations
+			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
+		}
 	default:
 		return nil, mc, fmt.Errorf("class %s: intersection %s is not generated", cl.Name, s.Intersection)
 	}
@@ -425,7 +447,8 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 			cd.SharedWords += 2*blk + blk/t.WarpSize
 		}
 		cd.SharedBytes = cd.SharedWords * 8
-		mc.Grid = Grid{ItemsPerBlock: cd.Groups}
+		mc.Grid = Grid{ItemsPerBlock: cd.Groups, BlocksPerSM: cd.BlocksPerSM}
+		skiffGrid(cd, &mc) // gen/skiff.go: index organisations take BLOCK edges per block
 	}
 	switch {
 	case cd.SharedBytes <= ir.SharedLimit:

@@ -21,6 +21,9 @@ type Manifest struct {
 	// Src is the kernel that fills src[] (first vertex of each edge); nil
 	// when no class iterates over edges.
 	Src *Helper `json:"src,omitempty"`
+	// Slices builds the bit slices bitwise classes read (gen/tcbw.go); nil
+	// without bitwise classes.
+	Slices *SliceHelpers `json:"slices,omitempty"`
 	// Feature is the graph feature the guard tests; empty without a guard.
 	Feature string `json:"feature,omitempty"`
 	// Variants holds the guard's alternatives in order; a plan without a
@@ -30,10 +33,16 @@ type Manifest struct {
 
 // Helper is an auxiliary kernel (the src filler).
 type Helper struct {
+	// Phase names the helper's role among a multi-phase class's Phases
+	// (gen.PhaseGenerate, ...); empty for the src kernel.
+	Phase  string   `json:"phase,omitempty"`
 	Kernel string   `json:"kernel"`
 	Block  int      `json:"block"`
-	Grid   Grid     `json:"grid"` // items are vertices
+	Grid   Grid     `json:"grid"` // items are vertices (src); a phase's items are said in gen/radix.go
 	Args   []string `json:"args"`
+	// Tile is the elements one block takes at a time in a tiled phase; the
+	// host needs it to count tiles and scan partials.
+	Tile int `json:"tile,omitempty"`
 }
 
 // Variant is one class list, taken when Lo <= feature < Hi (Hi == 0:
@@ -84,11 +93,65 @@ type Class struct {
 	Items string `json:"items"`
 	// NeedsSrc: the kernel reads src[] (edge and edge-chunk iterators).
 	NeedsSrc bool `json:"needs_src,omitempty"`
+	// Scratch is the global memory the kernel needs per group; nil: none
+	// (the kernel gets a null scratch pointer).
+	Scratch *Scratch `json:"scratch,omitempty"`
+	// Phases: a multi-phase class (wedge iterator, radix intersection;
+	// gen/radix.go) whose kernels the executor runs level by level
+	// (runtime/radix.go) instead of one launch with KernelArgs. Kernel is its
+	// first phase; each phase has its own Args.
+	Phases []Helper `json:"phases,omitempty"`
+	// Bitwise: the class kernel takes BitwiseArgs and the slices of a set
+	// of Manifest.Slices, and runs once per P1 x P2 block (gen/tcbw.go,
+	// runtime/tcbw.go).
+	Bitwise *Bitwise `json:"bitwise,omitempty"`
+}
+
+// Scratch is per-group global memory a class kernel needs besides the graph
+// (Bisson's bitmaps; any design may use it). The executor allocates
+// grid * Groups * Words(n) u64 words and passes the buffer and Words(n) as
+// the kernel arguments scratch and scratch_words; the group of global index
+// g = blockIdx.x * Groups + (its index in the block) owns
+// scratch[g * scratch_words, (g+1) * scratch_words). Because the memory is
+// per resident group, the executor caps the grid so that the scratch fits
+// the device (kernels stride over their items by the grid, so any grid is
+// correct). The classes of a variant share one buffer: they run one after
+// the other.
+type Scratch struct {
+	// Groups is the number of groups per block that each own a slice.
+	Groups int `json:"groups"`
+	// Words and BitsPerVertex make Words(n) = Words + ceil(n * BitsPerVertex / 64)
+	// u64 words per group (at least 1).
+	Words         uint64 `json:"words,omitempty"`
+	BitsPerVertex uint64 `json:"bits_per_vertex,omitempty"`
+	// BitsPerOutDeg adds ceil(D * BitsPerOutDeg / 64) words, D the largest
+	// out-degree of the first vertex of the class's items (Skiff's tries,
+	// gen/skiff.go): see WordsFor.
+	BitsPerOutDeg uint64 `json:"bits_per_outdeg,omitempty"`
+	// Zeroed: the kernel needs its slice zeroed at launch and leaves it
+	// zeroed when it returns. The executor zeroes the buffer once after
+	// allocating it, and again before such a kernel only when a class
+	// without this promise shares the buffer.
+	Zeroed bool `json:"zeroed,omitempty"`
+}
+
+// WordsPerGroup returns the u64 words one group owns on a graph of n
+// vertices.
+func (s Scratch) WordsPerGroup(n uint64) uint64 {
+	return max(1, s.Words+(n*s.BitsPerVertex+63)/64)
+}
+
+// WordsFor returns the u64 words one group owns on a graph of n vertices
+// when the first vertices of the class's items have out-degree at most
+// maxOutDeg (the executor folds this term into Words: runtime/skiff.go).
+func (s Scratch) WordsFor(n, maxOutDeg uint64) uint64 {
+	return s.WordsPerGroup(n) + (maxOutDeg*s.BitsPerOutDeg+63)/64
 }
 
 // Grid is a launch-size formula. With ItemsPerBlock set, the grid is
 // ceil(items / ItemsPerBlock) blocks; with BlocksPerSM set, it is SMs *
-// BlocksPerSM. Kernels stride over their items by the grid, so any grid
+// BlocksPerSM; with both, the smaller of the two (persistent blocks that
+// stride over many items, e.g. to bound per-group scratch). Kernels stride over their items by the grid, so any grid
 // (capped by MaxGridX) is correct; the formula only sets the parallelism.
 type Grid struct {
 	ItemsPerBlock int `json:"items_per_block,omitempty"`
@@ -109,6 +172,9 @@ func (g Grid) Blocks(items uint64, sms int) uint32 {
 	case g.ItemsPerBlock > 0:
 		per := uint64(g.ItemsPerBlock)
 		b = (items + per - 1) / per
+		if g.BlocksPerSM > 0 {
+			b = min(b, uint64(max(sms, 1))*uint64(g.BlocksPerSM))
+		}
 	case g.BlocksPerSM > 0:
 		b = uint64(max(sms, 1)) * uint64(g.BlocksPerSM)
 	default:
@@ -119,8 +185,11 @@ func (g Grid) Blocks(items uint64, sms int) uint32 {
 
 // KernelArgs are the arguments of every class kernel, in order (see the
 // comment at the top of each generated source).
+// The last two, scratch and scratch_words, are the class's Scratch (null
+// and 0 without one); every kernel declares them, used or not.
 var KernelArgs = []string{
 	"off u64*", "adj u32*", "src u32*", "n u32", "m u64", "items u32*|u64*", "nitems u64", "counts u64*",
+	"scratch u64*", "scratch_words u64",
 }
 
 // SrcArgs are the arguments of the src kernel.

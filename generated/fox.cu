@@ -20,6 +20,8 @@
 //   items            the class's work list: u32 vertex ids or u64 edge ids; null = item i is vertex or edge i
 //   nitems           items in the list
 //   counts u64[]     triangles per class; a kernel adds its own into counts[SLOT] once per warp
+//   scratch u64[]    per-group global memory of classes that need it (gen.Scratch), else null:
+//   scratch_words    u64 words per group; group g = blockIdx.x * GROUPS + its index owns scratch[g * scratch_words, ...)
 
 typedef unsigned int u32;
 typedef int i32;
@@ -173,7 +175,8 @@ __device__ __forceinline__ u64 edge(const u32* __restrict__ adj, u64 a0, u64 a1,
 // class; the triangles counted are u, v, w with w in N+(u) and N+(v).
 extern "C" __global__ void __launch_bounds__(BLOCK)
 tc_fox_5e170386_c0(const u64* __restrict__ off, const u32* __restrict__ adj, const u32* __restrict__ src,
-    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts) {
+    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts,
+    u64* __restrict__ scratch, u64 scratch_words) {
   u32* const gsm = nullptr;  // the intersection keeps nothing in shared memory
   const u32 lane = glane();
   u64 c = 0;
@@ -241,7 +244,8 @@ __device__ __forceinline__ u64 edge(const u32* __restrict__ adj, u64 a0, u64 a1,
 // class; the triangles counted are u, v, w with w in N+(u) and N+(v).
 extern "C" __global__ void __launch_bounds__(BLOCK)
 tc_fox_5e170386_c1(const u64* __restrict__ off, const u32* __restrict__ adj, const u32* __restrict__ src,
-    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts) {
+    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts,
+    u64* __restrict__ scratch, u64 scratch_words) {
   u32* const gsm = nullptr;  // the intersection keeps nothing in shared memory
   const u32 lane = glane();
   u64 c = 0;
@@ -309,7 +313,8 @@ __device__ __forceinline__ u64 edge(const u32* __restrict__ adj, u64 a0, u64 a1,
 // class; the triangles counted are u, v, w with w in N+(u) and N+(v).
 extern "C" __global__ void __launch_bounds__(BLOCK)
 tc_fox_5e170386_c2(const u64* __restrict__ off, const u32* __restrict__ adj, const u32* __restrict__ src,
-    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts) {
+    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts,
+    u64* __restrict__ scratch, u64 scratch_words) {
   u32* const gsm = nullptr;  // the intersection keeps nothing in shared memory
   const u32 lane = glane();
   u64 c = 0;
@@ -377,7 +382,8 @@ __device__ __forceinline__ u64 edge(const u32* __restrict__ adj, u64 a0, u64 a1,
 // class; the triangles counted are u, v, w with w in N+(u) and N+(v).
 extern "C" __global__ void __launch_bounds__(BLOCK)
 tc_fox_5e170386_c3(const u64* __restrict__ off, const u32* __restrict__ adj, const u32* __restrict__ src,
-    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts) {
+    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts,
+    u64* __restrict__ scratch, u64 scratch_words) {
   u32* const gsm = nullptr;  // the intersection keeps nothing in shared memory
   const u32 lane = glane();
   u64 c = 0;
@@ -445,7 +451,8 @@ __device__ __forceinline__ u64 edge(const u32* __restrict__ adj, u64 a0, u64 a1,
 // class; the triangles counted are u, v, w with w in N+(u) and N+(v).
 extern "C" __global__ void __launch_bounds__(BLOCK)
 tc_fox_5e170386_c4(const u64* __restrict__ off, const u32* __restrict__ adj, const u32* __restrict__ src,
-    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts) {
+    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts,
+    u64* __restrict__ scratch, u64 scratch_words) {
   u32* const gsm = nullptr;  // the intersection keeps nothing in shared memory
   const u32 lane = glane();
   u64 c = 0;
@@ -513,7 +520,8 @@ __device__ __forceinline__ u64 edge(const u32* __restrict__ adj, u64 a0, u64 a1,
 // class; the triangles counted are u, v, w with w in N+(u) and N+(v).
 extern "C" __global__ void __launch_bounds__(BLOCK)
 tc_fox_5e170386_c5(const u64* __restrict__ off, const u32* __restrict__ adj, const u32* __restrict__ src,
-    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts) {
+    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts,
+    u64* __restrict__ scratch, u64 scratch_words) {
   u32* const gsm = nullptr;  // the intersection keeps nothing in shared memory
   const u32 lane = glane();
   u64 c = 0;

@@ -15,6 +15,8 @@
 //   items            the class's work list: u32 vertex ids or u64 edge ids; null = item i is vertex or edge i
 //   nitems           items in the list
 //   counts u64[]     triangles per class; a kernel adds its own into counts[SLOT] once per warp
+//   scratch u64[]    per-group global memory of classes that need it (gen.Scratch), else null:
+//   scratch_words    u64 words per group; group g = blockIdx.x * GROUPS + its index owns scratch[g * scratch_words, ...)
 
 typedef unsigned int u32;
 typedef int i32;
@@ -168,7 +170,8 @@ static_assert(WIDTH == BLOCK && SUB <= BLOCK && SUB <= CHUNK, "a whole block per
 // same table starts where its last one ended (offset reuse).
 extern "C" __global__ void __launch_bounds__(BLOCK)
 tc_grouptc_18378fcb_c0(const u64* __restrict__ off, const u32* __restrict__ adj, const u32* __restrict__ src,
-    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts) {
+    u32 n, u64 m, const u64* __restrict__ items, u64 nitems, u64* __restrict__ counts,
+    u64* __restrict__ scratch, u64 scratch_words) {
   // Staged edge k: its search table adj[tb, tb + tl), its keys from
   // adj[kb], and the inclusive prefix sum of the staged key counts.
   __shared__ u64 s_tb[SUB], s_kb[SUB], s_pre[SUB];

@@ -17,6 +17,8 @@
 //   items            the class's work list: u32 vertex ids or u64 edge ids; null = item i is vertex or edge i
 //   nitems           items in the list
 //   counts u64[]     triangles per class; a kernel adds its own into counts[SLOT] once per warp
+//   scratch u64[]    per-group global memory of classes that need it (gen.Scratch), else null:
+//   scratch_words    u64 words per group; group g = blockIdx.x * GROUPS + its index owns scratch[g * scratch_words, ...)
 
 typedef unsigned int u32;
 typedef int i32;
@@ -233,7 +235,8 @@ __device__ __forceinline__ u64 walk(const u64* __restrict__ off, const u32* __re
 // triangles counted are those whose lowest vertex is u.
 extern "C" __global__ void __launch_bounds__(BLOCK)
 tc_trust_b234132e_c1(const u64* __restrict__ off, const u32* __restrict__ adj, const u32* __restrict__ src,
-    u32 n, u64 m, const u32* __restrict__ items, u64 nitems, u64* __restrict__ counts) {
+    u32 n, u64 m, const u32* __restrict__ items, u64 nitems, u64* __restrict__ counts,
+    u64* __restrict__ scratch, u64 scratch_words) {
   __shared__ u64 smem[640];  // 5120 bytes
   u32* const gsm = reinterpret_cast<u32*>(smem) + gindex() * GROUP_WORDS;  // this group's part
   const u32 lane = glane();
@@ -373,7 +376,8 @@ __device__ __forceinline__ u64 walk(const u64* __restrict__ off, const u32* __re
 // triangles counted are those whose lowest vertex is u.
 extern "C" __global__ void __launch_bounds__(BLOCK)
 tc_trust_b234132e_c2(const u64* __restrict__ off, const u32* __restrict__ adj, const u32* __restrict__ src,
-    u32 n, u64 m, const u32* __restrict__ items, u64 nitems, u64* __restrict__ counts) {
+    u32 n, u64 m, const u32* __restrict__ items, u64 nitems, u64* __restrict__ counts,
+    u64* __restrict__ scratch, u64 scratch_words) {
   __shared__ u64 smem[4640];  // 37120 bytes
   u32* const gsm = reinterpret_cast<u32*>(smem) + gindex() * GROUP_WORDS;  // this group's part
   const u32 lane = glane();

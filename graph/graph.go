@@ -66,6 +66,9 @@ const (
 	ByID
 	// ByDegree: edge kept from the lower to the higher (degree, id).
 	ByDegree
+	// ByTCBW: edge kept from a non-center to a center vertex, else from the
+	// lower to the higher id (TCBW §3.1; orient_tcbw.go).
+	ByTCBW
 )
 
 func (o Orientation) String() string {
@@ -76,6 +79,8 @@ func (o Orientation) String() string {
 		return "id"
 	case ByDegree:
 		return "degree"
+	case ByTCBW:
+		return "tcbw"
 	}
 	return "unknown"
 }

@@ -42,10 +42,10 @@ func inArcs(c *CSR) (offsets []uint64, arcs []inArc) {
 }
 
 // CountTriangles returns the exact number of triangles of the graph o was
-// oriented from. o must be an orientation (ByID or ByDegree, relabelled or
-// not); out-lists sorted, as Orient makes them. Each triangle has exactly
-// one "middle" arc pattern u -> v -> w with u -> w, and is counted there
-// once. ByDegree with relabelling is the fast choice (see Oracle).
+// oriented from. o must be an orientation (ByID, ByDegree or ByTCBW,
+// relabelled or not); out-lists sorted, as Orient makes them. Each triangle
+// has exactly one "middle" arc pattern u -> v -> w with u -> w, and is
+// counted there once. ByDegree with relabelling is the fast choice (see Oracle).
 //
 // The scheme, per middle vertex v: mark N+(v) in a bitmap (|V|/8 bytes per
 // goroutine), then for every in-arc u -> v scan the part of N+(u) after v
@@ -194,7 +194,7 @@ func tailSkip(o *Oriented) uint64 {
 }
 
 func mustBeOriented(o *Oriented) {
-	if o.By != ByID && o.By != ByDegree {
+	if o.By != ByID && o.By != ByDegree && o.By != ByTCBW {
 		// On a symmetric CSR every triangle would be counted six times over;
 		// a silent wrong count is worse than a crash here.
 		panic("graph: triangle count needs an oriented graph, got orientation " + o.By.String())

@@ -92,7 +92,7 @@ func bruteTriangles(n int, pairs [][2]uint64) (total uint64, per []uint64) {
 var allOrientations = []struct {
 	by      Orientation
 	relabel bool
-}{{ByID, false}, {ByID, true}, {ByDegree, false}, {ByDegree, true}}
+}{{ByID, false}, {ByID, true}, {ByDegree, false}, {ByDegree, true}, {ByTCBW, false}, {ByTCBW, true}}
 
 func TestOracleBruteForce(t *testing.T) {
 	sizes := []int{1, 2, 3, 5, 17, 64, 150, 300}

@@ -21,6 +21,8 @@ const orientChunk = 4096
 //   - ByDegree: u -> v iff (deg u, u) < (deg v, v), ties broken by id. This
 //     bounds every out-degree by about sqrt(2|E|), which is what makes
 //     intersection-based counting fast on skewed graphs.
+//   - ByTCBW: u -> v iff (center u, u) < (center v, v): non-center vertices
+//     point at center vertices (TCBW §3.1, see orient_tcbw.go).
 //   - Undirected: nothing is dropped; the result shares g's CSR.
 //
 // With relabel, vertices are renumbered by their rank in the order (new id =
@@ -35,7 +37,7 @@ func Orient(g *Graph, by Orientation, relabel bool) *Oriented {
 	switch by {
 	case Undirected:
 		return &Oriented{CSR: g.CSR, By: Undirected}
-	case ByID, ByDegree:
+	case ByID, ByDegree, ByTCBW:
 	default:
 		panic(fmt.Sprintf("graph.Orient: unknown orientation %d", by))
 	}
@@ -48,6 +50,9 @@ func Orient(g *Graph, by Orientation, relabel bool) *Oriented {
 	var rank, perm []uint32
 	if by == ByDegree {
 		rank = degreeRank(c)
+	}
+	if by == ByTCBW {
+		rank = tcbwRank(c) // orient_tcbw.go
 	}
 	if relabel {
 		perm = rank

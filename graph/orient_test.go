@@ -10,6 +10,9 @@ import (
 // before reports whether u precedes v in the order by (ByID or ByDegree),
 // straight from the definition, for checking Orient's rank-based version.
 func before(c *CSR, by Orientation, u, v uint32) bool {
+	if by == ByTCBW {
+		return tcbwBefore(c, u, v) // orient_tcbw_test.go
+	}
 	if by == ByDegree {
 		du, dv := c.Degree(u), c.Degree(v)
 		if du != dv {

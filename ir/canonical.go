@@ -166,12 +166,16 @@ var Supported = map[[2]string]bool{
 	{string(IterEdgeChunk), string(BinarySearch)}: true,
 	{string(IterEdge), string(BinarySearch)}:      true,
 	{string(IterVertex), string(BinarySearch)}:    true,
+	{string(IterEdge), string(MergePath)}:         true, // gen/green.go
+	{string(IterVertex), string(MergePath)}:       true, // gen/green.go
+	{string(IterVertex), string(Bitmap)}:          true, // gen/bisson.go
+	{string(IterWedge), string(Radix)}:            true, // gen/radix.go
+	{string(IterEdge), string(Bitwise)}:           true, // gen/tcbw.go
 }
 
 // Generatable reports whether the generator implements the strategy's pair.
-// Within the hash pairs gen implements the bucket-list scheme with a fixed
-// CTA (width threads per item) only; it refuses scheme hopscotch and the
-// other CTA organisations with gen.ErrNotGenerated.
+// Every value of the hash pairs' parameters is generated (scheme
+// hopscotch and the CTA organisations: gen/skiff.go).
 func Generatable(s Strategy) bool {
 	return Supported[[2]string{string(s.Iterator), string(s.Intersection)}]
 }

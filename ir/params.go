@@ -118,9 +118,9 @@ const (
 
 	// cta: how threads are organised over vertex items (Skiff §IV-B).
 	CTAFixed       int64 = 0 // Width threads per vertex (TRUST)
-	CTABlockDegree int64 = 1 // ceil(d+(u)/32) blocks per vertex
-	CTABlockIndex  int64 = 2 // ceil(sum d+/32) blocks per group of vertices
-	CTAWarpIndex   int64 = 3 // ceil(sum d+/32) warps per group of vertices
+	CTABlockDegree int64 = 1 // a block per vertex, its warps on 32-edge chunks of N+(u)
+	CTABlockIndex  int64 = 2 // a block per BLOCK consecutive edges (a range of vertex indices)
+	CTAWarpIndex   int64 = 3 // a warp per 32 consecutive edges: ceil(sum d+/32) warps
 )
 
 // SharedLimit is the static shared memory a block may declare without the
@@ -183,7 +183,7 @@ var (
 		Name: ParamScheme, Default: SchemeBuckets, Min: 0, Max: 1,
 		Enum:   []string{"buckets", "hopscotch"},
 		Source: "H-INDEX §III and TRUST (comparative study §III-H): bucket lists scanned linearly",
-		Doc:    "collision handling: bucket lists, or Skiff's lock-free hopscotch nodes (CAS only when a node fills)",
+		Doc:    "collision handling: bucket lists, or Skiff's lock-free hash trie of hop-slot nodes (CAS only when a node fills), held in buckets*slots words of shared memory per item when it fits, else in global scratch",
 	}
 	specHop = ParamSpec{
 		Name: ParamHop, Default: 32, Min: 4, Max: 32, Pow2: true,
@@ -194,12 +194,12 @@ var (
 		Name: ParamCTA, Default: CTAFixed, Min: 0, Max: 3,
 		Enum:   []string{"fixed", "block-degree", "block-index", "warp-index"},
 		Source: "TRUST (comparative study §III-H): a fixed group (the class width) per vertex",
-		Doc:    "thread organisation over vertex items (Skiff §IV-B): fixed = width threads per vertex; block-degree = ceil(d+(u)/32) blocks per vertex; block-index / warp-index = ceil(sum d+/32) blocks / warps per group of consecutive vertices",
+		Doc:    "thread organisation over vertex items (Skiff §IV-B, gen/skiff.go): fixed = width threads per vertex; block-degree = a block per vertex, its warps taking N+(u) 32 edges at a time (width = block); block-index / warp-index = a block / a warp per block / 32 consecutive oriented edges, ceil(sum d+/32) warps over a range of vertex indices (width = block / 32)",
 	}
 	specBitmapBits = ParamSpec{
 		Name: ParamBitmapBits, Default: 1 << 18, Min: 1 << 10, Max: 1 << 18, Pow2: true,
 		Source: "Bisson (comparative study §III-C): bitmap in shared memory \"when allowed by size\"; 2^18 bits = 32 KiB fits the 48 KiB static limit",
-		Doc:    "vertex range held by a shared-memory bitmap when a whole block shares the vertex (width == block); wider graphs use a global bitmap",
+		Doc:    "ids a shared-memory bitmap covers when a whole block shares the vertex (width == block): a vertex whose N+(u) spans at most this many ids uses it; the others, and groups narrower than the block, use the group's n-bit bitmap in global memory (gen/bisson.go)",
 	}
 	specP1 = ParamSpec{
 		Name: ParamP1, Default: 1, Min: 1, Max: 64,
@@ -217,18 +217,18 @@ var (
 		Doc:    "bits per slice m: each list becomes (slice index, m-bit mask) pairs, ANDed and popcounted",
 	}
 	specRadixBits = ParamSpec{
-		Name: ParamRadixBits, Default: 2, Min: 1, Max: 8,
+		Name: ParamRadixBits, Default: 2, Min: 1, Max: 8, Values: []int64{1, 2, 3, 4, 5, 6, 7, 8}, // drawn evenly
 		Source: "radix binning §I-E, Fig. 1: one bit of u and one of v per level, buckets r0..r3",
-		Doc:    "bits consumed per bucketing level (2^bits buckets)",
+		Doc:    "key bits consumed per bucketing level (2^bits child buckets); a candidate's key is its source id above its target id (gen/radix.go)",
 	}
 	specThreshold = ParamSpec{
 		Name: ParamThreshold, Default: 1024, Min: 1, Max: 1 << 20,
 		Source: "radix binning §III-B: thr fixed at 1024",
-		Doc:    "bucket size at or below which E' and E are intersected directly instead of bucketed further",
+		Doc:    "bucket size at or below which E' and E are intersected directly instead of bucketed further; at least 2^radix_bits",
 	}
 	specBudget = ParamSpec{
 		Name: ParamBudgetMiB, Default: 0, Min: 0, Max: 1 << 20,
-		Source: "issue 4: E' is generated and counted in batches under a device-memory budget; 0 = half the free device memory at launch",
+		Source: "issue 4: E' is generated and counted in batches under a device-memory budget; 0 = half the device memory the graph leaves free at launch",
 		Doc:    "device memory (MiB) for one batch of candidate edges E' and its bucketing buffers; 0 = automatic",
 	}
 	specChunk = ParamSpec{
@@ -375,6 +375,11 @@ func (s Strategy) SharedBytes() int64 {
 		if s.EffectiveWidth() == s.EffectiveBlock() {
 			return Get(s, ParamBitmapBits) / 8
 		}
+	case s.Intersection == Radix:
+		// The scatter's rank counters, (warps + 1) x 2^radix_bits u32, and
+		// its cursors, 2^radix_bits u64 (gen/radix.go): at most 35 KiB.
+		d := int64(1) << Get(s, ParamRadixBits)
+		return (int64(s.EffectiveBlock()/32)+1)*d*4 + d*8
 	}
 	return 0
 }

@@ -218,7 +218,7 @@ func randomStrategy(rng *rand.Rand, it Iterator, is Intersection) Strategy {
 		switch {
 		case it == IterEdgeChunk:
 			s.Width = s.Block
-		case it == IterEdge && is == Merge:
+		case it == IterEdge && is == Merge, it == IterWedge && is == Radix:
 			s.Width = 1
 		default:
 			// 1..32 by powers of two, or the whole block.
@@ -238,13 +238,16 @@ func randomStrategy(rng *rand.Rand, it Iterator, is Intersection) Strategy {
 			}
 			s.Params[ps.Name] = randomValue(rng, ps)
 		}
-		if s.SharedBytes() <= SharedLimit {
+		if w, ok := CTAWidth(s); ok { // the CTA organisation fixes the width (ir/skiff.go)
+			s.Width = w
+		}
+		if s.SharedBytes() <= SharedLimit && radixProblem(s) == "" { // ir/radix.go
 			return s
 		}
 	}
 	// Defaults with one item per block always fit.
 	s := Strategy{Iterator: it, Intersection: is, Width: 32, Block: 32}
-	if it == IterEdge && is == Merge {
+	if it == IterEdge && is == Merge || it == IterWedge && is == Radix {
 		s.Width = 1
 	}
 	return s

@@ -303,6 +303,8 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 			add("the edge-chunk iterator gives a whole block to a chunk: width must equal block (%d), got %d", b, w)
 		case s.Iterator == IterEdge && s.Intersection == Merge && w != 1:
 			add("a merge of one edge is sequential: width must be 1, got %d (use merge-path to share an edge)", w)
+		case s.Iterator == IterWedge && s.Intersection == Radix && w != 1:
+			add("the radix phases give each thread its own candidate edges: width must be 1, got %d", w)
 		}
 	}
 
@@ -333,6 +335,12 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 		}
 	}
 	if paramsOK && widthOK && blockOK {
+		if msg := ctaWidthProblem(s); msg != "" { // ir/skiff.go
+			add("%s", msg)
+		}
+		if msg := radixProblem(s); msg != "" { // ir/radix.go
+			add("%s", msg)
+		}
 		if sh := s.SharedBytes(); sh > SharedLimit {
 			add("parameters need %d bytes of shared memory per block (%d items per block), more than the %d a block may declare; lower them or the items per block", sh, s.ItemsPerBlock(), SharedLimit)
 		}

@@ -60,6 +60,9 @@ type ClassResult struct {
 	List         bool            `json:"list"` // a work list was uploaded (false: every item, or skipped)
 	Triangles    uint64          `json:"triangles"`
 	Ms           Timing          `json:"kernel_ms"`
+
+	// Radix: a wedge/radix class's batches (radix.go); nil otherwise.
+	Radix *RadixStats `json:"radix,omitempty"`
 }
 
 // Result is one execution of a plan on a graph.
@@ -80,6 +83,9 @@ type Result struct {
 	CopyMs float64 `json:"copy_ms"`
 	// SrcMs is the event-timed src kernel (0 without edge classes).
 	SrcMs float64 `json:"src_ms"`
+	// SlicesMs is the event-timed building of the bit slices of bitwise
+	// classes (runtime/tcbw.go; 0 without them).
+	SlicesMs float64 `json:"slices_ms,omitempty"`
 	// KernelMs summarises, over the timed runs, the sum of the class
 	// kernels' event times.
 	KernelMs Timing `json:"kernel_ms"`
@@ -153,10 +159,13 @@ type Prepared struct {
 	adj     Buffer
 	counts  Buffer
 	srcBuf  Buffer // src[e] = first vertex of edge e; nil without edge classes
+	scratch Buffer // per-group scratch of the classes (scratch.go); nil when none needs it
 	n       uint32
 	m       uint64
 	classes []prepClass
 	timers  []Timer
+
+	radix *radixHost // wedge/radix classes (radix.go)
 }
 
 type prepClass struct {
@@ -167,6 +176,12 @@ type prepClass struct {
 	grid   uint32
 	shared uint32
 	timer  Timer
+	// scratchWords is the class's scratch_words argument (0: no scratch);
+	// zeroFirst: zero the scratch before each launch (scratch.go).
+	scratchWords uint64
+	zeroFirst    bool
+	// bitwise: a bitwise class's slices and passes (tcbw.go); nil otherwise.
+	bitwise *bitwiseClass
 }
 
 // orientation maps the IR's orientation onto package graph's.
@@ -176,6 +191,8 @@ func orientation(o ir.Orientation) (graph.Orientation, error) {
 		return graph.ByDegree, nil
 	case ir.OrientID:
 		return graph.ByID, nil
+	case ir.OrientTCBW:
+		return graph.ByTCBW, nil
 	}
 	return 0, fmt.Errorf("orientation %s is not implemented by package graph yet", o)
 }
@@ -284,6 +301,10 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	for i, c := range variant.Classes {
 		needSrc = needSrc || (c.NeedsSrc && lists[i].Count > 0)
 	}
+	rx, err := newRadixHost(g, o, man.IDOrdered, variant, lists) // wedge offsets, E in id order (radix.go)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
 
 	// Memory: graph, src, lists and counters, checked before allocating.
 	n, m := uint64(o.N()), o.Arcs()
@@ -294,6 +315,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	for i := range lists {
 		need += lists[i].Bytes()
 	}
+	need += bitwiseBytes(man, variant, lists, n, m) // bit slices (tcbw.go)
 	have := facts.MemoryBytes
 	if mi, ok := dev.(memInfo); ok {
 		if free, _, err := mi.MemInfo(); err == nil {
@@ -301,9 +323,28 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		}
 	}
 	have = max(have, memoryHeadroom) - memoryHeadroom
+	rxNeed, rxFits := rx.reserve(need, have) // wedge/radix batch buffers (radix.go)
+	if !rxFits {
+		return nil, &TooLargeError{Plan: name, Device: facts.Name, Need: rxNeed, Have: have}
+	}
+	need = rxNeed
 	if need > have {
 		return nil, &TooLargeError{Plan: name, Device: facts.Name, Need: need, Have: have}
 	}
+	// Per-group scratch (scratch.go): grids capped to what is left.
+	counts := make([]uint64, len(lists))
+	for i := range lists {
+		counts[i] = lists[i].Count
+	}
+	sp, err := planScratch(scratchForDegrees(o, variant.Classes), counts, n, facts.SMs, have-need) // skiff.go: out-degree terms
+	if err != nil {
+		var se *scratchError
+		if errors.As(err, &se) {
+			return nil, &TooLargeError{Plan: name, Device: facts.Name, Need: need + se.perBlock, Have: have}
+		}
+		return nil, fail("%v", err)
+	}
+	need += sp.bytes
 
 	t0 = time.Now()
 	major, minor := comp.Version()
@@ -341,7 +382,8 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 					return pr, fail("kernel %s: %d bytes of dynamic shared memory: %w", c.Kernel, c.DynamicSharedBytes, err)
 				}
 			}
-			pc.grid = c.Grid.Blocks(pc.items, facts.SMs)
+			pc.grid = sp.grids[i] // c.Grid.Blocks, capped for scratch
+			pc.scratchWords, pc.zeroFirst = sp.words[i], sp.zeroFirst[i]
 			pc.shared = uint32(c.DynamicSharedBytes)
 			if pc.timer, err = pr.newTimer(); err != nil {
 				return pr, fail("kernel %s: %w", c.Kernel, err)
@@ -371,6 +413,15 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		}
 		if pr.classes[i].list, err = pr.alloc(l.Bytes()); err != nil {
 			return pr, fail("work list of class %s: %w", pr.classes[i].c.Name, err)
+		}
+	}
+	if sp.bytes > 0 {
+		if pr.scratch, err = pr.alloc(sp.bytes); err != nil {
+			return pr, fail("scratch: %w", err)
+		}
+		// Zeroed once: kernels that need it zeroed leave it so (gen.Scratch).
+		if err = pr.scratch.Zero(); err != nil {
+			return pr, fail("zeroing the scratch: %w", err)
 		}
 	}
 	if err = copyTimer.Start(); err != nil {
@@ -406,6 +457,12 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		if err = pr.fillSrc(facts.SMs); err != nil {
 			return pr, err
 		}
+	}
+	if err = pr.prepareBitwise(o, variant, lists, facts.SMs); err != nil { // tcbw.go
+		return pr, err
+	}
+	if err = pr.setupRadix(rx); err != nil { // radix.go
+		return pr, err
 	}
 	return pr, nil
 }
@@ -499,6 +556,15 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 			if pc.list != nil {
 				list = pc.list
 			}
+			scratch := any(uint64(0))
+			if pc.scratchWords > 0 {
+				scratch = pr.scratch
+				if pc.zeroFirst {
+					if err := pr.scratch.Zero(); err != nil {
+						return nil, fmt.Errorf("plan %s: zeroing the scratch: %w", pr.name, err)
+					}
+				}
+			}
 			kerr := func(err error) error {
 				return fmt.Errorf("plan %s: kernel %s (class %s, %d items, grid %d x %d): %w",
 					pr.name, pc.c.Kernel, pc.c.Name, pc.items, pc.grid, pc.c.Block, err)
@@ -506,8 +572,16 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 			if err := pc.timer.Start(); err != nil {
 				return nil, kerr(err)
 			}
-			if err := pc.fn.Launch(Dim3{X: pc.grid, Y: 1, Z: 1}, Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
-				pr.off, pr.adj, srcArg, pr.n, pr.m, list, pc.items, pr.counts); err != nil {
+			if pc.bitwise != nil { // one launch per P1 x P2 block (tcbw.go)
+				if err := pr.launchBitwise(pc, srcArg, list); err != nil {
+					return nil, kerr(err)
+				}
+			} else if len(pc.c.Phases) > 0 { // batches and levels (radix.go)
+				if err := pr.runRadix(ctx, pc); err != nil {
+					return nil, err
+				}
+			} else if err := pc.fn.Launch(Dim3{X: pc.grid, Y: 1, Z: 1}, Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
+				pr.off, pr.adj, srcArg, pr.n, pr.m, list, pc.items, pr.counts, scratch, pc.scratchWords); err != nil {
 				return nil, kerr(err)
 			}
 			if err := pc.timer.Stop(); err != nil {
@@ -557,6 +631,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 			Items: pc.items, ItemKind: c.Items, List: pc.list != nil,
 			Triangles: first[i], Ms: summarize(perClass[i]),
 		}
+		cr.Radix = pr.radixStats(i) // radix.go
 		res.Triangles += first[i]
 		res.PerClass[i] = cr
 	}
@@ -572,6 +647,7 @@ func (pr *Prepared) Close() error {
 	}
 	pr.buffers = nil
 	pr.srcBuf = nil
+	pr.scratch = nil
 	for _, t := range pr.timers {
 		errs = append(errs, t.Close())
 	}

@@ -180,7 +180,7 @@ func specPlans() []ir.Plan {
 // runnable: the generator implements the plan and package graph its
 // orientation (TCBW's is not there yet).
 func runnable(p ir.Plan) bool {
-	return gen.Check(p) == nil && p.Orientation != ir.OrientTCBW
+	return gen.Check(p) == nil
 }
 
 func generatablePresets() []ir.Plan {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -26,11 +27,14 @@ type fakeDevice struct {
 	mem     uint64
 	kernels map[string]gen.Class // by symbol
 	srcSym  string
+	slices  *gen.SliceHelpers // bit-slice helpers (tcbw_test.go)
 	live    map[*fakeBuf]bool
 	allocs  int
 	launch  []string
 	loaded  int
 	timers  int
+
+	phases map[string]fakePhase // wedge/radix phase kernels (radix_fake_test.go)
 }
 
 func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
@@ -43,12 +47,14 @@ func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
 		for _, c := range v.Classes {
 			if !c.Skip {
 				d.kernels[c.Kernel] = c
+				d.addPhases(c) // radix_fake_test.go
 			}
 		}
 	}
 	if out.Manifest.Src != nil {
 		d.srcSym = out.Manifest.Src.Kernel
 	}
+	d.slices = out.Manifest.Slices
 	return d
 }
 
@@ -101,7 +107,7 @@ func (b *fakeBuf) u32(i uint64) uint32 { return binary.LittleEndian.Uint32(b.dat
 type fakeModule struct{ d *fakeDevice }
 
 func (m *fakeModule) Function(name string) (runtime.Function, error) {
-	if _, ok := m.d.kernels[name]; !ok && name != m.d.srcSym {
+	if _, ok := m.d.kernels[name]; !ok && name != m.d.srcSym && !m.d.isSliceKernel(name) {
 		return nil, fmt.Errorf("no kernel %s", name)
 	}
 	return &fakeFunc{d: m.d, name: name}, nil
@@ -155,6 +161,12 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 		}
 		return nil
 	}
+	if ph, ok := f.d.phases[f.name]; ok {
+		return f.d.launchPhase(ph, grid, block, shared, args) // radix_fake_test.go
+	}
+	if ok, err := f.d.tcbwLaunch(f.name, grid, block, args); ok {
+		return err // tcbw_test.go
+	}
 	c := f.d.kernels[f.name]
 	if len(args) != len(gen.KernelArgs) {
 		return fmt.Errorf("%d args, want %d", len(args), len(gen.KernelArgs))
@@ -164,6 +176,22 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 	nitems, counts := args[6].(uint64), args[7].(*fakeBuf)
 	if uint64(len(off.data)) != (uint64(n)+1)*8 || uint64(len(adj.data)) != m*4 {
 		return fmt.Errorf("sizes do not match n=%d m=%d", n, m)
+	}
+	// Scratch (gen.Scratch): none, or grid * groups slices of scratch_words
+	// u64 words, zeroed at launch when the class needs it so.
+	words := args[9].(uint64)
+	if s := c.Scratch; s == nil {
+		if args[8] != any(uint64(0)) || words != 0 {
+			return fmt.Errorf("scratch %v, %d words for a class without scratch", args[8], words)
+		}
+	} else {
+		sb, ok := args[8].(*fakeBuf)
+		if !ok || words < s.WordsPerGroup(uint64(n)) || uint64(len(sb.data)) < uint64(grid.X)*uint64(s.Groups)*words*8 {
+			return fmt.Errorf("scratch %T, %d words for grid %d of %+v", args[8], words, grid.X, s)
+		}
+		if s.Zeroed && slices.ContainsFunc(sb.data, func(b byte) bool { return b != 0 }) {
+			return fmt.Errorf("scratch not zeroed at launch")
+		}
 	}
 	if grid.X != c.Grid.Blocks(nitems, 4) || block.X != uint32(c.Block) || shared != uint32(c.DynamicSharedBytes) {
 		return fmt.Errorf("launch shape %v %v %d for %d items of %+v", grid, block, shared, nitems, c)
