@@ -49,6 +49,9 @@ def main():
     plans = [p.split(":", 1) for p in a.plans.split(",")]
     rows, failures = [], 0
     log = open(os.path.join(a.out, "gpu-check.log"), "w")
+    # Rows are also written as they come, so a run stopped by its time limit
+    # still brings back what it measured.
+    partial = open(os.path.join(a.out, "gpu-check.partial.tsv"), "w")
     for label, path, expected in graphs:
         for kind, name in plans:
             cmd = base + ["count", path, "--backend", "gpu", f"--{kind}", name,
@@ -72,7 +75,11 @@ def main():
                              expected=expected, ok="ok" if ok else f"FAIL(rc={rc})",
                              kernel_ms=kms, total_ms=r.get("total_ms"), error=err.strip()[-300:] if not ok else ""))
             print(f"{label:22} {name:28} {'ok' if ok else 'FAIL'} {kms} ms", file=sys.stderr, flush=True)
+            partial.write("\t".join(str(v) for v in rows[-1].values()) + "\n")
+            partial.flush()
     log.close()
+    partial.close()
+    os.remove(os.path.join(a.out, "gpu-check.partial.tsv"))
 
     with open(os.path.join(a.out, "gpu-check.tsv"), "w") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()), delimiter="\t")
