@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -272,9 +273,21 @@ func histogram(h map[string]map[string]int, p ir.Plan) {
 		add("width", fmt.Sprint(s.EffectiveWidth()))
 		add("block", fmt.Sprint(s.EffectiveBlock()))
 		for _, ps := range ir.ParamsFor(s) {
-			add("param "+ps.Name, fmt.Sprint(ir.Get(s, ps.Name)))
+			add("param "+ps.Name, paramBin(ps, ir.Get(s, ps.Name)))
 		}
 	}
+}
+
+// paramBin names the histogram bin of a parameter value: the value itself
+// for enumerations, powers of two and small ranges, else its power-of-two
+// interval (a range such as chunk 1..8192 has too many values to count
+// each).
+func paramBin(ps ir.ParamSpec, v int64) string {
+	if len(ps.Enum) > 0 || len(ps.Values) > 0 || ps.Pow2 || ps.Max-ps.Min < 16 || v <= 0 {
+		return fmt.Sprint(v)
+	}
+	k := bits.Len64(uint64(v)) - 1
+	return fmt.Sprintf("[%d,%d)", uint64(1)<<k, uint64(1)<<(k+1))
 }
 
 func printFuzz(g *Globals, asJSON bool, s *fuzzSummary) error {
