@@ -97,23 +97,6 @@ func mergePath(t testing.TB, a, b []uint32, width uint64) uint64 {
 	return c
 }
 
-func intersectCount(a, b []uint32) uint64 {
-	var c uint64
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			c++
-			i++
-			j++
-		}
-	}
-	return c
-}
-
 // greenWidths are the widths a merge-path class may have (1..32 by powers of
 // two, or a block), and a few others the arithmetic must handle as well.
 var greenWidths = []uint64{1, 2, 3, 4, 8, 16, 32, 64, 100, 256, 512, 1024}
@@ -141,7 +124,7 @@ func TestMergePathLists(t *testing.T) {
 		}
 		universe := uint32(max(na, nb)+1) * uint32(1+rng.IntN(4)) // dense: many equal entries
 		a, b := set(na, universe), set(nb, universe)
-		want := intersectCount(a, b)
+		want := intersect(a, b)
 		for _, w := range greenWidths {
 			if got := mergePath(t, a, b, w); got != want {
 				t.Fatalf("width %d, a=%v b=%v: %d common, want %d", w, a, b, got, want)
