@@ -241,8 +241,23 @@ func randomStrategy(rng *rand.Rand, it Iterator, is Intersection) Strategy {
 		if w, ok := CTAWidth(s); ok { // the CTA organisation fixes the width (ir/skiff.go)
 			s.Width = w
 		}
-		if s.SharedBytes() <= SharedLimit && radixProblem(s) == "" { // ir/radix.go
+		if fitsShared(s) {
 			return s
+		}
+		// Keep the drawn parameters, so large tables are drawn as often as
+		// small ones, and make room: one group per block, then smaller
+		// blocks.
+		if it != IterEdgeChunk && !(it == IterEdge && is == Merge) && !(it == IterWedge && is == Radix) {
+			for b := s.Block; b >= blockChoices[0]; b /= 2 {
+				t := s
+				t.Block, t.Width = b, b
+				if w, ok := CTAWidth(t); ok {
+					t.Width = w
+				}
+				if fitsShared(t) {
+					return t
+				}
+			}
 		}
 	}
 	// Defaults with one item per block always fit.
@@ -251,6 +266,12 @@ func randomStrategy(rng *rand.Rand, it Iterator, is Intersection) Strategy {
 		s.Width = 1
 	}
 	return s
+}
+
+// fitsShared: the strategy's shared memory fits the static limit and its
+// radix parameters are consistent (ir/radix.go).
+func fitsShared(s Strategy) bool {
+	return s.SharedBytes() <= SharedLimit && radixProblem(s) == ""
 }
 
 func randomValue(rng *rand.Rand, ps ParamSpec) int64 {

@@ -188,7 +188,11 @@ func (c *FuzzCmd) Run(g *Globals) error {
 		}
 		histogram(sum.Histogram, p)
 		if sum.Backend == "compile" {
-			out, err := gen.Generate(p, gen.DefaultTarget())
+			t := gen.DefaultTarget()
+			// As `tcgen gen`: the smallest dynamic shared-memory opt-in of
+			// compute 8.x/9.0, which the executor grants on a GPU.
+			t.MaxSharedPerBlock = 99 << 10
+			out, err := gen.Generate(p, t)
 			if err != nil {
 				sum.Errors++
 				fail(fuzzFailure{Error: err.Error(), Reason: "generate failed"})
