@@ -77,76 +77,44 @@ type CacheMeta struct {
 // WriteCSR writes g to path atomically: a temporary file in the same
 // directory, synced, then renamed over path. On error nothing is left at
 // path (an older file there stays intact) and the temporary file is removed.
-func WriteCSR(path string, g *Graph, meta CacheMeta) (err error) {
+func WriteCSR(path string, g *Graph, meta CacheMeta) error {
 	if g.OrigIDs != nil && len(g.OrigIDs) != g.N() {
 		return fmt.Errorf("graph: %d original ids for %d vertices", len(g.OrigIDs), g.N())
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
 	if meta.ToolVersion == "" {
 		meta.ToolVersion = ToolVersion
 	}
 	meta.Version = csrVersion
-	header := encodeCSRHeader(g, &meta)
-	crc := crc32.New(castagnoli)
-	bw := bufio.NewWriterSize(f, 1<<20) // 1 MiB: few large write calls
-	w := io.MultiWriter(bw, crc)
-	if _, err = w.Write(header); err != nil {
-		return err
-	}
-	if err = writeU64s(w, g.Offsets); err != nil {
-		return err
-	}
-	if err = writeU32s(w, g.Adj); err != nil {
-		return err
-	}
-	if g.OrigIDs != nil {
-		if err = writeU64s(w, g.OrigIDs); err != nil {
+	return WriteFileAtomic(path, func(f *os.File) error {
+		header := encodeCSRHeader(g, &meta)
+		crc := crc32.New(castagnoli)
+		bw := bufio.NewWriterSize(f, 1<<20) // 1 MiB: few large write calls
+		w := io.MultiWriter(bw, crc)
+		if _, err := w.Write(header); err != nil {
 			return err
 		}
-	}
-	if _, err = w.Write(pad8([]byte(meta.Report.Header))); err != nil {
+		if err := writeU64s(w, g.Offsets); err != nil {
+			return err
+		}
+		if err := writeU32s(w, g.Adj); err != nil {
+			return err
+		}
+		if g.OrigIDs != nil {
+			if err := writeU64s(w, g.OrigIDs); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(pad8([]byte(meta.Report.Header))); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		var sum [4]byte
+		binary.LittleEndian.PutUint32(sum[:], crc.Sum32())
+		_, err := f.WriteAt(sum[:], csrCRCOffset)
 		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	var sum [4]byte
-	binary.LittleEndian.PutUint32(sum[:], crc.Sum32())
-	if _, err = f.WriteAt(sum[:], csrCRCOffset); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	// CreateTemp makes the file 0600; a cache or converted graph is as
-	// readable as any file the user writes.
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	// Persist the rename itself; not every system can sync a directory, and
-	// the file is complete either way, so a failure here is not an error.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	})
 }
 
 func encodeCSRHeader(g *Graph, meta *CacheMeta) []byte {

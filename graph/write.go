@@ -110,43 +110,26 @@ func WriteEdges(w io.Writer, g *Graph, format string) error {
 }
 
 // WriteEdgesFile writes g to path in the format its name implies (see
-// OutputFormat), atomically: a temporary file in the same directory renamed
-// into place, so no partial file is ever left at path. The csr format is
-// written by WriteCSR.
-func WriteEdgesFile(path string, g *Graph) (err error) {
+// OutputFormat), atomically (WriteFileAtomic), so no partial file is ever
+// left at path. The csr format is written by WriteCSR.
+func WriteEdgesFile(path string, g *Graph) error {
 	format, gz := OutputFormat(path)
 	if format == "csr" {
 		return fmt.Errorf("%s: use WriteCSR for the csr format", path)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+	return WriteFileAtomic(path, func(f *os.File) error {
+		var w io.Writer = f
+		var zw *gzip.Writer
+		if gz {
+			zw = gzip.NewWriter(f)
+			w = zw
 		}
-	}()
-	var w io.Writer = f
-	var zw *gzip.Writer
-	if gz {
-		zw = gzip.NewWriter(f)
-		w = zw
-	}
-	if err = WriteEdges(w, g, format); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if zw != nil {
-		if err = zw.Close(); err != nil {
-			return err
+		if err := WriteEdges(w, g, format); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
 		}
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+		if zw != nil {
+			return zw.Close()
+		}
+		return nil
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
 )
 
@@ -152,28 +153,14 @@ func writeFileAtomic(path string, data []byte) error {
 	})
 }
 
-// writeAtomic streams write's output into a temporary file beside path and
-// renames it into place, so a failure leaves no partial output at path.
-func writeAtomic(path string, write func(w io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+// writeAtomic streams write's output through graph.WriteFileAtomic, so a
+// failure leaves no partial output at path.
+func writeAtomic(path string, write func(w io.Writer) error) error {
+	return graph.WriteFileAtomic(path, func(f *os.File) error {
+		bw := bufio.NewWriterSize(f, 1<<20)
+		if err := write(bw); err != nil {
+			return err
 		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err = write(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+		return bw.Flush()
+	})
 }
