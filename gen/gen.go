@@ -198,6 +198,7 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		m.Variants = append(m.Variants, mv)
 	}
 	m.Slices = sliceHelpers(name, m.Variants, t) // bit slices of bitwise classes (gen/tcbw.go)
+	m.Pivot = pivotHelpers(name, m.Variants)     // in-edges and items of pivot classes (gen/pivot.go)
 
 	fd := fileData{
 		Plan:        name,
@@ -233,6 +234,9 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 	}
 	if err := renderSlices(tp, &b, m.Slices); err != nil { // gen/tcbw.go
 		return nil, fmt.Errorf("gen: plan %s: slice helpers: %w", name, err)
+	}
+	if err := renderPivot(tp, &b, m.Pivot); err != nil { // gen/pivot.go
+		return nil, fmt.Errorf("gen: plan %s: pivot helpers: %w", name, err)
 	}
 	for _, cd := range classes {
 		for _, part := range []string{"class", "isect_" + cd.isectPartial, "iter_" + cd.iterPartial} {
@@ -310,6 +314,7 @@ type classData struct {
 	Buckets, Mask     int // hash
 	Slots             int
 	Chunk, Sub        int // edge chunk
+	Table, Unroll     int // pivot (gen/pivot.go)
 
 	Bitmap      *bitmapData // vertex/bitmap (gen/bisson.go)
 	Radix       *radixData  // wedge/radix (gen/radix.go)
@@ -368,6 +373,8 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 		mc.Items, cd.iterPartial, mc.NeedsSrc = ItemsEdges, "edge", true
 	case ir.IterEdgeChunk:
 		mc.Items, cd.iterPartial, mc.NeedsSrc = ItemsEdges, "edgechunk", true
+	case ir.IterPivot:
+		mc.Items = ItemsVertices // gen/pivot.go
 	case ir.IterWedge:
 		mc.Items, cd.iterPartial = ItemsVertices, "wedge" // gen/radix.go
 		if s.Intersection != ir.Radix {
@@ -408,6 +415,12 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 			cd.GroupWords = cd.Cache
 		}
 	case ir.Hash:
+		if s.Iterator == ir.IterPivot {
+			if err := lowerPivot(cd, &mc, s); err != nil { // gen/pivot.go
+				return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
+			}
+			break
+		}
 		cd.isectPartial = "hash"
 		b := ir.Get(s, ir.ParamBuckets)
 		if b <= 0 || bits.OnesCount64(uint64(b)) != 1 {
@@ -448,6 +461,9 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 		}
 		cd.SharedBytes = cd.SharedWords * 8
 		mc.Grid = Grid{ItemsPerBlock: cd.Groups, BlocksPerSM: cd.BlocksPerSM}
+		if mc.Pivot {
+			mc.Grid = Grid{BlocksPerSM: cd.BlocksPerSM} // items are counted on the device
+		}
 		skiffGrid(cd, &mc) // gen/skiff.go: index organisations take BLOCK edges per block
 	}
 	switch {

@@ -207,7 +207,13 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 				}
 				wantKernels += min(i, 1)
 			}
-			if c.Grid.ItemsPerBlock <= 0 {
+			if c.Grid.ItemsPerBlock <= 0 && !(c.Pivot && c.Grid.BlocksPerSM > 0) { // pivot: persistent blocks
+				t.Errorf("%s: class %s has no grid formula", who, c.Name)
+			}
+			if c.Pivot != (c.Iterator == ir.IterPivot) || c.Pivot && (m.Pivot == nil || m.Pivot.Index(vi, c.Slot) < 0) {
+				t.Errorf("%s: class %s: pivot %v, iterator %s, helpers %v", who, c.Name, c.Pivot, c.Iterator, m.Pivot)
+			}
+			if false {
 				t.Errorf("%s: class %s has no grid formula", who, c.Name)
 			}
 			if c.StaticSharedBytes > ir.SharedLimit || c.StaticSharedBytes > 0 && c.DynamicSharedBytes > 0 {
@@ -215,7 +221,7 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			}
 			// Skiff's index organisations (gen/skiff.go) give vertex classes edge lists.
 			skiffIndex := c.Intersection == ir.Hash && (c.Params[ir.ParamCTA] == ir.CTABlockIndex || c.Params[ir.ParamCTA] == ir.CTAWarpIndex)
-			vertexItems := c.Iterator == ir.IterVertex && !skiffIndex || c.Iterator == ir.IterWedge // wedge/radix: per vertex (gen/radix.go)
+			vertexItems := c.Iterator == ir.IterVertex && !skiffIndex || c.Iterator == ir.IterWedge || c.Pivot // wedge/radix: per vertex (gen/radix.go); pivot: per pivot
 			if vertexItems != (c.Items == gen.ItemsVertices) || c.NeedsSrc == vertexItems {
 				t.Errorf("%s: class %s: items %s, needs src %v for the %s iterator", who, c.Name, c.Items, c.NeedsSrc, c.Iterator)
 			}
@@ -230,6 +236,14 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 		wantKernels++
 		if _, ok := defined[m.Src.Kernel]; !ok {
 			t.Errorf("%s: src kernel %s not defined", who, m.Src.Kernel)
+		}
+	}
+	if m.Pivot != nil { // pivot preparation (gen/pivot.go)
+		for _, k := range []string{m.Pivot.Count, m.Pivot.Sums, m.Pivot.Scan, m.Pivot.Bin, m.Pivot.Scatter} {
+			wantKernels++
+			if _, ok := defined[k]; !ok {
+				t.Errorf("%s: pivot helper %s not defined", who, k)
+			}
 		}
 	}
 	for _, k := range m.Slices.Kernels() { // bit-slice helpers (gen/tcbw.go)

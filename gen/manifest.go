@@ -24,6 +24,9 @@ type Manifest struct {
 	// Slices builds the bit slices bitwise classes read (gen/tcbw.go); nil
 	// without bitwise classes.
 	Slices *SliceHelpers `json:"slices,omitempty"`
+	// Pivot builds the in-edge lists and item lists of pivot classes
+	// (gen/pivot.go); nil without them.
+	Pivot *PivotHelpers `json:"pivot,omitempty"`
 	// Feature is the graph feature the guard tests; empty without a guard.
 	Feature string `json:"feature,omitempty"`
 	// Variants holds the guard's alternatives in order; a plan without a
@@ -105,6 +108,9 @@ type Class struct {
 	// of Manifest.Slices, and runs once per P1 x P2 block (gen/tcbw.go,
 	// runtime/tcbw.go).
 	Bitwise *Bitwise `json:"bitwise,omitempty"`
+	// Pivot: the class kernel takes PivotArgs; its items are built on the
+	// device by Manifest.Pivot's kernels (gen/pivot.go, runtime/pivot.go).
+	Pivot bool `json:"pivot,omitempty"`
 }
 
 // Scratch is per-group global memory a class kernel needs besides the graph

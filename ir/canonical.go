@@ -171,6 +171,7 @@ var Supported = map[[2]string]bool{
 	{string(IterVertex), string(Bitmap)}:          true, // gen/bisson.go
 	{string(IterWedge), string(Radix)}:            true, // gen/radix.go
 	{string(IterEdge), string(Bitwise)}:           true, // gen/tcbw.go
+	{string(IterPivot), string(Hash)}:             true, // gen/pivot.go
 }
 
 // Generatable reports whether the generator implements the strategy's pair.

@@ -21,6 +21,11 @@ const (
 	IterEdgeChunk Iterator = "edge-chunk"
 	// IterWedge: a pair v,w in N+(u), closed if (v,w) is an edge.
 	IterWedge Iterator = "wedge"
+	// IterPivot: a vertex v as the middle vertex of its triangles u < v < w.
+	// N+(v) goes into a table; for each in-edge (u,v), the part of N+(u)
+	// after v probes it (ir/pivot.go). The lists built on the device group
+	// in-edges by v, so the probes are exactly the wedges.
+	IterPivot Iterator = "pivot"
 )
 
 // Intersection is how two sorted neighbour lists are intersected.

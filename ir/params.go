@@ -263,11 +263,13 @@ var paramTable = map[pair][]ParamSpec{
 
 	{IterWedge, BinarySearch}: nil,
 	{IterWedge, Radix}:        {specRadixBits, specThreshold, specBudget},
+
+	{IterPivot, Hash}: {specTable, specItemWork, specBuildRatio, specUnroll}, // ir/pivot.go
 }
 
 // Iterators and Intersections list the enum values in a stable order.
 var (
-	Iterators     = []Iterator{IterVertex, IterEdge, IterEdgeChunk, IterWedge}
+	Iterators     = []Iterator{IterVertex, IterEdge, IterEdgeChunk, IterWedge, IterPivot}
 	Intersections = []Intersection{Merge, MergePath, BinarySearch, Hash, Bitmap, Bitwise, Radix}
 	Orientations  = []Orientation{OrientDegree, OrientID, OrientTCBW}
 	Keys          = []Key{KeyOutDegree, KeyWork}
@@ -363,6 +365,8 @@ func (s Strategy) SharedBytes() int64 {
 	}
 	items := int64(s.ItemsPerBlock())
 	switch {
+	case s.Iterator == IterPivot:
+		return items * Get(s, ParamTable) * 4
 	case s.Intersection == Hash:
 		// scheme hopscotch keeps buckets*slots entries as well: nodes of hop
 		// entries are carved from the same table.

@@ -145,6 +145,25 @@ func randomPlan(rng *rand.Rand, pairs [][2]string) Plan {
 	}
 	n := 1 + rng.IntN(3)
 
+	// Pivot classes count at the middle vertex and cannot share a list with
+	// the others (ir/pivot.go): a pivot plan is all pivot, relabelled, as
+	// often as any one pair is drawn.
+	var rest [][2]string
+	pivot := false
+	for _, pr := range pairs {
+		if Iterator(pr[0]) == IterPivot {
+			pivot = true
+		} else {
+			rest = append(rest, pr)
+		}
+	}
+	if pivot && (len(rest) == 0 || rng.IntN(len(pairs)) == 0) {
+		pairs = [][2]string{{string(IterPivot), string(Hash)}}
+		p.Relabel = p.Orientation != OrientID
+	} else {
+		pairs, pivot = rest, false
+	}
+
 	// Work keys need edge items with one work model throughout.
 	key := KeyOutDegree
 	var edgePairs [][2]string
@@ -165,7 +184,7 @@ func randomPlan(rng *rand.Rand, pairs [][2]string) Plan {
 		}
 	}
 
-	skip := key == KeyOutDegree && rng.IntN(4) == 0
+	skip := key == KeyOutDegree && !pivot && rng.IntN(4) == 0
 	// Boundaries: n-1 distinct values, above 2 when a skip class takes [0,2).
 	lo := int64(1)
 	if skip {

@@ -103,6 +103,11 @@ func (p Plan) Validate() error {
 	default:
 		errs = append(errs, validateClasses(p.Classes, "")...)
 	}
+	if p.HasPivot() && p.Orientation != OrientID && !p.Relabel {
+		// The tail of N+(u) after v is found by position: lists sorted by id
+		// must be sorted in the orientation's order too.
+		add("pivot classes need ids in the orientation's order: set relabel: true (or orientation id)")
+	}
 	return errors.Join(errs...)
 }
 
@@ -241,6 +246,7 @@ func validateClasses(cs []Class, ctx string) []error {
 		}
 		errs = append(errs, validateStrategy(c.Strategy, sel.Key, who)...)
 	}
+	errs = append(errs, pivotProblems(cs, ctx)...) // ir/pivot.go
 	// A work-keyed list needs one estimate for all its classes.
 	if len(cs) > 0 && cs[0].Select.Key == KeyWork {
 		model := WorkModelOf(cs)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -47,6 +48,18 @@ func compilePlans(t *testing.T, seed uint64) []ir.Plan {
 		if gen.Check(p) == nil {
 			plans = append(plans, p)
 		}
+	}
+	// The spec files of examples/ (hybrids such as the pivot plan).
+	specs, err := filepath.Glob("../examples/*.yaml")
+	if err != nil || len(specs) == 0 {
+		t.Fatalf("examples/*.yaml: %v (%d files)", err, len(specs))
+	}
+	for _, f := range specs {
+		p, err := ir.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, p)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0))
 	for drawn := 0; drawn < randomCompiles; {

@@ -89,7 +89,15 @@ type Result struct {
 	// KernelMs summarises, over the timed runs, the sum of the class
 	// kernels' event times.
 	KernelMs Timing `json:"kernel_ms"`
-	Runs     int    `json:"runs"`
+	// GPUMs summarises, over the timed runs, one event pair around a whole
+	// pass: zeroing the counters, the device-side preparation of pivot
+	// classes, every class kernel and the reduction. Lists built on the host
+	// and uploaded by Prepare (the other iterators) are outside it.
+	GPUMs Timing `json:"gpu_ms"`
+	// PrepMs summarises the device-side preparation of pivot classes
+	// (in-edge and item lists, runtime/pivot.go), part of GPUMs.
+	PrepMs Timing `json:"prep_ms"`
+	Runs   int    `json:"runs"`
 	// DeviceBytes is the device memory the run allocated.
 	DeviceBytes uint64 `json:"device_bytes"`
 	// Host-side wall times.
@@ -166,6 +174,10 @@ type Prepared struct {
 	timers  []Timer
 
 	radix *radixHost // wedge/radix classes (radix.go)
+	pivot *pivotHost // pivot classes (pivot.go)
+	// passTimer spans a whole pass: zeroing the counters, the device-side
+	// preparation and every class kernel.
+	passTimer Timer
 }
 
 type prepClass struct {
@@ -292,6 +304,13 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	if err != nil {
 		return nil, fail("%v", err)
 	}
+	for i, c := range variant.Classes {
+		if c.Pivot {
+			// Built on the device at every pass (runtime/pivot.go); the host
+			// list only counted the pivots.
+			lists[i] = WorkList{Slot: lists[i].Slot, Items: lists[i].Items, Count: lists[i].Count, All: true}
+		}
+	}
 	listsMs := msSince(t0)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -316,6 +335,12 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		need += lists[i].Bytes()
 	}
 	need += bitwiseBytes(man, variant, lists, n, m) // bit slices (tcbw.go)
+	var pvWedges uint64
+	if man.Pivot != nil && variantHasPivot(variant) {
+		pvWedges = wedges(o.Offsets)
+		pvNeed, _ := pivotBytes(man.Pivot, n, m, pvWedges) // in-edges and items (pivot.go)
+		need += pvNeed
+	}
 	have := facts.MemoryBytes
 	if mi, ok := dev.(memInfo); ok {
 		if free, _, err := mi.MemInfo(); err == nil {
@@ -464,6 +489,12 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	if err = pr.setupRadix(rx); err != nil { // radix.go
 		return pr, err
 	}
+	if err = pr.setupPivot(vi, facts.SMs, pvWedges); err != nil { // pivot.go
+		return pr, err
+	}
+	if pr.passTimer, err = pr.newTimer(); err != nil {
+		return pr, fail("pass timer: %w", err)
+	}
 	return pr, nil
 }
 
@@ -533,7 +564,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	res.Runs = repeat
 	nc := len(pr.classes)
 	perClass := make([][]float64, nc)
-	var totals []float64
+	var totals, passes, preps []float64
 	var first []uint64
 	counts := make([]uint64, nc)
 	srcArg := any(uint64(0))
@@ -544,8 +575,22 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if err := pr.passTimer.Start(); err != nil {
+			return nil, fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
+		}
 		if err := pr.counts.Zero(); err != nil {
 			return nil, fmt.Errorf("plan %s: zeroing counts: %w", pr.name, err)
+		}
+		if pr.pivot != nil {
+			if err := pr.pivot.timer.Start(); err != nil {
+				return nil, fmt.Errorf("plan %s: preparation timer: %w", pr.name, err)
+			}
+			if err := pr.preparePivot(); err != nil { // pivot.go
+				return nil, err
+			}
+			if err := pr.pivot.timer.Stop(); err != nil {
+				return nil, fmt.Errorf("plan %s: preparation timer: %w", pr.name, err)
+			}
 		}
 		for i := range pr.classes {
 			pc := &pr.classes[i]
@@ -576,6 +621,10 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 				if err := pr.launchBitwise(pc, srcArg, list); err != nil {
 					return nil, kerr(err)
 				}
+			} else if pc.c.Pivot { // items built on the device (pivot.go)
+				if err := pr.launchPivot(pc); err != nil {
+					return nil, kerr(err)
+				}
 			} else if len(pc.c.Phases) > 0 { // batches and levels (radix.go)
 				if err := pr.runRadix(ctx, pc); err != nil {
 					return nil, err
@@ -587,6 +636,9 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 			if err := pc.timer.Stop(); err != nil {
 				return nil, kerr(err)
 			}
+		}
+		if err := pr.passTimer.Stop(); err != nil {
+			return nil, fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
 		}
 		total := 0.0
 		for i := range pr.classes {
@@ -614,12 +666,26 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		} else if !slices.Equal(first, counts) {
 			return nil, fmt.Errorf("plan %s: pass %d counted %v per class, pass 0 counted %v: the kernels are not deterministic", pr.name, r, counts, first)
 		}
+		pass, err := pr.passTimer.Elapsed()
+		if err != nil {
+			return nil, fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
+		}
 		if r >= warm {
 			totals = append(totals, total)
+			passes = append(passes, pass)
+			if pr.pivot != nil {
+				ms, err := pr.pivot.timer.Elapsed()
+				if err != nil {
+					return nil, fmt.Errorf("plan %s: preparation timer: %w", pr.name, err)
+				}
+				preps = append(preps, ms)
+			}
 		}
 	}
 
 	res.KernelMs = summarize(totals)
+	res.GPUMs = summarize(passes)
+	res.PrepMs = summarize(preps)
 	res.PerClass = make([]ClassResult, nc)
 	for i := range pr.classes {
 		pc := &pr.classes[i]

@@ -999,7 +999,7 @@ func TestSkiffModelRandomPlans(t *testing.T) {
 		p := ir.RandomPlan(rng)
 		skiff := false
 		for _, c := range p.Classes {
-			skiff = skiff || !c.Skip && c.Intersection == ir.Hash &&
+			skiff = skiff || !c.Skip && c.Intersection == ir.Hash && c.Iterator != ir.IterPivot &&
 				(ir.Get(c.Strategy, ir.ParamScheme) == ir.SchemeHopscotch || c.Iterator == ir.IterVertex && ir.Get(c.Strategy, ir.ParamCTA) != ir.CTAFixed)
 		}
 		if !skiff {

@@ -23,7 +23,7 @@ done
 
 # 2. Every plan on every shared dataset and RMAT 16..22, checked and timed.
 if [ -z "${SKIP_TABLE:-}" ]; then
-  python3 scripts/gpu-check.py "$G/bin/tcgen" "$G/datasets" "$OUT" --plans "$PLANS" ${RMAT:+--rmat "$RMAT"} || status=1
+  python3 scripts/gpu-check.py "$G/bin/tcgen" "$G/datasets" "$OUT" --plans "$PLANS" ${RMAT:+--rmat "$RMAT"} ${DATASETS_ONLY:+--datasets-only "$DATASETS_ONLY"} || status=1
 fi
 
 # 3. Random valid plans against the oracle (issue 4): FUZZ_PLANS=500.

@@ -49,6 +49,12 @@ type countResult struct {
 	KernelMs    float64         `json:"kernel_ms,omitempty"`
 	KernelMinMs float64         `json:"kernel_min_ms,omitempty"`
 	KernelMaxMs float64         `json:"kernel_max_ms,omitempty"`
+	// gpu_ms: one event pair around a whole pass (counters zeroed, lists
+	// built on the device, every class kernel, the reduction): median, min
+	// and max over the timed runs (runtime.Result.GPUMs).
+	GPUMs    float64 `json:"gpu_ms,omitempty"`
+	GPUMinMs float64 `json:"gpu_min_ms,omitempty"`
+	GPUMaxMs float64 `json:"gpu_max_ms,omitempty"`
 	Runs        int             `json:"runs,omitempty"`
 	TotalMs     float64         `json:"total_ms,omitempty"`
 	GPU         *runtime.Result `json:"gpu,omitempty"`
@@ -200,6 +206,10 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 	fmt.Fprintf(tw, "prepare\t%.3f ms\n", r.PrepareMs)
 	if r.Backend == "gpu" {
 		fmt.Fprintf(tw, "kernel\t%.4f ms median of %d runs (min %.4f, max %.4f)\n", r.KernelMs, r.Runs, r.KernelMinMs, r.KernelMaxMs)
+		fmt.Fprintf(tw, "gpu pass\t%.4f ms median (min %.4f, max %.4f): counters, device-side lists, kernels, reduction\n", r.GPUMs, r.GPUMinMs, r.GPUMaxMs)
+		if d := r.GPU; d != nil && d.Device.ClockMHz > 0 {
+			fmt.Fprintf(tw, "clocks\tSM %d MHz, memory %d MHz (NVML, after the runs)\n", d.Device.ClockMHz, d.Device.MemClockMHz)
+		}
 		fmt.Fprintf(tw, "total\t%.3f ms (start to first count)\n", r.TotalMs)
 	} else {
 		fmt.Fprintf(tw, "count\t%.3f ms\n", r.CountMs)

@@ -81,6 +81,7 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, res *countRe
 	res.Triangles = out.Triangles
 	res.GPU = out
 	res.KernelMs, res.KernelMinMs, res.KernelMaxMs = out.KernelMs.Median, out.KernelMs.Min, out.KernelMs.Max
+	res.GPUMs, res.GPUMinMs, res.GPUMaxMs = out.GPUMs.Median, out.GPUMs.Min, out.GPUMs.Max
 	res.Runs = out.Runs
 	res.CountMs = out.KernelMs.Median
 	return nil

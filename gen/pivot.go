@@ -1,0 +1,121 @@
+package gen
+
+import (
+	"bytes"
+	"fmt"
+	"math/bits"
+	"text/template"
+
+	"github.com/tcgen/tcgen/ir"
+)
+
+// The pivot iterator (ir/pivot.go): a class kernel per pivot class, and five
+// preparation kernels, shared by the plan's pivot classes, that group the
+// in-edges by pivot and bin the pivots into the classes' item lists on the
+// device (templates/pivot_prep.cu.tmpl). runtime/pivot.go launches them.
+
+// PivotHelpers names the preparation kernels of a plan with pivot classes.
+type PivotHelpers struct {
+	Count, Sums, Scan, Bin, Scatter string
+	Block                           int // threads per block of each
+	// Tile is the vertices one block of Sums and Bin covers: the host
+	// launches ceil(n / Tile) blocks of each and one of Scan.
+	Tile int
+	// Classes lists, in order, the pivot classes of every variant: the
+	// index in this list is the class's item list and nitems entry.
+	Classes []PivotClass `json:"classes"`
+}
+
+// PivotClass is one pivot class as the preparation kernels see it.
+type PivotClass struct {
+	Variant int   `json:"variant"`
+	Slot    int   `json:"slot"` // the class's index in its variant
+	Lo      int64 `json:"lo"`
+	Hi      int64 `json:"hi,omitempty"`
+	// ItemWork is the class's item_work: tail entries per item.
+	ItemWork int64 `json:"item_work"`
+	// BuildRatio is the class's build_ratio: an item holds at least
+	// build_ratio * d+(v) probes.
+	BuildRatio int64 `json:"build_ratio"`
+}
+
+// PivotArgs are the arguments of a pivot class kernel. items and nitems
+// point at the class's own list and counter (PivotHelpers.Classes order).
+var PivotArgs = []string{
+	"off u64*", "adj u32*", "inoff u64*", "csz u32*", "tails u64*", "lens u32*", "items u64*", "nitems u64*", "counts u64*",
+}
+
+// pivotBlock is the block of the preparation kernels: 256 threads, and 8
+// vertices per thread in the tiled ones (a tile of 2048 keeps the one-block
+// scan of the tile sums short: 4400 tiles on a 9-million-vertex graph).
+//
+// pivotHubs is how many of the highest ids the count and scatter kernels
+// count per block in shared memory (24 KiB of it): after relabelling by
+// degree they are the highest-degree vertices, whose in-edges serialised on
+// global atomics (RMAT-18: 0.48 ms of preparation, docs/performance.md).
+const (
+	pivotBlock     = 256
+	pivotPerThread = 8
+	pivotHubs      = 2048
+)
+
+// lowerPivot fills the pivot class's data (iterator pivot, intersection
+// hash: the table of N+(v)).
+func lowerPivot(cd *classData, mc *Class, s ir.Strategy) error {
+	tb := ir.Get(s, ir.ParamTable)
+	if tb <= 0 || bits.OnesCount64(uint64(tb)) != 1 {
+		return fmt.Errorf("table %d is not a power of two", tb)
+	}
+	cd.isectPartial, cd.iterPartial = "pivot_table", "pivot"
+	cd.Table = int(tb)
+	cd.Unroll = int(ir.Get(s, ir.ParamUnroll))
+	cd.GroupWords = cd.Table
+	// Persistent blocks: as many as an SM may hold by threads; the kernel
+	// reads its item count on the device.
+	cd.BlocksPerSM = max(1, 2048/cd.Block)
+	mc.Items, mc.Pivot = ItemsVertices, true
+	return nil
+}
+
+// pivotHelpers returns the preparation kernels of a plan, nil when it has
+// no pivot class.
+func pivotHelpers(name string, variants []Variant) *PivotHelpers {
+	var cls []PivotClass
+	for vi, v := range variants {
+		for _, c := range v.Classes {
+			if c.Pivot {
+				cls = append(cls, PivotClass{Variant: vi, Slot: c.Slot, Lo: c.Lo, Hi: c.Hi, ItemWork: c.Params[ir.ParamItemWork], BuildRatio: c.Params[ir.ParamBuildRatio]})
+			}
+		}
+	}
+	if len(cls) == 0 {
+		return nil
+	}
+	p := "tc_" + name + "_pv_"
+	return &PivotHelpers{
+		Count: p + "count", Sums: p + "sums", Scan: p + "scan", Bin: p + "bin", Scatter: p + "scatter",
+		Block: pivotBlock, Tile: pivotBlock * pivotPerThread, Classes: cls,
+	}
+}
+
+// Index returns the position of variant vi's class slot in Classes, or -1.
+func (h *PivotHelpers) Index(vi, slot int) int {
+	for i, c := range h.Classes {
+		if c.Variant == vi && c.Slot == slot {
+			return i
+		}
+	}
+	return -1
+}
+
+func renderPivot(tp *template.Template, b *bytes.Buffer, h *PivotHelpers) error {
+	if h == nil {
+		return nil
+	}
+	d := struct {
+		*PivotHelpers
+		PerThread, Hubs int
+	}{h, pivotPerThread, pivotHubs}
+	b.WriteByte('\n')
+	return tp.ExecuteTemplate(b, "pivot_prep", d)
+}

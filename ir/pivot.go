@@ -1,0 +1,96 @@
+package ir
+
+import "fmt"
+
+// The pivot iterator (IterPivot) counts each triangle u < v < w (in the
+// orientation's order) at its middle vertex v: N+(v) is put in a
+// shared-memory table, and for every in-edge (u,v) the entries of N+(u)
+// after v probe it. Those entries are exactly the wedges (v, w) of u that
+// start at v, so the probes total sum C(d+(u), 2), the fewest any
+// intersection of oriented lists makes, and every probe is a read from a
+// contiguous tail of N+(u). The in-edges are grouped by v on the device
+// (gen/pivot.go, runtime/pivot.go) inside the timed region.
+//
+// Classes range over d+(v) of the pivot (key outdeg): it sizes the table.
+// A pivot's in-edges are cut into items of about item_work tail entries, so
+// a hub with a million in-edges is spread over many groups and no group is
+// left with far more work than the others (the first version cut by in-edge
+// count, and single heavy items set the kernel time: docs/performance.md).
+
+// Pivot parameter names.
+const (
+	ParamTable    = "table"     // u32 slots of a group's open-addressing table
+	ParamItemWork = "item_work" // tail entries (probes) per item
+	ParamUnroll   = "unroll"    // positions each lane loads before probing
+	// ParamBuildRatio: an item holds at least build_ratio * d+(v) probes.
+	ParamBuildRatio = "build_ratio"
+)
+
+var (
+	specTable = ParamSpec{
+		Name: ParamTable, Default: 2048, Min: 64, Max: 16384, Pow2: true,
+		Source: "docs/performance.md: the largest out-degree of degree-oriented RMAT-22 is 1034, so 2048 slots hold every pivot at load <= 1/2",
+		Doc:    "u32 slots of the group's open-addressing (linear probing) table of N+(v); a pivot with d+(v) above table/2 is searched in global memory by binary search instead",
+	}
+	specItemWork = ParamSpec{
+		Name: ParamItemWork, Default: 4096, Min: 32, Max: 1 << 24,
+		Source: "tcgen default, docs/performance.md: 4096 probes = 128 steps of a warp, large against one table build (at most 2 d+(v) slots) and small enough that RMAT-18's 2e8 probes make ~50000 items for 132 SMs",
+		Doc:    "tail entries (probes) per work item: a pivot's in-edges are split into ceil(work / max(item_work, d+(v))) items of equal in-edge count, each building its own table",
+	}
+	specBuildRatio = ParamSpec{
+		Name: ParamBuildRatio, Default: 16, Min: 1, Max: 1024,
+		Source: "docs/performance.md: with items of max(item_work, d+(v)) probes, building the tables of RMAT-22's pivots of out-degree >= 256 cost about as much as probing them",
+		Doc:    "an item holds at least build_ratio * d+(v) probes, so the table build (clearing up to 2 d+(v) slots and inserting d+(v) ids) stays a small part of it",
+	}
+	specUnroll = ParamSpec{
+		Name: ParamUnroll, Default: 4, Min: 1, Max: 8,
+		Source: "tcgen default, docs/performance.md: a lane's load and probe are dependent; several loads in flight per lane hide the L2 latency",
+		Doc:    "positions of the concatenated tails each lane loads before probing them (independent loads in flight)",
+	}
+)
+
+// pivotProblems checks what a class list with pivot classes needs: every
+// class a pivot class (a pivot counts a triangle at its middle vertex, the
+// other iterators at its lowest, so mixing them would count some twice and
+// some never), the out-degree key, and no skip class.
+func pivotProblems(cs []Class, ctx string) []error {
+	pivots := 0
+	for _, c := range cs {
+		if !c.Skip && c.Iterator == IterPivot {
+			pivots++
+		}
+	}
+	if pivots == 0 {
+		return nil
+	}
+	var errs []error
+	for i, c := range cs {
+		switch {
+		case c.Skip:
+			errs = append(errs, fmt.Errorf("%s%s: a list of pivot classes takes no skip class (a pivot with d+(v) = 1 can close triangles; pivots without work are dropped on the device)", ctx, className(c, i)))
+		case c.Iterator != IterPivot:
+			errs = append(errs, fmt.Errorf("%s%s: iterator %s cannot share a class list with pivot classes (pivots count a triangle at its middle vertex, the other iterators at its lowest)", ctx, className(c, i), c.Iterator))
+		}
+	}
+	if cs[0].Select.Key != KeyOutDegree {
+		errs = append(errs, fmt.Errorf("%spivot classes range over d+(v) of the pivot: key must be outdeg, got %s", ctx, cs[0].Select.Key))
+	}
+	return errs
+}
+
+// HasPivot reports whether any class of the plan uses the pivot iterator.
+func (p Plan) HasPivot() bool {
+	found := false
+	check := func(cs []Class) {
+		for _, c := range cs {
+			found = found || (!c.Skip && c.Iterator == IterPivot)
+		}
+	}
+	check(p.Classes)
+	if p.Guard != nil {
+		for _, v := range p.Guard.Variants {
+			check(v.Classes)
+		}
+	}
+	return found
+}

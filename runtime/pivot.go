@@ -1,0 +1,175 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/tcgen/tcgen/gen"
+)
+
+// Pivot classes (ir/pivot.go, gen/pivot.go): their in-edge lists and item
+// lists are built on the device by five preparation kernels at the start of
+// every pass, inside the timed region, so a pass costs what a user waits
+// for on the GPU. The host only sizes and allocates the buffers.
+
+// pivotHost holds the device buffers of a plan's pivot classes.
+type pivotHost struct {
+	h       *gen.PivotHelpers
+	variant int
+	n       uint32
+	tiles   uint32 // blocks of the sums and bin kernels
+	grid    uint32 // blocks of the count and scatter kernels (a warp per vertex)
+	cap     uint64 // items each class's list can hold
+
+	count, sums, scan, bin, scatter Function
+	timer                           Timer // around the five launches of a pass
+
+	cnt, wrk, sumsBuf, inoff, csz, tails, lens, items, nitems Buffer
+}
+
+// pivotBytes returns the device memory the pivot buffers of a plan take on
+// a graph of n vertices, m oriented edges and the given number of wedges
+// (sum of C(d+(u), 2), which is the sum of all tails); 0 without pivot
+// classes. A pivot gets at most min(cnt[v], ceil(wrk[v] / item_work))
+// items, so a class's list holds at most min(m, wedges / item_work + n);
+// the lists are sized for the smallest item_work.
+func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint64) {
+	if h == nil {
+		return 0, 0
+	}
+	minWork := uint64(1 << 62)
+	for _, c := range h.Classes {
+		minWork = min(minWork, uint64(max(c.ItemWork, 1)))
+	}
+	capacity = min(m, wedges/minWork+n) + 1
+	tiles := (n + uint64(h.Tile) - 1) / uint64(h.Tile)
+	bytes = n*4 + n*8 + n*4 + // cnt, wrk, csz
+		(tiles+1)*8 + // tile sums
+		(n+1)*8 + // inoff
+		m*8 + m*4 + // tails, lens
+		uint64(len(h.Classes))*(capacity*8+8) // items, nitems
+	return bytes, capacity
+}
+
+// setupPivot allocates the pivot buffers and looks the kernels up.
+func (pr *Prepared) setupPivot(variant int, sms int, wedges uint64) error {
+	h := pr.manifest.Pivot
+	if h == nil || !variantHasPivot(pr.manifest.Variants[variant]) {
+		return nil
+	}
+	n, m := uint64(pr.n), pr.m
+	_, capacity := pivotBytes(h, n, m, wedges)
+	ph := &pivotHost{h: h, variant: variant, n: pr.n, cap: capacity}
+	ph.tiles = uint32(max((n+uint64(h.Tile)-1)/uint64(h.Tile), 1))
+	ph.grid = gen.Grid{ItemsPerBlock: h.Block / 32, BlocksPerSM: 2048 / h.Block * 4}.Blocks(max(n, 1), sms)
+	fail := func(what string, err error) error {
+		return fmt.Errorf("plan %s: pivot preparation: %s: %w", pr.name, what, err)
+	}
+	var err error
+	for _, k := range []struct {
+		name string
+		fn   *Function
+	}{{h.Count, &ph.count}, {h.Sums, &ph.sums}, {h.Scan, &ph.scan}, {h.Bin, &ph.bin}, {h.Scatter, &ph.scatter}} {
+		if *k.fn, err = pr.mod.Function(k.name); err != nil {
+			return fail("kernel "+k.name, err)
+		}
+	}
+	for _, b := range []struct {
+		what  string
+		buf   *Buffer
+		bytes uint64
+	}{
+		{"in-degree counters", &ph.cnt, max(n, 1) * 4},
+		{"work counters", &ph.wrk, max(n, 1) * 8},
+		{"in-edges per item", &ph.csz, max(n, 1) * 4},
+		{"tile sums", &ph.sumsBuf, (uint64(ph.tiles) + 1) * 8},
+		{"in-edge offsets", &ph.inoff, (n + 1) * 8},
+		{"tails", &ph.tails, max(m, 1) * 8},
+		{"tail lengths", &ph.lens, max(m, 1) * 4},
+		{"items", &ph.items, uint64(len(h.Classes)) * capacity * 8},
+		{"item counts", &ph.nitems, uint64(len(h.Classes)) * 8},
+	} {
+		if *b.buf, err = pr.alloc(b.bytes); err != nil {
+			return fail(b.what, err)
+		}
+	}
+	// The counters start at zero; every pass leaves them so (scatter counts
+	// them down).
+	if err = ph.cnt.Zero(); err != nil {
+		return fail("zeroing the counters", err)
+	}
+	if err = ph.wrk.Zero(); err != nil {
+		return fail("zeroing the counters", err)
+	}
+	if ph.timer, err = pr.newTimer(); err != nil {
+		return fail("timer", err)
+	}
+	pr.pivot = ph
+	return nil
+}
+
+// preparePivot launches the five preparation kernels (stream-ordered before
+// the class kernels of the pass).
+func (pr *Prepared) preparePivot() error {
+	ph := pr.pivot
+	if ph == nil || ph.n == 0 {
+		return nil
+	}
+	blk := Dim3{X: uint32(ph.h.Block), Y: 1, Z: 1}
+	one := Dim3{X: 1, Y: 1, Z: 1}
+	grid := Dim3{X: ph.grid, Y: 1, Z: 1}
+	tiles := Dim3{X: ph.tiles, Y: 1, Z: 1}
+	launch := func(name string, fn Function, g Dim3, args ...any) error {
+		if err := fn.Launch(g, blk, 0, args...); err != nil {
+			return fmt.Errorf("plan %s: pivot preparation kernel %s: %w", pr.name, name, err)
+		}
+		return nil
+	}
+	h := ph.h
+	if err := launch(h.Count, ph.count, grid, pr.off, pr.adj, ph.n, ph.cnt, ph.wrk, ph.nitems); err != nil {
+		return err
+	}
+	if err := launch(h.Sums, ph.sums, tiles, ph.cnt, ph.n, ph.sumsBuf); err != nil {
+		return err
+	}
+	if err := launch(h.Scan, ph.scan, one, ph.sumsBuf, ph.tiles); err != nil {
+		return err
+	}
+	if err := launch(h.Bin, ph.bin, tiles, pr.off, ph.cnt, ph.wrk, ph.n, uint32(ph.variant), ph.sumsBuf, ph.tiles,
+		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems); err != nil {
+		return err
+	}
+	return launch(h.Scatter, ph.scatter, grid, pr.off, pr.adj, ph.n, ph.cnt, ph.inoff, ph.tails, ph.lens)
+}
+
+// launchPivot launches a pivot class kernel on its own item list.
+func (pr *Prepared) launchPivot(pc *prepClass) error {
+	ph := pr.pivot
+	i := ph.h.Index(ph.variant, pc.c.Slot)
+	if i < 0 {
+		return fmt.Errorf("class %s is not among the plan's pivot classes", pc.c.Name)
+	}
+	items := ph.items.Ptr() + uint64(i)*ph.cap*8
+	nitems := ph.nitems.Ptr() + uint64(i)*8
+	return pc.fn.Launch(Dim3{X: pc.grid, Y: 1, Z: 1}, Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
+		pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, ph.lens, items, nitems, pr.counts)
+}
+
+// variantHasPivot reports whether a variant has pivot classes.
+func variantHasPivot(v gen.Variant) bool {
+	for _, c := range v.Classes {
+		if c.Pivot {
+			return true
+		}
+	}
+	return false
+}
+
+// wedges returns sum over u of C(d+(u), 2): the tails' total length.
+func wedges(off []uint64) uint64 {
+	var w uint64
+	for u := 1; u < len(off); u++ {
+		d := off[u] - off[u-1]
+		w += d * (d - 1) / 2
+	}
+	return w
+}
