@@ -69,7 +69,7 @@ func lowerPivot(cd *classData, mc *Class, s ir.Strategy) error {
 	cd.isectPartial, cd.iterPartial = "pivot_table", "pivot"
 	cd.Table = int(tb)
 	cd.Unroll = int(ir.Get(s, ir.ParamUnroll))
-	cd.GroupWords = cd.Table
+	cd.GroupWords = cd.Table + cd.Table/4 // the table and its filter (8 bits per slot)
 	// Persistent blocks: as many as an SM may hold by threads; the kernel
 	// reads its item count on the device.
 	cd.BlocksPerSM = max(1, 2048/cd.Block)

@@ -366,7 +366,7 @@ func (s Strategy) SharedBytes() int64 {
 	items := int64(s.ItemsPerBlock())
 	switch {
 	case s.Iterator == IterPivot:
-		return items * Get(s, ParamTable) * 4
+		return items * Get(s, ParamTable) * 5 // u32 slots and an 8-bit filter per slot
 	case s.Intersection == Hash:
 		// scheme hopscotch keeps buckets*slots entries as well: nodes of hop
 		// entries are carved from the same table.

@@ -30,7 +30,7 @@ var (
 	specTable = ParamSpec{
 		Name: ParamTable, Default: 2048, Min: 64, Max: 16384, Pow2: true,
 		Source: "docs/performance.md: the largest out-degree of degree-oriented RMAT-22 is 1034, so 2048 slots hold every pivot at load <= 1/2",
-		Doc:    "u32 slots of the group's open-addressing (linear probing) table of N+(v); a pivot with d+(v) above table/2 is searched in global memory by binary search instead",
+		Doc:    "u32 slots of the group's open-addressing (linear probing) table of N+(v), behind a filter of 8 bits per slot (5 bytes of shared memory per slot); a pivot with d+(v) above table/2 is searched in global memory by binary search instead",
 	}
 	specItemWork = ParamSpec{
 		Name: ParamItemWork, Default: 4096, Min: 32, Max: 1 << 24,

@@ -97,7 +97,10 @@ type Result struct {
 	// PrepMs summarises the device-side preparation of pivot classes
 	// (in-edge and item lists, runtime/pivot.go), part of GPUMs.
 	PrepMs Timing `json:"prep_ms"`
-	Runs   int    `json:"runs"`
+	// PrepKernels times each preparation kernel (count, sums, scan, bin,
+	// scatter); nil without pivot classes.
+	PrepKernels map[string]Timing `json:"prep_kernels_ms,omitempty"`
+	Runs        int               `json:"runs"`
 	// DeviceBytes is the device memory the run allocated.
 	DeviceBytes uint64 `json:"device_bytes"`
 	// Host-side wall times.
@@ -565,6 +568,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	nc := len(pr.classes)
 	perClass := make([][]float64, nc)
 	var totals, passes, preps []float64
+	var prepParts [5][]float64
 	var first []uint64
 	counts := make([]uint64, nc)
 	srcArg := any(uint64(0))
@@ -679,6 +683,13 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 					return nil, fmt.Errorf("plan %s: preparation timer: %w", pr.name, err)
 				}
 				preps = append(preps, ms)
+				parts, err := pr.pivot.prepTimes()
+				if err != nil {
+					return nil, fmt.Errorf("plan %s: preparation timers: %w", pr.name, err)
+				}
+				for i, x := range parts {
+					prepParts[i] = append(prepParts[i], x)
+				}
 			}
 		}
 	}
@@ -686,6 +697,12 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	res.KernelMs = summarize(totals)
 	res.GPUMs = summarize(passes)
 	res.PrepMs = summarize(preps)
+	if pr.pivot != nil {
+		res.PrepKernels = map[string]Timing{}
+		for i, name := range pivotKernelNames {
+			res.PrepKernels[name] = summarize(prepParts[i])
+		}
+	}
 	res.PerClass = make([]ClassResult, nc)
 	for i := range pr.classes {
 		pc := &pr.classes[i]

@@ -21,7 +21,8 @@ type pivotHost struct {
 	cap     uint64 // items each class's list can hold
 
 	count, sums, scan, bin, scatter Function
-	timer                           Timer // around the five launches of a pass
+	timer                           Timer    // around the five launches of a pass
+	ktimers                         [5]Timer // around each of them
 
 	cnt, wrk, sumsBuf, inoff, csz, tails, lens, items, nitems Buffer
 }
@@ -103,6 +104,11 @@ func (pr *Prepared) setupPivot(variant int, sms int, wedges uint64) error {
 	if ph.timer, err = pr.newTimer(); err != nil {
 		return fail("timer", err)
 	}
+	for i := range ph.ktimers {
+		if ph.ktimers[i], err = pr.newTimer(); err != nil {
+			return fail("timer", err)
+		}
+	}
 	pr.pivot = ph
 	return nil
 }
@@ -118,8 +124,17 @@ func (pr *Prepared) preparePivot() error {
 	one := Dim3{X: 1, Y: 1, Z: 1}
 	grid := Dim3{X: ph.grid, Y: 1, Z: 1}
 	tiles := Dim3{X: ph.tiles, Y: 1, Z: 1}
+	nth := 0
 	launch := func(name string, fn Function, g Dim3, args ...any) error {
+		t := ph.ktimers[nth]
+		nth++
+		if err := t.Start(); err != nil {
+			return fmt.Errorf("plan %s: pivot preparation kernel %s: %w", pr.name, name, err)
+		}
 		if err := fn.Launch(g, blk, 0, args...); err != nil {
+			return fmt.Errorf("plan %s: pivot preparation kernel %s: %w", pr.name, name, err)
+		}
+		if err := t.Stop(); err != nil {
 			return fmt.Errorf("plan %s: pivot preparation kernel %s: %w", pr.name, name, err)
 		}
 		return nil
@@ -139,6 +154,24 @@ func (pr *Prepared) preparePivot() error {
 		return err
 	}
 	return launch(h.Scatter, ph.scatter, grid, pr.off, pr.adj, ph.n, ph.cnt, ph.inoff, ph.tails, ph.lens)
+}
+
+// pivotKernelNames name the preparation kernels in launch order.
+var pivotKernelNames = [5]string{"count", "sums", "scan", "bin", "scatter"}
+
+// prepTimes reads the last pass's time of each preparation kernel.
+func (ph *pivotHost) prepTimes() ([5]float64, error) {
+	var ms [5]float64
+	if ph.n == 0 {
+		return ms, nil // preparePivot launched nothing: the timers hold no events
+	}
+	for i, t := range ph.ktimers {
+		var err error
+		if ms[i], err = t.Elapsed(); err != nil {
+			return ms, err
+		}
+	}
+	return ms, nil
 }
 
 // launchPivot launches a pivot class kernel on its own item list.

@@ -59,6 +59,9 @@ func Workload(p ir.Plan, g *graph.Graph) (variant int, work []ClassWork, err err
 		variant = pickVariant(m.Variants, x)
 	}
 	v := m.Variants[variant]
+	if variantHasPivot(v) {
+		return variant, pivotWork(o, v), nil
+	}
 	lists, err := BuildWorkLists(o, v)
 	if err != nil {
 		return 0, nil, err
@@ -167,4 +170,61 @@ func Floor(work []ClassWork, dramBytesPerSec, smemBytesPerSec float64) (ms, dram
 // String summarises a class's work.
 func (w ClassWork) String() string {
 	return fmt.Sprintf("%s: %d items, %d probes, %d accesses, %d unique bytes", w.Name, w.Items, w.Probes, w.Accesses, w.UniqueBytes)
+}
+
+// pivotWork is the work of a variant of pivot classes (ir/pivot.go): a
+// class's items are its pivots v with a non-empty tail among their in-edges;
+// its intersections are those in-edges (u,v), its probes their tail entries
+// (N+(u) after v), which are the wedges of u that start at v. Accesses add
+// the table builds (d+(v) per pivot; items that rebuild it are not
+// counted). Unique bytes: the offsets and out-list of every pivot, and of
+// every u whose tail a class reads, each once per class.
+func pivotWork(o *graph.Oriented, v gen.Variant) []ClassWork {
+	n := o.N()
+	classOf := func(d uint64) int {
+		for i, c := range v.Classes {
+			if int64(d) >= c.Lo && (c.Hi == 0 || int64(d) < c.Hi) {
+				return i
+			}
+		}
+		return -1
+	}
+	work := make([]ClassWork, len(v.Classes))
+	for i, c := range v.Classes {
+		work[i] = ClassWork{Slot: c.Slot, Name: c.Name, Skip: c.Skip, Iterator: c.Iterator, Intersection: c.Intersection}
+	}
+	pivot := make([]bool, n)
+	seen := make([][]uint64, len(v.Classes)) // per class: lists already counted
+	for i := range seen {
+		seen[i] = make([]uint64, (n+63)/64)
+	}
+	touch := func(c int, x uint32) {
+		if seen[c][x/64]&(1<<(x%64)) == 0 {
+			seen[c][x/64] |= 1 << (x % 64)
+			work[c].UniqueBytes += 8 + 4*o.Degree(x)
+		}
+	}
+	for u := range n {
+		lo, hi := o.Offsets[u], o.Offsets[u+1]
+		for e := lo; e+1 < hi; e++ {
+			x := o.Adj[e]
+			dv := o.Degree(x)
+			c := classOf(dv)
+			if c < 0 || dv == 0 {
+				continue
+			}
+			w := &work[c]
+			w.Intersections++
+			w.Probes += hi - e - 1
+			w.Accesses += hi - e - 1
+			if !pivot[x] {
+				pivot[x] = true
+				w.Items++
+				w.Accesses += dv
+			}
+			touch(c, uint32(u))
+			touch(c, x)
+		}
+	}
+	return work
 }
