@@ -42,7 +42,7 @@ type PivotClass struct {
 // PivotArgs are the arguments of a pivot class kernel. items and nitems
 // point at the class's own list and counter (PivotHelpers.Classes order).
 var PivotArgs = []string{
-	"off u64*", "adj u32*", "inoff u64*", "csz u32*", "tails u64*", "lens u32*", "items u64*", "nitems u64*", "counts u64*",
+	"off u64*", "adj u32*", "inoff u64*", "csz u32*", "tails u64*", "items u64*", "nitems u64*", "counts u64*",
 }
 
 // pivotBlock is the block of the preparation kernels: 256 threads, and 8

@@ -24,7 +24,7 @@ type pivotHost struct {
 	timer                           Timer    // around the five launches of a pass
 	ktimers                         [5]Timer // around each of them
 
-	cnt, wrk, sumsBuf, inoff, csz, tails, lens, items, nitems Buffer
+	cnt, wrk, sumsBuf, inoff, csz, tails, items, nitems Buffer
 }
 
 // pivotBytes returns the device memory the pivot buffers of a plan take on
@@ -46,7 +46,7 @@ func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint6
 	bytes = n*4 + n*8 + n*4 + // cnt, wrk, csz
 		(tiles+1)*8 + // tile sums
 		(n+1)*8 + // inoff
-		m*8 + m*4 + // tails, lens
+		m*8 + // tails
 		uint64(len(h.Classes))*(capacity*8+8) // items, nitems
 	return bytes, capacity
 }
@@ -85,7 +85,6 @@ func (pr *Prepared) setupPivot(variant int, sms int, wedges uint64) error {
 		{"tile sums", &ph.sumsBuf, (uint64(ph.tiles) + 1) * 8},
 		{"in-edge offsets", &ph.inoff, (n + 1) * 8},
 		{"tails", &ph.tails, max(m, 1) * 8},
-		{"tail lengths", &ph.lens, max(m, 1) * 4},
 		{"items", &ph.items, uint64(len(h.Classes)) * capacity * 8},
 		{"item counts", &ph.nitems, uint64(len(h.Classes)) * 8},
 	} {
@@ -153,7 +152,7 @@ func (pr *Prepared) preparePivot() error {
 		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems); err != nil {
 		return err
 	}
-	return launch(h.Scatter, ph.scatter, grid, pr.off, pr.adj, ph.n, ph.cnt, ph.inoff, ph.tails, ph.lens)
+	return launch(h.Scatter, ph.scatter, grid, pr.off, pr.adj, ph.n, ph.cnt, ph.inoff, ph.tails)
 }
 
 // pivotKernelNames name the preparation kernels in launch order.
@@ -184,7 +183,7 @@ func (pr *Prepared) launchPivot(pc *prepClass) error {
 	items := ph.items.Ptr() + uint64(i)*ph.cap*8
 	nitems := ph.nitems.Ptr() + uint64(i)*8
 	return pc.fn.Launch(Dim3{X: pc.grid, Y: 1, Z: 1}, Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
-		pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, ph.lens, items, nitems, pr.counts)
+		pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, items, nitems, pr.counts)
 }
 
 // variantHasPivot reports whether a variant has pivot classes.
@@ -195,6 +194,24 @@ func variantHasPivot(v gen.Variant) bool {
 		}
 	}
 	return false
+}
+
+// pivotLenBits is how the preparation packs a tail: start << 24 | length
+// (templates/pivot_prep.cu.tmpl, LEN_BITS).
+const pivotLenBits = 24
+
+// pivotFits says why a graph's tails cannot be packed, or "".
+func pivotFits(off []uint64) string {
+	m := off[len(off)-1]
+	if m >= 1<<(64-pivotLenBits) {
+		return fmt.Sprintf("%d oriented edges: pivot classes pack tail starts in %d bits", m, 64-pivotLenBits)
+	}
+	for u := 1; u < len(off); u++ {
+		if off[u]-off[u-1] >= 1<<pivotLenBits {
+			return fmt.Sprintf("vertex %d has out-degree %d: pivot classes pack tail lengths in %d bits (orient by degree)", u-1, off[u]-off[u-1], pivotLenBits)
+		}
+	}
+	return ""
 }
 
 // wedges returns sum over u of C(d+(u), 2): the tails' total length.

@@ -35,6 +35,10 @@ if [ -n "${FUZZ_PLANS:-}" ]; then
   # at most 8 files come back: fold the failing specs into one.
   if [ -d "$OUT/fuzz-failures" ]; then cat "$OUT"/fuzz-failures/*.yaml > "$OUT/fuzz-failures.yaml"; rm -rf "$OUT/fuzz-failures"; fi
 fi
+# 4. End to end from the CSR cache (issue 5): E2E=24 (an RMAT scale made in step 2).
+if [ -n "${E2E:-}" ]; then
+  python3 scripts/e2e.py "$G/bin/tcgen" "/tmp/rmat$E2E.tcsr" "${E2E_SPEC:-examples/pivot.yaml}" | tee "$OUT/e2e.txt" || status=1
+fi
 # At most 8 files come back from the device machine: pack the logs.
 (cd "$OUT" && tar czf logs.tgz ./*.log ./*.yaml 2>/dev/null; rm -f ./*.log ./*.yaml)
 exit $status

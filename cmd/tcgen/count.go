@@ -29,40 +29,46 @@ type CountCmd struct {
 
 // countResult is what count prints; the JSON field names are stable.
 type countResult struct {
-	Graph       string  `json:"graph"`
-	Backend     string  `json:"backend"`
-	Device      string  `json:"device"`
-	Plan        string  `json:"plan,omitempty"`
-	Vertices    uint64  `json:"vertices"`
-	Edges       uint64  `json:"edges"`
-	DegreeMax   uint64  `json:"degree_max"`
-	Triangles   uint64  `json:"triangles"`
-	LoadMs      float64 `json:"load_ms"`
-	FromCache   bool    `json:"from_cache"`
-	PrepareMs   float64 `json:"prepare_ms"`
+	Graph     string  `json:"graph"`
+	Backend   string  `json:"backend"`
+	Device    string  `json:"device"`
+	Plan      string  `json:"plan,omitempty"`
+	Vertices  uint64  `json:"vertices"`
+	Edges     uint64  `json:"edges"`
+	DegreeMax uint64  `json:"degree_max"`
+	Triangles uint64  `json:"triangles"`
+	LoadMs    float64 `json:"load_ms"`
+	FromCache bool    `json:"from_cache"`
+	PrepareMs float64 `json:"prepare_ms"`
+	// GPU runs: context_ms opens the device (driver, context, NVRTC);
+	// first_run_ms is the wall time of the first pass (launches, count read
+	// back). prepare_ms holds orientation, host lists, generation,
+	// compilation or kernel-cache hit, module load and upload (gpu.*_ms).
+	ContextMs   float64 `json:"context_ms,omitempty"`
+	FirstRunMs  float64 `json:"first_run_ms,omitempty"`
 	CountMs     float64 `json:"count_ms"`
 	EdgesPerSec float64 `json:"edges_per_second"`
 	// GPU runs: kernel_ms is the median over the timed runs of the sum of
 	// the class kernels' event times; total_ms is the wall time from the
 	// command's start until the first count was known (load, orient, work
 	// lists, generate, compile, upload, one run).
-	KernelMs    float64         `json:"kernel_ms,omitempty"`
-	KernelMinMs float64         `json:"kernel_min_ms,omitempty"`
-	KernelMaxMs float64         `json:"kernel_max_ms,omitempty"`
+	KernelMs    float64 `json:"kernel_ms,omitempty"`
+	KernelMinMs float64 `json:"kernel_min_ms,omitempty"`
+	KernelMaxMs float64 `json:"kernel_max_ms,omitempty"`
 	// gpu_ms: one event pair around a whole pass (counters zeroed, lists
 	// built on the device, every class kernel, the reduction): median, min
 	// and max over the timed runs (runtime.Result.GPUMs).
-	GPUMs    float64 `json:"gpu_ms,omitempty"`
-	GPUMinMs float64 `json:"gpu_min_ms,omitempty"`
-	GPUMaxMs float64 `json:"gpu_max_ms,omitempty"`
-	Runs        int             `json:"runs,omitempty"`
-	TotalMs     float64         `json:"total_ms,omitempty"`
-	GPU         *runtime.Result `json:"gpu,omitempty"`
-	Reference   *uint64         `json:"reference,omitempty"`
-	Checked     string          `json:"checked,omitempty"` // what the count was compared with
-	SelfLoops   uint64          `json:"self_loops_dropped"`
-	Duplicates  uint64          `json:"duplicates_dropped"`
-	Isolated    uint64          `json:"isolated_dropped"`
+	GPUMs      float64         `json:"gpu_ms,omitempty"`
+	GPUMinMs   float64         `json:"gpu_min_ms,omitempty"`
+	GPUMaxMs   float64         `json:"gpu_max_ms,omitempty"`
+	Runs       int             `json:"runs,omitempty"`
+	TotalMs    float64         `json:"total_ms,omitempty"`
+	GPU        *runtime.Result `json:"gpu,omitempty"`
+	Reference  *uint64         `json:"reference,omitempty"`
+	Checked    string          `json:"checked,omitempty"` // what the count was compared with
+	SelfLoops  uint64          `json:"self_loops_dropped"`
+	Duplicates uint64          `json:"duplicates_dropped"`
+	Isolated   uint64          `json:"isolated_dropped"`
 }
 
 // Run implements the command.

@@ -44,11 +44,13 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, runtime.Compiler, error) {
 // countGPU prepares the plan on the device, runs it once (total_ms), then
 // runs the warm-ups and timed repeats.
 func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, res *countResult, start time.Time) error {
+	ctxStart := time.Now()
 	dev, comp, err := g.openGPU(c.GPUFlags)
 	if err != nil {
 		return err
 	}
 	defer dev.Close()
+	res.ContextMs = msSince(ctxStart)
 	facts := dev.Facts()
 	if nf, err := nvml.Read(facts.UUID); err == nil {
 		nf.Apply(&facts)
@@ -61,10 +63,12 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, res *countRe
 	}
 	defer pr.Close()
 	res.PrepareMs = msSince(prepStart)
+	runStart := time.Now()
 	first, err := pr.Run(g.ctx, runtime.RunOptions{Repeat: 1})
 	if err != nil {
 		return gpuError(err)
 	}
+	res.FirstRunMs = msSince(runStart)
 	res.TotalMs = msSince(start)
 	out, err := pr.Run(g.ctx, runtime.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup})
 	if err != nil {
