@@ -313,8 +313,10 @@ type classData struct {
 	Cache             int // vertex binary search: cached entries of N+(u)
 	Buckets, Mask     int // hash
 	Slots             int
-	Chunk, Sub        int // edge chunk
-	Table, Unroll     int // pivot (gen/pivot.go)
+	Chunk, Sub        int  // edge chunk
+	Table, Unroll     int  // pivot (gen/pivot.go)
+	Spill             bool // pivot: table in global memory
+	HubBits           int  // pivot: hub bitmap
 
 	Bitmap      *bitmapData // vertex/bitmap (gen/bisson.go)
 	Radix       *radixData  // wedge/radix (gen/radix.go)

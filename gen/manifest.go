@@ -111,6 +111,9 @@ type Class struct {
 	// Pivot: the class kernel takes PivotArgs; its items are built on the
 	// device by Manifest.Pivot's kernels (gen/pivot.go, runtime/pivot.go).
 	Pivot bool `json:"pivot,omitempty"`
+	// SpillWords: a pivot class with spill global needs this many u32 words
+	// of global memory per group (grid * BLOCK / Width groups).
+	SpillWords int `json:"spill_words,omitempty"`
 }
 
 // Scratch is per-group global memory a class kernel needs besides the graph

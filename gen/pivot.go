@@ -42,7 +42,7 @@ type PivotClass struct {
 // PivotArgs are the arguments of a pivot class kernel. items and nitems
 // point at the class's own list and counter (PivotHelpers.Classes order).
 var PivotArgs = []string{
-	"off u64*", "adj u32*", "inoff u64*", "csz u32*", "tails u64*", "items u64*", "nitems u64*", "counts u64*",
+	"off u64*", "adj u32*", "inoff u64*", "csz u32*", "tails u64*", "items u64*", "nitems u64*", "counts u64*", "spill u32*", "n u32",
 }
 
 // pivotBlock is the block of the preparation kernels: 256 threads, and 8
@@ -69,7 +69,14 @@ func lowerPivot(cd *classData, mc *Class, s ir.Strategy) error {
 	cd.isectPartial, cd.iterPartial = "pivot_table", "pivot"
 	cd.Table = int(tb)
 	cd.Unroll = int(ir.Get(s, ir.ParamUnroll))
+	cd.Spill = ir.Get(s, ir.ParamSpill) == ir.SpillGlobal
 	cd.GroupWords = cd.Table + cd.Table/4 // the table and its filter (8 bits per slot)
+	if cd.Spill {
+		cd.GroupWords = cd.Table / 4 // the filter; the table is in global memory
+		mc.SpillWords = cd.Table
+	}
+	cd.HubBits = int(ir.Get(s, ir.ParamHubBits))
+	cd.GroupWords += cd.HubBits / 32
 	// Persistent blocks: as many as an SM may hold by threads; the kernel
 	// reads its item count on the device.
 	cd.BlocksPerSM = max(1, 2048/cd.Block)

@@ -264,7 +264,7 @@ var paramTable = map[pair][]ParamSpec{
 	{IterWedge, BinarySearch}: nil,
 	{IterWedge, Radix}:        {specRadixBits, specThreshold, specBudget},
 
-	{IterPivot, Hash}: {specTable, specItemWork, specBuildRatio, specUnroll}, // ir/pivot.go
+	{IterPivot, Hash}: {specTable, specItemWork, specBuildRatio, specUnroll, specSpill, specHubBits}, // ir/pivot.go
 }
 
 // Iterators and Intersections list the enum values in a stable order.
@@ -366,7 +366,11 @@ func (s Strategy) SharedBytes() int64 {
 	items := int64(s.ItemsPerBlock())
 	switch {
 	case s.Iterator == IterPivot:
-		return items * Get(s, ParamTable) * 5 // u32 slots and an 8-bit filter per slot
+		hub := Get(s, ParamHubBits) / 8
+		if Get(s, ParamSpill) == SpillGlobal {
+			return items * (Get(s, ParamTable) + hub) // the filter; the table is in global memory
+		}
+		return items * (Get(s, ParamTable)*5 + hub) // u32 slots and an 8-bit filter per slot
 	case s.Intersection == Hash:
 		// scheme hopscotch keeps buckets*slots entries as well: nodes of hop
 		// entries are carved from the same table.

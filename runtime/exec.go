@@ -340,6 +340,9 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	need += bitwiseBytes(man, variant, lists, n, m) // bit slices (tcbw.go)
 	var pvWedges uint64
 	if man.Pivot != nil && variantHasPivot(variant) {
+		if why := pivotFits(o.Offsets); why != "" {
+			return nil, fail("%s", why)
+		}
 		pvWedges = wedges(o.Offsets)
 		pvNeed, _ := pivotBytes(man.Pivot, n, m, pvWedges) // in-edges and items (pivot.go)
 		need += pvNeed

@@ -35,6 +35,8 @@ type fakeDevice struct {
 	timers  int
 
 	phases map[string]fakePhase // wedge/radix phase kernels (radix_fake_test.go)
+	pv     *fakePivot           // pivot kernels (pivot_fake_test.go)
+	next   uint64               // next device address Alloc hands out
 }
 
 func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
@@ -55,6 +57,7 @@ func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
 		d.srcSym = out.Manifest.Src.Kernel
 	}
 	d.slices = out.Manifest.Slices
+	d.addPivot(t, out) // pivot_fake_test.go
 	return d
 }
 
@@ -63,7 +66,11 @@ func (d *fakeDevice) Facts() runtime.DeviceFacts {
 }
 
 func (d *fakeDevice) Alloc(n uint64) (runtime.Buffer, error) {
-	b := &fakeBuf{d: d, data: make([]byte, n)}
+	// Disjoint address ranges, so that an address inside a buffer (Ptr()
+	// plus an offset, as pivot.go passes) names it (pivot_fake_test.go).
+	d.next = max(d.next, 1<<40)
+	b := &fakeBuf{d: d, data: make([]byte, n), addr: d.next}
+	d.next += (n+255)&^255 + 4096
 	d.live[b] = true
 	d.allocs++
 	return b, nil
@@ -84,9 +91,10 @@ func (d *fakeDevice) Close() error                     { return nil }
 type fakeBuf struct {
 	d    *fakeDevice
 	data []byte
+	addr uint64
 }
 
-func (b *fakeBuf) Ptr() uint64  { return uint64(uintptr(unsafe.Pointer(b))) }
+func (b *fakeBuf) Ptr() uint64  { return b.addr }
 func (b *fakeBuf) Size() uint64 { return uint64(len(b.data)) }
 func (b *fakeBuf) Write(off uint64, src unsafe.Pointer, n uint64) error {
 	copy(b.data[off:off+n], unsafe.Slice((*byte)(src), n))
@@ -107,19 +115,35 @@ func (b *fakeBuf) u32(i uint64) uint32 { return binary.LittleEndian.Uint32(b.dat
 type fakeModule struct{ d *fakeDevice }
 
 func (m *fakeModule) Function(name string) (runtime.Function, error) {
-	if _, ok := m.d.kernels[name]; !ok && name != m.d.srcSym && !m.d.isSliceKernel(name) {
+	if _, ok := m.d.kernels[name]; !ok && name != m.d.srcSym && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) {
 		return nil, fmt.Errorf("no kernel %s", name)
 	}
 	return &fakeFunc{d: m.d, name: name}, nil
 }
 func (m *fakeModule) Unload() error { m.d.loaded--; return nil }
 
-type fakeTimer struct{ d *fakeDevice }
+// fakeTimer keeps the state rules of cuda.Timer: Stop after Start, Elapsed
+// after Stop.
+type fakeTimer struct {
+	d     *fakeDevice
+	state int
+}
 
-func (t *fakeTimer) Start() error              { return nil }
-func (t *fakeTimer) Stop() error               { return nil }
-func (t *fakeTimer) Elapsed() (float64, error) { return 0.5, nil }
-func (t *fakeTimer) Close() error              { t.d.timers--; return nil }
+func (t *fakeTimer) Start() error { t.state = 1; return nil }
+func (t *fakeTimer) Stop() error {
+	if t.state != 1 {
+		return fmt.Errorf("fake timer stopped before it was started")
+	}
+	t.state = 2
+	return nil
+}
+func (t *fakeTimer) Elapsed() (float64, error) {
+	if t.state != 2 {
+		return 0, fmt.Errorf("fake timer read before Start and Stop")
+	}
+	return 0.5, nil
+}
+func (t *fakeTimer) Close() error { t.d.timers--; return nil }
 
 type fakeFunc struct {
 	d    *fakeDevice
@@ -163,6 +187,9 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 	}
 	if ph, ok := f.d.phases[f.name]; ok {
 		return f.d.launchPhase(ph, grid, block, shared, args) // radix_fake_test.go
+	}
+	if ok, err := f.d.pivotLaunch(f.name, grid, block, shared, args); ok {
+		return err // pivot_fake_test.go
 	}
 	if ok, err := f.d.tcbwLaunch(f.name, grid, block, args); ok {
 		return err // tcbw_test.go

@@ -25,6 +25,9 @@ type pivotHost struct {
 	ktimers                         [5]Timer // around each of them
 
 	cnt, wrk, sumsBuf, inoff, csz, tails, items, nitems Buffer
+	// spill holds the global tables of spill-global classes: the classes
+	// run one after the other, so they share the largest.
+	spill Buffer
 }
 
 // pivotBytes returns the device memory the pivot buffers of a plan take on
@@ -94,6 +97,18 @@ func (pr *Prepared) setupPivot(variant int, sms int, wedges uint64) error {
 	}
 	// The counters start at zero; every pass leaves them so (scatter counts
 	// them down).
+	var spillBytes uint64
+	for i := range pr.classes {
+		pc := &pr.classes[i]
+		if pc.c.Pivot && pc.c.SpillWords > 0 {
+			spillBytes = max(spillBytes, uint64(pc.grid)*uint64(pc.c.Block/pc.c.Width)*uint64(pc.c.SpillWords)*4)
+		}
+	}
+	if spillBytes > 0 {
+		if ph.spill, err = pr.alloc(spillBytes); err != nil {
+			return fail("global tables", err)
+		}
+	}
 	if err = ph.cnt.Zero(); err != nil {
 		return fail("zeroing the counters", err)
 	}
@@ -183,7 +198,14 @@ func (pr *Prepared) launchPivot(pc *prepClass) error {
 	items := ph.items.Ptr() + uint64(i)*ph.cap*8
 	nitems := ph.nitems.Ptr() + uint64(i)*8
 	return pc.fn.Launch(Dim3{X: pc.grid, Y: 1, Z: 1}, Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
-		pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, items, nitems, pr.counts)
+		pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, items, nitems, pr.counts, spillArg(ph.spill), pr.n)
+}
+
+func spillArg(b Buffer) any {
+	if b == nil {
+		return uint64(0)
+	}
+	return b
 }
 
 // variantHasPivot reports whether a variant has pivot classes.

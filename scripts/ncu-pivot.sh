@@ -7,10 +7,12 @@ G=${GPU_DIR:-.gpu}
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 S=${SCALE:-20}
-"$G/bin/tcgen" -q generate rmat --scale "$S" -o /tmp/rmat$S.tcsr
+[ -f /tmp/rmat$S.tcsr ] || "$G/bin/tcgen" -q generate rmat --scale "$S" -o /tmp/rmat$S.tcsr
+stalls=long_scoreboard,short_scoreboard,wait,math_pipe_throttle,lg_throttle,mio_throttle,no_instruction,barrier,branch_resolving,dispatch_stall,not_selected,selected,tex_throttle,drain,membar,sleeping,imc_miss
+metrics=smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_global_ld.sum
+for s in ${stalls//,/ }; do metrics="$metrics,smsp__average_warps_issue_stalled_${s}_per_issue_active.ratio"; done
 ncu --clock-control none --kernel-name "regex:${KERNEL:-_c2\$}" --launch-count 1 \
-  --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
-  --section SchedulerStats --section LaunchStats --section ComputeWorkloadAnalysis \
+  --section SpeedOfLight --section Occupancy --section LaunchStats --metrics "$metrics" \
   "$G/bin/tcgen" -q --cache-dir /tmp/tcgen-cache count /tmp/rmat$S.tcsr --backend gpu --spec "${SPEC:-examples/pivot.yaml}" \
-  --repeat 1 > "$OUT/ncu.txt" 2>&1
+  --repeat 1 > "$OUT/ncu${TAG:-}.txt" 2>&1
 echo "ncu rc=$?"
