@@ -16,7 +16,10 @@ status=0
 for t in "$G"/tests/*.test; do
   [ -n "${SKIP_TESTS:-}" ] && break
   n=$(basename "$t" .test)
-  (cd "$(dirname "$t")" && "./$n.test" -test.v -test.count=1 -test.timeout ${TEST_TIMEOUT:-300s}) > "$OUT/test-$n.log" 2>&1
+  # From the package's own directory (runtime_cuda: runtime/cuda), as go test
+  # runs it: tests read files next to the package (../examples, testdata).
+  bin=$(cd "$(dirname "$t")" && pwd)/$n.test
+  (cd "${n//_//}" && "$bin" -test.v -test.count=1 -test.timeout ${TEST_TIMEOUT:-300s}) > "$OUT/test-$n.log" 2>&1
   rc=$?; echo "test $n: rc=$rc ($(grep -c '^--- PASS' "$OUT/test-$n.log") passed, $(grep -c '^--- FAIL' "$OUT/test-$n.log") failed, $(grep -c '^--- SKIP' "$OUT/test-$n.log") skipped)"
   [ $rc -ne 0 ] && status=1 && grep -A5 -- '--- FAIL' "$OUT/test-$n.log" | head -40
 done
