@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 )
 
 // ToolVersion is the tcgen version written into CSR files; cmd sets it from
@@ -344,26 +345,56 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 }
 
 // checkSortedLists: every neighbour list strictly increasing, no self loop.
+// Vertices are checked on all cores; the error names the lowest bad vertex.
 func checkSortedLists(c *CSR) error {
-	for v := 0; v < c.N(); v++ {
-		nb := c.Adj[c.Offsets[v]:c.Offsets[v+1]]
-		for i, u := range nb {
-			if u == uint32(v) {
-				return fmt.Errorf("self loop at vertex %d", v)
-			}
-			if i > 0 && nb[i-1] >= u {
-				return fmt.Errorf("neighbours of vertex %d not increasing", v)
+	type bad struct {
+		v    int
+		loop bool
+	}
+	found := parReduce(c.N(), 1<<14, func() bad { return bad{v: -1} }, func(b *bad, lo, hi int) {
+		for v := lo; v < hi && (b.v < 0 || v < b.v); v++ {
+			nb := c.Adj[c.Offsets[v]:c.Offsets[v+1]]
+			for i, u := range nb {
+				if u == uint32(v) || i > 0 && nb[i-1] >= u {
+					if b.v < 0 || v < b.v {
+						*b = bad{v: v, loop: u == uint32(v)}
+					}
+					break
+				}
 			}
 		}
+	})
+	first := bad{v: -1}
+	for _, b := range found {
+		if b.v >= 0 && (first.v < 0 || b.v < first.v) {
+			first = b
+		}
 	}
-	return nil
+	switch {
+	case first.v < 0:
+		return nil
+	case first.loop:
+		return fmt.Errorf("self loop at vertex %d", first.v)
+	}
+	return fmt.Errorf("neighbours of vertex %d not increasing", first.v)
 }
+
+// littleEndian: the host stores integers as the CSR file does, so sections
+// can be read into slices directly.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // readGrowStart: with the stream length unknown, a section starts at 1M
 // entries and grows with the data actually read.
 const readGrowStart = 1 << 20
 
 func readU64s(r io.Reader, count uint64, known bool) ([]uint64, error) {
+	if known && littleEndian && count > 0 {
+		// The file's size was checked against the header: read straight
+		// into the slice (RMAT-24's 2.2 GB took 2.6 s element by element).
+		out := make([]uint64, count)
+		_, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), 8*count))
+		return out, err
+	}
 	out := make([]uint64, 0, capHint(count, known))
 	buf := make([]byte, ioChunk)
 	for rest := count; rest > 0; {
@@ -384,6 +415,19 @@ func readU64s(r io.Reader, count uint64, known bool) ([]uint64, error) {
 }
 
 func readU32s(r io.Reader, count uint64, known bool) ([]uint32, error) {
+	if known && littleEndian && count > 0 {
+		out := make([]uint32, count)
+		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), 4*count)); err != nil {
+			return nil, err
+		}
+		if count%2 == 1 { // padding to 8 bytes
+			var pad [4]byte
+			if _, err := io.ReadFull(r, pad[:]); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
 	out := make([]uint32, 0, capHint(count, known))
 	buf := make([]byte, ioChunk)
 	for rest := count; rest > 0; {

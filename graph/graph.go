@@ -94,6 +94,19 @@ type Oriented struct {
 	// Perm, when not nil, is the relabelling applied: new id = Perm[old id].
 	// With relabelling the order is simply the new ids.
 	Perm []uint32
+	// Relabelled: the ids follow the order (Perm is nil when the graph was
+	// read relabelled from an oriented CSR file, whose old ids are gone).
+	Relabelled bool
+}
+
+// FileOriented returns the oriented graph an oriented CSR file holds (g and
+// rep as read: rep.Orientation says how it is oriented), or nil when the
+// file held an undirected graph.
+func FileOriented(g *Graph, rep *Report) *Oriented {
+	if rep == nil || rep.Orientation == Undirected {
+		return nil
+	}
+	return &Oriented{CSR: g.CSR, By: rep.Orientation, Relabelled: rep.Relabelled}
 }
 
 // Report says what cleaning dropped and what the reader skipped, so the
@@ -109,10 +122,15 @@ type Report struct {
 	Duplicates uint64 // records repeating an undirected edge already seen (either direction)
 	// Isolated counts vertices the input declared (an .mtx size line) or
 	// that appeared only in self loops, and that were dropped.
-	Isolated  uint64
-	FromCache bool   // the graph came from tcgen's CSR cache
-	CachePath string // the cache file read or written, if any
-	CacheNote string // why the cache was rebuilt or not written, if it was
+	Isolated uint64
+	// Orientation and Relabelled say what a CSR file holds: an oriented
+	// graph (each edge once; tcgen convert --orient) rather than the
+	// canonical one. graph.FileOriented turns it into an *Oriented.
+	Orientation Orientation
+	Relabelled  bool
+	FromCache   bool   // the graph came from tcgen's CSR cache
+	CachePath   string // the cache file read or written, if any
+	CacheNote   string // why the cache was rebuilt or not written, if it was
 }
 
 // edgeChunkPairs is the number of pairs per EdgeList chunk. Chunks (rather

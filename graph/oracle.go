@@ -187,7 +187,7 @@ func Oracle(g *Graph) uint64 {
 // are sorted by id but ordered by degree; that costs only time, since v is
 // not in N+(v) and so is never counted.
 func tailSkip(o *Oriented) uint64 {
-	if o.By == ByID || o.Perm != nil {
+	if o.By == ByID || o.Perm != nil || o.Relabelled {
 		return 1
 	}
 	return 0

@@ -110,7 +110,7 @@ func Orient(g *Graph, by Orientation, relabel bool) *Oriented {
 			}
 		}
 	})
-	return &Oriented{CSR: CSR{Offsets: offsets, Adj: adj}, By: by, Perm: perm}
+	return &Oriented{CSR: CSR{Offsets: offsets, Adj: adj}, By: by, Perm: perm, Relabelled: relabel}
 }
 
 // outDegree returns d+(u) counted from the symmetric CSR c: under the

@@ -318,6 +318,7 @@ func (s *source) read() (*Graph, *Report, error) {
 		s.finishProgress()
 		r := meta.Report
 		r.Format, r.Gzip = "csr", s.gz
+		r.Orientation, r.Relabelled = meta.Orientation, meta.Relabelled
 		return g, &r, nil
 	}
 	if err != nil {

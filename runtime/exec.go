@@ -21,6 +21,11 @@ type RunOptions struct {
 	// Arch overrides the NVRTC architecture ("" = compute_XY of the
 	// device's compute capability X.Y).
 	Arch string
+	// Oriented, when set, is the graph already oriented (read from an
+	// oriented CSR file): Prepare uses it instead of orienting its graph
+	// argument, which may then be nil. Its orientation and relabelling must
+	// be the plan's.
+	Oriented *graph.Oriented
 }
 
 // Timing summarises the milliseconds of repeated runs.
@@ -213,8 +218,9 @@ func orientation(o ir.Orientation) (graph.Orientation, error) {
 }
 
 // Feature returns the guard feature named f of the graph g oriented as o.
+// g may be nil for a graph read oriented; max_degree then cannot be known.
 func Feature(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
-	n, e := float64(g.N()), float64(g.Edges())
+	n, e := float64(o.N()), float64(o.Arcs())
 	switch f {
 	case ir.FeatureAvgOutDeg:
 		if n == 0 {
@@ -227,9 +233,12 @@ func Feature(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
 		}
 		return 2 * e / n, nil
 	case ir.FeatureMaxDegree, ir.FeatureMaxOutDeg:
-		c := &g.CSR
-		if f == ir.FeatureMaxOutDeg {
-			c = &o.CSR
+		if f == ir.FeatureMaxDegree && g == nil {
+			return 0, fmt.Errorf("guard feature %s needs the undirected graph; the graph was read oriented", f)
+		}
+		c := &o.CSR
+		if f == ir.FeatureMaxDegree {
+			c = &g.CSR
 		}
 		var d uint64
 		for v := range c.N() {
@@ -286,7 +295,16 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		return nil, fail("%v", err)
 	}
 	t0 = time.Now()
-	o := graph.Orient(g, by, man.Relabel)
+	o := opt.Oriented
+	if o == nil {
+		if g == nil {
+			return nil, fail("no graph")
+		}
+		o = graph.Orient(g, by, man.Relabel)
+	} else if o.By != by || (by != graph.ByID && o.Relabelled != man.Relabel) {
+		return nil, fail("needs orientation %s (relabel %v), but the graph is oriented by %s (relabelled %v): convert the source with --orient %s%s",
+			by, man.Relabel, o.By, o.Relabelled, by, map[bool]string{true: " --relabel"}[man.Relabel])
+	}
 	orientMs := msSince(t0)
 	if uint64(o.N()) > graph.MaxVertices {
 		return nil, fail("%d vertices exceed the 32-bit ids the kernels use", o.N())

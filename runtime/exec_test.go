@@ -351,3 +351,57 @@ func (failingCompiler) Version() (int, int) { return 11, 8 }
 func (failingCompiler) Compile(in runtime.CompileInput) (runtime.Image, error) {
 	return runtime.Image{}, fmt.Errorf("nvrtc: compiling %s: error\nTHE LOG", in.Name)
 }
+
+// TestExecFakeOriented: a graph handed over already oriented (an oriented
+// CSR file) counts like the graph it came from, for presets of its
+// orientation; a plan of another orientation or relabelling is refused
+// before anything is allocated, naming the convert flags that fit.
+func TestExecFakeOriented(t *testing.T) {
+	g, _, err := graph.Generate(graph.DefaultRMAT(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graph.Oracle(g)
+	byName := map[string]ir.Plan{}
+	for _, p := range append(generatablePresets(), specPlans()...) {
+		byName[p.Prefix] = p
+	}
+	pivot, err := ir.Load("../examples/pivot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName["pivot"] = pivot
+	for _, tc := range []struct {
+		plan    string
+		by      graph.Orientation
+		relabel bool
+		ok      bool
+	}{
+		{"polak", graph.ByDegree, true, true},
+		{"pivot", graph.ByDegree, true, true},
+		{"trust", graph.ByDegree, true, true},
+		{"grouptc", graph.ByID, false, true},
+		{"grouptc", graph.ByID, true, true}, // relabelling by id is the identity
+		{"polak", graph.ByDegree, false, false},
+		{"polak", graph.ByID, false, false},
+	} {
+		p, found := byName[tc.plan]
+		if !found {
+			t.Fatalf("no plan %s", tc.plan)
+		}
+		o := graph.Orient(g, tc.by, tc.relabel)
+		o = &graph.Oriented{CSR: o.CSR, By: o.By, Relabelled: tc.relabel} // as read from a file: no Perm
+		d := newFakeDevice(t, p, 1<<40)
+		res, err := runtime.Run(context.Background(), d, &fakeCompiler{}, p, nil, runtime.RunOptions{Oriented: o})
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%s on %s/%v: %v", tc.plan, tc.by, tc.relabel, err)
+		case tc.ok && res.Triangles != want:
+			t.Errorf("%s on %s/%v: %d triangles, want %d", tc.plan, tc.by, tc.relabel, res.Triangles, want)
+		case !tc.ok && (err == nil || !strings.Contains(err.Error(), "--orient")):
+			t.Errorf("%s on %s/%v: %v, want a refusal naming --orient", tc.plan, tc.by, tc.relabel, err)
+		case !tc.ok && d.allocs != 0:
+			t.Errorf("%s on %s/%v: %d allocations before refusing", tc.plan, tc.by, tc.relabel, d.allocs)
+		}
+	}
+}

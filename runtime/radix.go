@@ -150,6 +150,9 @@ func newRadixHost(g *graph.Graph, o *graph.Oriented, idOrdered bool, v gen.Varia
 			rx.fixed += (rc.nitems + 1) * 8
 		}
 	}
+	if active && !idOrdered && g == nil {
+		return nil, fmt.Errorf("wedge/radix classes of an unrelabelled degree order need the undirected graph; the graph was read oriented")
+	}
 	if active && !idOrdered {
 		// Unrelabelled degree order: N+(u) is sorted by id, so a wedge's
 		// candidate is (v, w) with v < w by id, but the edge between them

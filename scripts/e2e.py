@@ -18,7 +18,7 @@ for attempt in ("first", "warm"):
     r = json.loads(p.stdout)
     g = r["gpu"]
     print(f"{attempt}: process wall {wall:.1f} ms; start to first count {r['total_ms']:.1f} ms = "
-          f"load {r['load_ms']:.1f} (from cache: {r['from_cache']}) + context {r.get('context_ms', 0):.1f} + "
+          f"load {r['load_ms']:.1f} + context {r.get('context_ms', 0):.1f} + "
           f"prepare {r['prepare_ms']:.1f} [orient {g['orient_ms']:.1f}, host lists {g['lists_ms']:.1f}, "
           f"generate {g['generate_ms']:.1f}, compile/cache+module {g['compile_ms']:.1f}, copy {g['copy_ms']:.1f}] + "
           f"first pass {r.get('first_run_ms', 0):.1f} (gpu pass median {r['gpu_ms']:.1f}); triangles {r['triangles']}")

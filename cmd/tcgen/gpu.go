@@ -43,7 +43,7 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, runtime.Compiler, error) {
 
 // countGPU prepares the plan on the device, runs it once (total_ms), then
 // runs the warm-ups and timed repeats.
-func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, res *countResult, start time.Time) error {
+func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, start time.Time) error {
 	ctxStart := time.Now()
 	dev, comp, err := g.openGPU(c.GPUFlags)
 	if err != nil {
@@ -57,7 +57,11 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, res *countRe
 	}
 	res.Backend, res.Device, res.Plan = "gpu", facts.Name, p.Name()
 	prepStart := time.Now()
-	pr, err := runtime.Prepare(g.ctx, dev, comp, p, gr, runtime.RunOptions{})
+	popt := runtime.RunOptions{}
+	if o != nil {
+		gr, popt.Oriented = nil, o // already oriented: the plan must match it
+	}
+	pr, err := runtime.Prepare(g.ctx, dev, comp, p, gr, popt)
 	if err != nil {
 		return gpuError(err)
 	}

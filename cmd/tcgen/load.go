@@ -65,6 +65,16 @@ func (g *Globals) load(a GraphArg) (*loaded, error) {
 	return &loaded{g: gr, rep: rep, loadMs: msSince(start)}, nil
 }
 
+// undirected refuses an oriented CSR file (convert --orient) for commands
+// that need the canonical graph.
+func (l *loaded) undirected(file, cmd string) error {
+	if l.rep.Orientation == graph.Undirected {
+		return nil
+	}
+	return errorf(exitBadInput, "%s: the file holds a graph oriented by %s (tcgen convert --orient); %s needs the undirected graph: give it the source or a .tcsr written without --orient",
+		file, l.rep.Orientation, cmd)
+}
+
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
 
 // droppedLine says what cleaning dropped.

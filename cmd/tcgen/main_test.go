@@ -302,3 +302,43 @@ func TestFuzzCompile(t *testing.T) {
 	}
 	t.Logf("fuzz compiled %d plans through %s", s.Compiles, s.Device)
 }
+
+// TestConvertOriented: convert --orient writes an oriented CSR file that
+// count reads as it is (CPU and --check), for any orientation and
+// relabelling; stats and --per-vertex, which need the undirected graph,
+// refuse it with the bad-input code, and --relabel needs --orient.
+func TestConvertOriented(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "rmat.tcsr")
+	if code, _, errs := tcgen(t, "-q", "generate", "rmat", "--scale", "10", "-o", src); code != 0 {
+		t.Fatalf("generate: %d %s", code, errs)
+	}
+	_, js, _ := tcgen(t, "-q", "--no-cache", "count", src, "--backend", "cpu", "--json")
+	var want countResult
+	if err := json.Unmarshal([]byte(js), &want); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--orient", "degree", "--relabel"}, {"--orient", "degree"}, {"--orient", "id"}, {"--orient", "id", "--relabel"}} {
+		dst := filepath.Join(dir, "o.tcsr")
+		if code, _, errs := tcgen(t, append([]string{"-q", "--no-cache", "convert", src, "-o", dst}, args...)...); code != 0 {
+			t.Fatalf("convert %v: %d %s", args, code, errs)
+		}
+		code, js, errs := tcgen(t, "-q", "--no-cache", "count", dst, "--backend", "cpu", "--json", "--check")
+		var r countResult
+		if code != 0 || json.Unmarshal([]byte(js), &r) != nil || r.Triangles != want.Triangles || r.Edges != want.Edges || r.Vertices != want.Vertices {
+			t.Errorf("count of %v file: exit %d, %+v, want %d triangles, %d edges: %s", args, code, r, want.Triangles, want.Edges, errs)
+		}
+		if code, _, errs := tcgen(t, "-q", "--no-cache", "stats", dst); code != exitBadInput || !strings.Contains(errs, "oriented") {
+			t.Errorf("stats of an oriented file: exit %d %q, want %d", code, errs, exitBadInput)
+		}
+		if code, _, _ := tcgen(t, "-q", "--no-cache", "count", dst, "--backend", "cpu", "--per-vertex", filepath.Join(dir, "pv.txt")); code != exitBadInput {
+			t.Errorf("--per-vertex of an oriented file: exit %d, want %d", code, exitBadInput)
+		}
+	}
+	if code, _, _ := tcgen(t, "-q", "--no-cache", "convert", src, "-o", filepath.Join(dir, "x.tcsr"), "--relabel"); code != exitUsage {
+		t.Errorf("--relabel without --orient: exit %d, want %d", code, exitUsage)
+	}
+	if code, _, _ := tcgen(t, "-q", "--no-cache", "convert", src, "-o", filepath.Join(dir, "x.txt"), "--orient", "degree"); code != exitUsage {
+		t.Errorf("--orient to an edge list: exit %d, want %d", code, exitUsage)
+	}
+}

@@ -49,6 +49,9 @@ func (c *StatsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if err := l.undirected(c.Graph, "stats"); err != nil {
+		return err
+	}
 	r := statsResult{
 		Graph: c.Graph, Format: l.rep.Format, Gzip: l.rep.Gzip, FromCache: l.rep.FromCache,
 		InputEdges: l.rep.InputEdges, SelfLoops: l.rep.SelfLoops, Duplicates: l.rep.Duplicates,
