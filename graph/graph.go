@@ -123,6 +123,10 @@ type Report struct {
 	// Isolated counts vertices the input declared (an .mtx size line) or
 	// that appeared only in self loops, and that were dropped.
 	Isolated uint64
+	// ParseMs and CleanMs split reading an edge-list source: parsing the
+	// records (on all cores) and building the canonical CSR (dropping loops
+	// and duplicates, compacting ids). Zero for CSR files and cache hits.
+	ParseMs, CleanMs float64
 	// Orientation and Relabelled say what a CSR file holds: an oriented
 	// graph (each edge once; tcgen convert --orient) rather than the
 	// canonical one. graph.FileOriented turns it into an *Oriented.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -298,6 +299,7 @@ func (s *source) read() (*Graph, *Report, error) {
 	rep := &Report{Format: s.format, Gzip: s.gz}
 	var el *EdgeList
 	var err error
+	parseStart := time.Now()
 	var declared uint64 // vertices an .mtx size line declared
 	switch s.format {
 	case "text":
@@ -325,7 +327,10 @@ func (s *source) read() (*Graph, *Report, error) {
 		return nil, nil, err
 	}
 	s.finishProgress()
+	rep.ParseMs = float64(time.Since(parseStart).Microseconds()) / 1e3
+	buildStart := time.Now()
 	g, err := Build(el, rep)
+	rep.CleanMs = float64(time.Since(buildStart).Microseconds()) / 1e3
 	if err != nil {
 		return nil, nil, &InputError{File: s.name, Msg: err.Error()}
 	}

@@ -38,6 +38,10 @@ type countResult struct {
 	DegreeMax uint64  `json:"degree_max,omitempty"` // 0 for an oriented file (in-degrees not counted)
 	Triangles uint64  `json:"triangles"`
 	LoadMs    float64 `json:"load_ms"`
+	// An edge-list source read now (not from the cache): load_ms split into
+	// parsing and cleaning (graph.Report).
+	ParseMs   float64 `json:"parse_ms,omitempty"`
+	CleanMs   float64 `json:"clean_ms,omitempty"`
 	FromCache bool    `json:"from_cache"`
 	PrepareMs float64 `json:"prepare_ms"`
 	// GPU runs: context_ms opens the device (driver, context, NVRTC);
@@ -100,6 +104,8 @@ func (c *CountCmd) Run(g *Globals) error {
 		Vertices:   uint64(l.g.N()),
 		Edges:      l.g.Edges(),
 		LoadMs:     l.loadMs,
+		ParseMs:    l.rep.ParseMs,
+		CleanMs:    l.rep.CleanMs,
 		FromCache:  l.rep.FromCache,
 		SelfLoops:  l.rep.SelfLoops,
 		Duplicates: l.rep.Duplicates,
@@ -226,6 +232,9 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 		fmt.Fprintf(tw, "plan\t%s\n", r.Plan)
 	}
 	fmt.Fprintf(tw, "load\t%.3f ms (%s)\n", r.LoadMs, src)
+	if r.ParseMs > 0 {
+		fmt.Fprintf(tw, "\t%.3f ms parsing on %d cores, %.3f ms cleaning\n", r.ParseMs, goruntime.GOMAXPROCS(0), r.CleanMs)
+	}
 	fmt.Fprintf(tw, "prepare\t%.3f ms\n", r.PrepareMs)
 	if r.Backend == "gpu" {
 		fmt.Fprintf(tw, "kernel\t%.4f ms median of %d runs (min %.4f, max %.4f)\n", r.KernelMs, r.Runs, r.KernelMinMs, r.KernelMaxMs)
