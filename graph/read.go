@@ -327,10 +327,10 @@ func (s *source) read() (*Graph, *Report, error) {
 		return nil, nil, err
 	}
 	s.finishProgress()
-	rep.ParseMs = float64(time.Since(parseStart).Microseconds()) / 1e3
+	rep.ParseMs = float64(time.Since(parseStart).Nanoseconds()) / 1e6
 	buildStart := time.Now()
 	g, err := Build(el, rep)
-	rep.CleanMs = float64(time.Since(buildStart).Microseconds()) / 1e3
+	rep.CleanMs = float64(time.Since(buildStart).Nanoseconds()) / 1e6
 	if err != nil {
 		return nil, nil, &InputError{File: s.name, Msg: err.Error()}
 	}

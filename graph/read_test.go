@@ -68,6 +68,10 @@ func TestReadSNAP(t *testing.T) {
 	g, rep := mustOpen(t, td("snap.txt"), ReadOptions{})
 	wantEdges(t, g, [][2]uint64{{0, 1}, {0, 2}, {1, 2}, {2, 3}, {3, 4}})
 	want := Report{Format: "text", Comments: 3, InputEdges: 7, SelfLoops: 1, Duplicates: 1}
+	if rep.ParseMs <= 0 || rep.CleanMs < 0 {
+		t.Errorf("parse %v ms, clean %v ms: not timed", rep.ParseMs, rep.CleanMs)
+	}
+	rep.ParseMs, rep.CleanMs = 0, 0 // timings, checked above
 	if *rep != want {
 		t.Fatalf("report %+v, want %+v", *rep, want)
 	}
