@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tcgen/tcgen/gen"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -340,5 +342,21 @@ func TestConvertOriented(t *testing.T) {
 	}
 	if code, _, _ := tcgen(t, "-q", "--no-cache", "convert", src, "-o", filepath.Join(dir, "x.txt"), "--orient", "degree"); code != exitUsage {
 		t.Errorf("--orient to an edge list: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestDefaultPlanIsHybrid: the plan count runs without --preset or --spec
+// is examples/hybrid.yaml, byte for byte, and valid.
+func TestDefaultPlanIsHybrid(t *testing.T) {
+	ex, err := os.ReadFile("../../examples/hybrid.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ex, defaultSpec) {
+		t.Fatal("cmd/tcgen/default-plan.yaml differs from examples/hybrid.yaml: copy it over")
+	}
+	p, err := PlanArg{}.plan()
+	if err != nil || p.Prefix != "hybrid" || gen.Check(p) != nil {
+		t.Fatalf("default plan %s: %v, %v", p.Prefix, err, gen.Check(p))
 	}
 }
