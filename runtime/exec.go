@@ -321,16 +321,14 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	variant := man.Variants[vi]
 
 	t0 = time.Now()
-	lists, err := BuildWorkLists(o, variant)
-	if err != nil {
+	var lists []WorkList
+	if variantHasPivot(variant) {
+		// Built on the device at every pass (runtime/pivot.go); the host
+		// only counts the pivots of each class (Validate keeps pivot classes
+		// apart from the others).
+		lists = pivotCounts(o, variant)
+	} else if lists, err = BuildWorkLists(o, variant); err != nil {
 		return nil, fail("%v", err)
-	}
-	for i, c := range variant.Classes {
-		if c.Pivot {
-			// Built on the device at every pass (runtime/pivot.go); the host
-			// list only counted the pivots.
-			lists[i] = WorkList{Slot: lists[i].Slot, Items: lists[i].Items, Count: lists[i].Count, All: true}
-		}
 	}
 	listsMs := msSince(t0)
 	if err := ctx.Err(); err != nil {
