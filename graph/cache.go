@@ -234,6 +234,9 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 	}
 	crc := crc32.New(castagnoli)
 	tr := io.TeeReader(r, crc)
+	if m, ok := r.(*mappedReader); ok {
+		m.crc, tr = crc, m // mapped: sections are views of the file (cache_map.go)
+	}
 	h := make([]byte, csrHeaderSize)
 	if n, err := fill(tr, h); err != nil && !(err == io.EOF && n == len(h)) {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -388,6 +391,9 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 const readGrowStart = 1 << 20
 
 func readU64s(r io.Reader, count uint64, known bool) ([]uint64, error) {
+	if s, ok, err := mappedSlice[uint64](r, count); ok {
+		return s, err
+	}
 	if known && littleEndian && count > 0 {
 		// The file's size was checked against the header: read straight
 		// into the slice (RMAT-24's 2.2 GB took 2.6 s element by element).
@@ -415,6 +421,12 @@ func readU64s(r io.Reader, count uint64, known bool) ([]uint64, error) {
 }
 
 func readU32s(r io.Reader, count uint64, known bool) ([]uint32, error) {
+	if s, ok, err := mappedSlice[uint32](r, count); ok {
+		if err == nil && count%2 == 1 { // padding to 8 bytes
+			_, err = r.(*mappedReader).take(4)
+		}
+		return s, err
+	}
 	if known && littleEndian && count > 0 {
 		out := make([]uint32, count)
 		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), 4*count)); err != nil {

@@ -29,6 +29,11 @@ type ReadOptions struct {
 	// size (-1 when unknown, as for standard input). Calls come from one
 	// goroutine at a time, not necessarily the caller's.
 	Progress func(done, total int64)
+	// Map reads a plain (not gzipped) CSR file by mapping it into memory
+	// instead of copying it (cache_map_linux.go): the graph then points into
+	// a private mapping that lives as long as the process. Other inputs are
+	// read as usual.
+	Map bool
 }
 
 // InputError is what every reader returns for input it cannot accept: bad
@@ -70,6 +75,23 @@ const StdinPath = "-"
 // .bin32, .bin64), else the content (a Matrix Market banner, tcgen's CSR
 // magic), else text. Errors about the input are *InputError.
 func Open(path string, opt ReadOptions) (*Graph, *Report, error) {
+	if opt.Map && path != StdinPath {
+		if format, gz, err := DetectFormat(path, opt.Format); err == nil && format == "csr" && !gz {
+			g, meta, ok, err := mapCSR(path)
+			if ok {
+				if err != nil {
+					return nil, nil, err
+				}
+				r := meta.Report
+				r.Format = "csr"
+				r.Orientation, r.Relabelled = meta.Orientation, meta.Relabelled
+				if opt.Progress != nil {
+					opt.Progress(1, 1)
+				}
+				return g, &r, nil
+			}
+		}
+	}
 	src, err := openSource(path, opt, nil)
 	if err != nil {
 		return nil, nil, err

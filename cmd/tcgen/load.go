@@ -36,7 +36,8 @@ func (g *Globals) load(a GraphArg) (*loaded, error) {
 		format = ""
 	}
 	pb := newProgress(g.Quiet, "reading "+filepath.Base(a.Graph), true)
-	opt := graph.ReadOptions{Format: format, Progress: pb.Update}
+	// CSR files are mapped, not copied (graph.ReadOptions.Map).
+	opt := graph.ReadOptions{Format: format, Progress: pb.Update, Map: true}
 	start := time.Now()
 	var (
 		gr  *graph.Graph
