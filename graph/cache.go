@@ -88,7 +88,7 @@ func WriteCSR(path string, g *Graph, meta CacheMeta) error {
 	meta.Version = csrVersion
 	return WriteFileAtomic(path, func(f *os.File) error {
 		header := encodeCSRHeader(g, &meta)
-		crc := crc32.New(castagnoli)
+		crc := newCRC32C()
 		bw := bufio.NewWriterSize(f, 1<<20) // 1 MiB: few large write calls
 		w := io.MultiWriter(bw, crc)
 		if _, err := w.Write(header); err != nil {
@@ -232,7 +232,7 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 	corrupt := func(msg string, args ...any) error {
 		return &InputError{File: name, Msg: "corrupt tcgen CSR file: " + fmt.Sprintf(msg, args...), Err: ErrCorrupt}
 	}
-	crc := crc32.New(castagnoli)
+	crc := newCRC32C() // large sections on all cores (crc.go)
 	tr := io.TeeReader(r, crc)
 	if m, ok := r.(*mappedReader); ok {
 		m.crc, tr = crc, m // mapped: sections are views of the file (cache_map.go)
