@@ -77,20 +77,25 @@ func TestCSRCorrupt(t *testing.T) {
 		bad := slices.Clone(good)
 		bad[i] ^= 0x10
 		os.WriteFile(q, bad, 0o644)
-		_, _, err := ReadCSR(q)
 		want := ErrCorrupt
 		if i >= 8 && i < 12 {
 			want = ErrStale
 		}
-		var ie *InputError
-		if !errors.Is(err, want) || !errors.As(err, &ie) || ie.File != q {
-			t.Fatalf("byte %d flipped: %v, want %v", i, err, want)
+		for _, mapped := range []bool{false, true} { // read, or mapped (cache_map.go)
+			_, _, err := Open(q, ReadOptions{Map: mapped})
+			var ie *InputError
+			if !errors.Is(err, want) || !errors.As(err, &ie) || ie.File != q {
+				t.Fatalf("byte %d flipped (mapped %v): %v, want %v", i, mapped, err, want)
+			}
 		}
 	}
 	for n := 0; n < len(good); n++ {
 		os.WriteFile(q, good[:n], 0o644)
 		if _, _, err := ReadCSR(q); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("cut at %d: %v", n, err)
+		}
+		if _, _, err := Open(q, ReadOptions{Map: true, Format: "csr"}); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("cut at %d, mapped: %v", n, err)
 		}
 	}
 	// The same through a stream (gzip), where the size is not known first.
