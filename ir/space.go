@@ -32,7 +32,7 @@ func Dimensions() []Dimension {
 	var ds []Dimension
 	ds = append(ds,
 		Dimension{Name: "iterator", Values: enumStrings(Iterators),
-			Doc: "unit of work: vertex u (N+(u) against each N+(v)), edge (u,v), edge-chunk (n consecutive edges per block, GroupTC), wedge (v,w in N+(u), closed if (v,w) is an edge)"},
+			Doc: "unit of work: vertex u (N+(u) against each N+(v)), edge (u,v), edge-chunk (n consecutive edges per block, GroupTC), wedge (v,w in N+(u), closed if (v,w) is an edge), pivot (v as the middle vertex: N+(v) in shared memory probed by the tails of N+(u) after v for each in-edge (u,v); ir/pivot.go)"},
 		Dimension{Name: "intersection", Values: enumStrings(Intersections),
 			Doc: "how two sorted lists are intersected; merge/merge-path/bitwise cost d+u + d+v, the index probes (binary-search, hash, bitmap, radix) min * log(max)"},
 		Dimension{Name: "pair", Values: pairStrings(),
