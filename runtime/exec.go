@@ -361,7 +361,11 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		}
 		pvWedges = wedges(o.Offsets)
 		pvNeed, _ := pivotBytes(man.Pivot, n, m, pvWedges) // in-edges and items (pivot.go)
-		need += pvNeed
+		grids := make([]uint32, len(lists))
+		for i, c := range variant.Classes {
+			grids[i] = c.Grid.Blocks(lists[i].Count, facts.SMs)
+		}
+		need += pvNeed + pivotSpillBytes(variant, grids) // and global tables
 	}
 	have := facts.MemoryBytes
 	if mi, ok := dev.(memInfo); ok {

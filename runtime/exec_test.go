@@ -37,6 +37,9 @@ type fakeDevice struct {
 	phases map[string]fakePhase // wedge/radix phase kernels (radix_fake_test.go)
 	pv     *fakePivot           // pivot kernels (pivot_fake_test.go)
 	next   uint64               // next device address Alloc hands out
+	// allocBytes sums every allocation, to check the prediction Prepare
+	// makes before allocating (Result.DeviceBytes).
+	allocBytes uint64
 }
 
 func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
@@ -73,6 +76,7 @@ func (d *fakeDevice) Alloc(n uint64) (runtime.Buffer, error) {
 	d.next += (n+255)&^255 + 4096
 	d.live[b] = true
 	d.allocs++
+	d.allocBytes += n
 	return b, nil
 }
 
@@ -301,6 +305,9 @@ func TestExecFake(t *testing.T) {
 			}
 			if res.Triangles != want {
 				t.Errorf("%s (%s) on %s: %d triangles, want %d: %+v", p.Prefix, res.Plan, name, res.Triangles, want, res.PerClass)
+			}
+			if d.allocBytes > res.DeviceBytes {
+				t.Errorf("%s on %s: allocated %d bytes, predicted %d before allocating: %+v", p.Prefix, name, d.allocBytes, res.DeviceBytes, p.Classes)
 			}
 			if len(d.live) != 0 || d.loaded != 0 || d.timers != 0 || comp.calls != 1 {
 				t.Errorf("%s on %s: %d buffers, %d modules, %d timers left; %d compiles", p.Prefix, name, len(d.live), d.loaded, d.timers, comp.calls)

@@ -104,14 +104,7 @@ func (pr *Prepared) setupPivot(variant int, sms int, wedges uint64) error {
 	}
 	// The counters start at zero; every pass leaves them so (scatter counts
 	// them down).
-	var spillBytes uint64
-	for i := range pr.classes {
-		pc := &pr.classes[i]
-		if pc.c.Pivot && pc.c.SpillWords > 0 {
-			spillBytes = max(spillBytes, uint64(pc.grid)*uint64(pc.c.Block/pc.c.Width)*uint64(pc.c.SpillWords)*4)
-		}
-	}
-	if spillBytes > 0 {
+	if spillBytes := pr.spillBytes(); spillBytes > 0 {
 		if ph.spill, err = pr.alloc(spillBytes); err != nil {
 			return fail("global tables", err)
 		}
@@ -213,6 +206,29 @@ func spillArg(b Buffer) any {
 		return uint64(0)
 	}
 	return b
+}
+
+// pivotSpillBytes is the global memory of the tables of spill-global pivot
+// classes: the classes run one after the other, so they share the largest,
+// grids[i] x groups per block x table words. Prepare counts it before
+// allocating (grids from the classes' formulas); setupPivot allocates it
+// (grids as launched; the exec tests check that the two agree).
+func pivotSpillBytes(v gen.Variant, grids []uint32) uint64 {
+	var b uint64
+	for i, c := range v.Classes {
+		if c.Pivot && c.SpillWords > 0 {
+			b = max(b, uint64(grids[i])*uint64(c.Block/c.Width)*uint64(c.SpillWords)*4)
+		}
+	}
+	return b
+}
+
+func (pr *Prepared) spillBytes() uint64 {
+	grids := make([]uint32, len(pr.classes))
+	for i := range pr.classes {
+		grids[i] = pr.classes[i].grid
+	}
+	return pivotSpillBytes(pr.manifest.Variants[pr.variant], grids)
 }
 
 // pivotCounts returns, for a variant of pivot classes, one list per class
