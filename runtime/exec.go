@@ -321,13 +321,8 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	variant := man.Variants[vi]
 
 	t0 = time.Now()
-	var lists []WorkList
-	if variantHasPivot(variant) {
-		// Built on the device at every pass (runtime/pivot.go); the host
-		// only counts the pivots of each class (Validate keeps pivot classes
-		// apart from the others).
-		lists = pivotCounts(o, variant)
-	} else if lists, err = BuildWorkLists(o, variant); err != nil {
+	lists, err := BuildWorkLists(o, variant)
+	if err != nil {
 		return nil, fail("%v", err)
 	}
 	listsMs := msSince(t0)
@@ -354,13 +349,15 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		need += lists[i].Bytes()
 	}
 	need += bitwiseBytes(man, variant, lists, n, m) // bit slices (tcbw.go)
-	var pvWedges uint64
-	if man.Pivot != nil && variantHasPivot(variant) {
-		if why := pivotFits(o.Offsets); why != "" {
+	pivot := variantHasPivot(variant)
+	var pvCap uint64 // items each pivot class's list holds
+	if pivot {
+		wedges, why := pivotWedges(o.Offsets)
+		if why != "" {
 			return nil, fail("%s", why)
 		}
-		pvWedges = wedges(o.Offsets)
-		pvNeed, _ := pivotBytes(man.Pivot, n, m, pvWedges) // in-edges and items (pivot.go)
+		var pvNeed uint64
+		pvNeed, pvCap = pivotBytes(man.Pivot, n, m, wedges) // in-edges and items (pivot.go)
 		grids := make([]uint32, len(lists))
 		for i, c := range variant.Classes {
 			grids[i] = c.Grid.Blocks(lists[i].Count, facts.SMs)
@@ -515,8 +512,10 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	if err = pr.setupRadix(rx); err != nil { // radix.go
 		return pr, err
 	}
-	if err = pr.setupPivot(vi, facts.SMs, pvWedges); err != nil { // pivot.go
-		return pr, err
+	if pivot {
+		if err = pr.setupPivot(vi, facts.SMs, pvCap); err != nil { // pivot.go
+			return pr, err
+		}
 	}
 	if pr.passTimer, err = pr.newTimer(); err != nil {
 		return pr, fail("pass timer: %w", err)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/tcgen/tcgen/gen"
-	"github.com/tcgen/tcgen/graph"
 )
 
 // Pivot classes (ir/pivot.go, gen/pivot.go): their in-edge lists and item
@@ -56,14 +55,11 @@ func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint6
 	return bytes, capacity
 }
 
-// setupPivot allocates the pivot buffers and looks the kernels up.
-func (pr *Prepared) setupPivot(variant int, sms int, wedges uint64) error {
+// setupPivot allocates the pivot buffers (capacity items per class list,
+// from pivotBytes) and looks the kernels up.
+func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 	h := pr.manifest.Pivot
-	if h == nil || !variantHasPivot(pr.manifest.Variants[variant]) {
-		return nil
-	}
 	n, m := uint64(pr.n), pr.m
-	_, capacity := pivotBytes(h, n, m, wedges)
 	ph := &pivotHost{h: h, variant: variant, n: pr.n, cap: capacity}
 	ph.tiles = uint32(max((n+uint64(h.Tile)-1)/uint64(h.Tile), 1))
 	// Every block of count and scatter clears and flushes its HUBS shared
@@ -231,26 +227,6 @@ func (pr *Prepared) spillBytes() uint64 {
 	return pivotSpillBytes(pr.manifest.Variants[pr.variant], grids)
 }
 
-// pivotCounts returns, for a variant of pivot classes, one list per class
-// that only counts its vertices (by out-degree): the items themselves are
-// built on the device. (Building the host lists took 35 ms on RMAT-24.)
-func pivotCounts(o *graph.Oriented, v gen.Variant) []WorkList {
-	lists := make([]WorkList, len(v.Classes))
-	for i, c := range v.Classes {
-		lists[i] = WorkList{Slot: c.Slot, Items: c.Items, Skip: c.Skip, All: true}
-	}
-	for u := range o.N() {
-		d := int64(o.Degree(uint32(u)))
-		for i, c := range v.Classes {
-			if d >= c.Lo && (c.Hi == 0 || d < c.Hi) {
-				lists[i].Count++
-				break
-			}
-		}
-	}
-	return lists
-}
-
 // variantHasPivot reports whether a variant has pivot classes.
 func variantHasPivot(v gen.Variant) bool {
 	for _, c := range v.Classes {
@@ -265,26 +241,19 @@ func variantHasPivot(v gen.Variant) bool {
 // (templates/pivot_prep.cu.tmpl, LEN_BITS).
 const pivotLenBits = 24
 
-// pivotFits says why a graph's tails cannot be packed, or "".
-func pivotFits(off []uint64) string {
-	m := off[len(off)-1]
-	if m >= 1<<(64-pivotLenBits) {
-		return fmt.Sprintf("%d oriented edges: pivot classes pack tail starts in %d bits", m, 64-pivotLenBits)
+// pivotWedges returns sum over u of C(d+(u), 2), the tails' total length,
+// or why the graph's tails cannot be packed as the preparation packs them.
+func pivotWedges(off []uint64) (uint64, string) {
+	if m := off[len(off)-1]; m >= 1<<(64-pivotLenBits) {
+		return 0, fmt.Sprintf("%d oriented edges: pivot classes pack tail starts in %d bits", m, 64-pivotLenBits)
 	}
-	for u := 1; u < len(off); u++ {
-		if off[u]-off[u-1] >= 1<<pivotLenBits {
-			return fmt.Sprintf("vertex %d has out-degree %d: pivot classes pack tail lengths in %d bits (orient by degree)", u-1, off[u]-off[u-1], pivotLenBits)
-		}
-	}
-	return ""
-}
-
-// wedges returns sum over u of C(d+(u), 2): the tails' total length.
-func wedges(off []uint64) uint64 {
 	var w uint64
 	for u := 1; u < len(off); u++ {
 		d := off[u] - off[u-1]
+		if d >= 1<<pivotLenBits {
+			return 0, fmt.Sprintf("vertex %d has out-degree %d: pivot classes pack tail lengths in %d bits (orient by degree)", u-1, d, pivotLenBits)
+		}
 		w += d * (d - 1) / 2
 	}
-	return w
+	return w, ""
 }

@@ -104,7 +104,9 @@ func BuildWorkLists(o *graph.Oriented, v gen.Variant) ([]WorkList, error) {
 		if cl.Items == gen.ItemsEdges {
 			domain = o.Arcs()
 		}
-		l := WorkList{Slot: c, Items: cl.Items, Skip: cl.Skip, Count: total, All: total == domain}
+		// Pivot classes build their items on the device at every pass
+		// (pivot.go): the host only counts their vertices.
+		l := WorkList{Slot: c, Items: cl.Items, Skip: cl.Skip, Count: total, All: total == domain || cl.Pivot}
 		if !l.Skip && !l.All {
 			if l.Items == gen.ItemsEdges {
 				l.Edges = make([]uint64, total)
