@@ -99,6 +99,9 @@ type Result struct {
 	// classes, every class kernel and the reduction. Lists built on the host
 	// and uploaded by Prepare (the other iterators) are outside it.
 	GPUMs Timing `json:"gpu_ms"`
+	// GPUSamples are the timed passes behind GPUMs, in order (the tuner
+	// keeps them: a shorter measurement's median is that of the first few).
+	GPUSamples []float64 `json:"gpu_samples_ms,omitempty"`
 	// PrepMs summarises the device-side preparation of pivot classes
 	// (in-edge and item lists, runtime/pivot.go), part of GPUMs.
 	PrepMs Timing `json:"prep_ms"`
@@ -204,6 +207,10 @@ type prepClass struct {
 	bitwise *bitwiseClass
 }
 
+// Orientation maps the IR's orientation onto package graph's (the tuner
+// orients a graph once per orientation its candidates use).
+func Orientation(o ir.Orientation) (graph.Orientation, error) { return orientation(o) }
+
 // orientation maps the IR's orientation onto package graph's.
 func orientation(o ir.Orientation) (graph.Orientation, error) {
 	switch o {
@@ -263,6 +270,37 @@ func pickVariant(vs []gen.Variant, x float64) int {
 	return len(vs) - 1
 }
 
+// Target is the generator's target for a device: its architecture (arch,
+// or compute_XY of its compute capability when arch is "") and the shared
+// memory a block may opt into. The tuner culls plans against it before
+// compiling anything.
+func Target(facts DeviceFacts, arch string) gen.Target {
+	if arch == "" {
+		arch = fmt.Sprintf("compute_%d%d", facts.Major, facts.Minor)
+	}
+	t := gen.DefaultTarget()
+	t.Arch = arch
+	if facts.SharedOptin > t.MaxSharedPerBlock {
+		t.MaxSharedPerBlock = facts.SharedOptin
+	}
+	return t
+}
+
+// Compile generates and compiles plan p for the device without running it:
+// with a caching compiler, a later Prepare of the same plan loads the cached
+// image. The tuner compiles candidates ahead this way, in parallel.
+func Compile(comp Compiler, facts DeviceFacts, p ir.Plan, arch string) error {
+	target := Target(facts, arch)
+	out, err := gen.Generate(p, target)
+	if err != nil {
+		return err
+	}
+	if _, err := comp.Compile(CompileInput{Name: out.FileName, Source: out.Source, Arch: target.Arch, Options: out.Manifest.Options}); err != nil {
+		return fmt.Errorf("plan %s: compiling %s: %w", p.Name(), out.FileName, err)
+	}
+	return nil
+}
+
 // Prepare orients g as p says, picks p's guard variant, builds the work
 // lists, generates and compiles p, loads the kernels, checks the device
 // memory, uploads the graph and the lists (event-timed) and fills src.
@@ -272,15 +310,8 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("plan %s: "+format, append([]any{name}, args...)...)
 	}
-	arch := opt.Arch
-	if arch == "" {
-		arch = fmt.Sprintf("compute_%d%d", facts.Major, facts.Minor)
-	}
-	target := gen.DefaultTarget()
-	target.Arch = arch
-	if facts.SharedOptin > target.MaxSharedPerBlock {
-		target.MaxSharedPerBlock = facts.SharedOptin
-	}
+	target := Target(facts, opt.Arch)
+	arch := target.Arch
 
 	t0 := time.Now()
 	out, err := gen.Generate(p, target)
@@ -718,6 +749,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 
 	res.KernelMs = summarize(totals)
 	res.GPUMs = summarize(passes)
+	res.GPUSamples = passes
 	res.PrepMs = summarize(preps)
 	if pr.pivot != nil {
 		res.PrepKernels = map[string]Timing{}
