@@ -13,7 +13,7 @@ FUZZMIN   ?= 5s
 GPUDIR    := .gpu
 DATASETS  ?= ../shared/datasets
 # Packages whose tests need a GPU; their test binaries travel in the bundle.
-GPU_TEST_PKGS := ./runtime ./runtime/cuda ./runtime/nvml
+GPU_TEST_PKGS := ./runtime ./runtime/cuda ./runtime/nvml ./tune
 
 .PHONY: all build test vet fmt-check fuzz run generate check-generated lint bundle bench-cpu clean
 

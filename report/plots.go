@@ -671,6 +671,7 @@ func (t lineThumb) Thumbnail(c *draw.Canvas) {
 // preferredMetrics are the ncu metrics profile.svg plots when present:
 // achieved memory bandwidth is what a triangle count is bound by.
 var preferredMetrics = []string{
+	"dram_read_gbps", // tcgen sweep --profile-top (sweep.ParseCSV)
 	"dram__throughput.avg.pct_of_peak_sustained_elapsed",
 	"dram__bytes.sum.per_second",
 	"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",

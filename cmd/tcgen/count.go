@@ -29,15 +29,19 @@ type CountCmd struct {
 
 // countResult is what count prints; the JSON field names are stable.
 type countResult struct {
-	Graph     string  `json:"graph"`
-	Backend   string  `json:"backend"`
-	Device    string  `json:"device"`
-	Plan      string  `json:"plan,omitempty"`
-	Vertices  uint64  `json:"vertices"`
-	Edges     uint64  `json:"edges"`
-	DegreeMax uint64  `json:"degree_max,omitempty"` // 0 for an oriented file (in-degrees not counted)
-	Triangles uint64  `json:"triangles"`
-	LoadMs    float64 `json:"load_ms"`
+	Graph   string `json:"graph"`
+	Backend string `json:"backend"`
+	Device  string `json:"device"`
+	Plan    string `json:"plan,omitempty"`
+	// PlanSource says where a plan chosen without --preset or --spec came
+	// from: "store" (this graph's tuned best on this GPU), "model"
+	// (predicted from the tuned graphs), "default" (examples/hybrid.yaml).
+	PlanSource string  `json:"plan_source,omitempty"`
+	Vertices   uint64  `json:"vertices"`
+	Edges      uint64  `json:"edges"`
+	DegreeMax  uint64  `json:"degree_max,omitempty"` // 0 for an oriented file (in-degrees not counted)
+	Triangles  uint64  `json:"triangles"`
+	LoadMs     float64 `json:"load_ms"`
 	// An edge-list source read now (not from the cache): load_ms split into
 	// parsing and cleaning (graph.Report).
 	ParseMs   float64 `json:"parse_ms,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tcgen/tcgen/graph"
@@ -11,6 +12,8 @@ import (
 	"github.com/tcgen/tcgen/runtime"
 	"github.com/tcgen/tcgen/runtime/cuda"
 	"github.com/tcgen/tcgen/runtime/nvml"
+	"github.com/tcgen/tcgen/store"
+	"github.com/tcgen/tcgen/tune"
 )
 
 // noGPU reports whether err means there is no usable GPU path here (no
@@ -54,6 +57,9 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 	facts := dev.Facts()
 	if nf, err := nvml.Read(facts.UUID); err == nil {
 		nf.Apply(&facts)
+	}
+	if c.Preset == "" && c.Spec == "" {
+		p, res.PlanSource = g.choosePlan(p, gr, o, facts, comp)
 	}
 	res.Backend, res.Device, res.Plan = "gpu", facts.Name, p.Name()
 	prepStart := time.Now()
@@ -109,4 +115,50 @@ func gpuError(err error) error {
 		return withCode(exitNoGPU, err)
 	}
 	return fmt.Errorf("gpu: %w", err)
+}
+
+// choosePlan picks count's plan when none is given: the tuning store's best
+// for this graph on this GPU, else the model's prediction from the graphs
+// tuned on it, else def (the built-in default). It says which on stderr;
+// a store that cannot be read only costs the notice.
+func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, facts runtime.DeviceFacts, comp runtime.Compiler) (ir.Plan, string) {
+	fallback := func(why string) (ir.Plan, string) {
+		g.notice("plan: %s, the built-in default (examples/hybrid.yaml)%s", def.Name(), why)
+		return def, "default"
+	}
+	st, err := g.openStore()
+	if err != nil {
+		return fallback(fmt.Sprintf("; the tuning store: %v", err))
+	}
+	if st == nil {
+		return fallback("")
+	}
+	defer st.Close()
+	major, minor := comp.Version()
+	key := tune.GPUKey(facts, major, minor)
+	fp := graph.Fingerprint(&gr.CSR) // an oriented file: its own CSR, as tune keyed it
+	if row, ok, err := st.Best(fp, key, toolVersion()); err == nil && ok {
+		if p, err := ir.Parse([]byte(row.Spec), "the tuning store's plan "+row.Plan); err == nil && p.Validate() == nil {
+			g.notice("plan: %s, the tuning store's best for this graph on this GPU (%.4f ms when tuned, tcgen %s)", p.Name(), row.MedianMs, row.Version)
+			return p, "store"
+		}
+	}
+	rows, err := st.Rows(store.Filter{GPU: key, OnlyOK: true})
+	switch {
+	case err != nil || len(rows) == 0:
+		return fallback("; nothing tuned on this GPU to predict from (tcgen tune)")
+	case o != nil:
+		return fallback("; the model needs the undirected graph's features, this file is oriented")
+	}
+	m := tune.Train(rows, 0)
+	pred, ok := m.Predict(graph.ComputeFeatures(gr), fp)
+	if !ok {
+		return fallback("")
+	}
+	p, err := ir.Parse([]byte(pred.Spec), "the model's plan "+pred.Plan)
+	if err != nil || p.Validate() != nil {
+		return fallback("")
+	}
+	g.notice("plan: %s, predicted from %d tuned graphs (nearest: %s; %.2fx their best there)", p.Name(), m.Graphs(), strings.Join(pred.Neighbors, ", "), pred.Score)
+	return p, "model"
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/tune"
 )
 
 // Globals are flags every command takes.
@@ -24,6 +25,8 @@ type Globals struct {
 	CacheDir string `help:"Directory for tcgen's caches (converted graphs, compiled kernels). Default: the user cache directory + /tcgen." placeholder:"DIR"`
 	NoCache  bool   `help:"Neither read nor write the graph cache."`
 	Quiet    bool   `short:"q" help:"No progress bars or notices on stderr."`
+	Store    string `help:"Tuning store file (SQLite; default: the user data dir + /tcgen/tuning.db). Carry it between machines to resume a tune or sweep." placeholder:"FILE" type:"path"`
+	NoStore  bool   `help:"Neither read nor write the tuning store."`
 
 	ctx    context.Context
 	stdout io.Writer
@@ -41,6 +44,9 @@ type CLI struct {
 	Gen      GenCmd      `cmd:"" help:"Write a plan's generated CUDA source and launch manifest."`
 	List     ListCmd     `cmd:"" help:"List the presets and every dimension of the design space."`
 	Devices  DevicesCmd  `cmd:"" help:"List the GPUs and their facts."`
+	StoreCmd StoreCmd    `cmd:"" name:"store" help:"Export the tuning store, list its best plans, judge its model."`
+	Sweep    SweepCmd    `cmd:"" help:"Run a declared part of the design space over a set of graphs: verified timings, tables, plots, report."`
+	Tune     TuneCmd     `cmd:"" help:"Search a space of plans for the fastest exact one on a graph and this GPU, through the tuning store."`
 	Fuzz     FuzzCmd     `cmd:"" help:"Check random valid plans on random graphs against the CPU oracle (on the GPU; without one, generate and compile them)."`
 	Version  VersionCmd  `cmd:"" help:"Print tcgen's version."`
 }
@@ -180,8 +186,9 @@ func parse(parser *kong.Kong, args []string) (kctx *kong.Context, code int, done
 // cliVars feeds enum values into flag help so help never drifts from the code.
 func cliVars() kong.Vars {
 	return kong.Vars{
-		"formats": "auto,text,mtx,bin32,bin64,csr",
-		"presets": strings.Join(ir.PresetNames(), ", "),
+		"formats":    "auto,text,mtx,bin32,bin64,csr",
+		"presets":    strings.Join(ir.PresetNames(), ", "),
+		"strategies": strings.Join(tune.StrategyNames(), ","),
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,22 +10,18 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
 )
 
-// defaultSpec is what count runs when no plan is given (until the tuner
-// exists): examples/hybrid.yaml (a copy; TestDefaultPlanIsHybrid keeps them
-// equal), Polak's merge below 2 M edges and the pivot classes above, the
-// fastest plan measured on the H200 (docs/performance.md: 2.3x the best
-// published codes on RMAT-22 and RMAT-24; GroupTC, the previous default, is
-// 2.2x slower than it there).
-//
-//go:embed default-plan.yaml
-var defaultSpec []byte
-
-const defaultSpecName = "examples/hybrid.yaml"
+// defaultSpecName is what count runs when no plan is given and the tuning
+// store knows nothing better (embedded from examples/): Polak's merge below
+// 2 M edges and the pivot classes above, the fastest plan measured on the
+// H200 (docs/performance.md: 2.3x the best published codes on RMAT-22 and
+// RMAT-24).
+const defaultSpecName = "hybrid.yaml"
 
 // PlanArg selects a plan: a preset or a spec file.
 type PlanArg struct {
@@ -50,7 +45,11 @@ func (a PlanArg) plan() (ir.Plan, error) {
 		}
 		return p, nil
 	}
-	p, err := ir.Parse(defaultSpec, defaultSpecName)
+	data, err := examples.FS.ReadFile(defaultSpecName)
+	if err != nil {
+		return ir.Plan{}, fmt.Errorf("the built-in default plan: %w", err)
+	}
+	p, err := ir.Parse(data, "examples/"+defaultSpecName)
 	if err != nil {
 		return ir.Plan{}, fmt.Errorf("the built-in default plan: %w", err) // a build defect: tests parse it
 	}

@@ -111,3 +111,16 @@ func (p *progress) Done() {
 		p.bar = nil
 	}
 }
+
+// Describe changes the bar's text (a tune's best so far).
+func (p *progress) Describe(desc string) {
+	if p == nil || !p.enabled {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.desc = desc
+	if p.bar != nil {
+		p.bar.Describe(desc)
+	}
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime"
+	"github.com/tcgen/tcgen/store"
+	"github.com/tcgen/tcgen/tune"
+)
+
+type fakeCompiler struct{}
+
+func (fakeCompiler) Compile(runtime.CompileInput) (runtime.Image, error) { return runtime.Image{}, nil }
+func (fakeCompiler) Version() (int, int)                                 { return 13, 0 }
+
+func TestChoosePlan(t *testing.T) {
+	gr, _, err := graph.Generate(graph.DefaultRMAT(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts := runtime.DeviceFacts{Name: "Test GPU", Major: 9, SMs: 132, Driver: 13000}
+	key := tune.GPUKey(facts, 13, 0)
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	g := &Globals{Store: filepath.Join(dir, "tuning.db"), ctx: context.Background(), stderr: &stderr}
+	def, _ := PlanArg{}.plan()
+
+	check := func(wantSource, wantPlan, wantNotice string) {
+		t.Helper()
+		stderr.Reset()
+		p, src := g.choosePlan(def, gr, nil, facts, fakeCompiler{})
+		if src != wantSource || p.Name() != wantPlan || !strings.Contains(stderr.String(), wantNotice) {
+			t.Errorf("got %s from %s (%q), want %s from %s (%q)", p.Name(), src, stderr.String(), wantPlan, wantSource, wantNotice)
+		}
+	}
+	check("default", def.Name(), "nothing tuned on this GPU")
+
+	polak, _ := ir.Preset("polak")
+	trust, _ := ir.Preset("trust")
+	spec := func(p ir.Plan) string { js, _ := p.Canonical().EncodeJSON(); return string(js) }
+	st, err := store.Open(g.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another graph, tuned: the model predicts its best plan.
+	other, _, err := graph.Generate(graph.DefaultRMAT(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		p  ir.Plan
+		ms float64
+	}{{polak, 1}, {trust, 2}} {
+		if err := st.Put(store.Row{Graph: graph.Fingerprint(&other.CSR), GraphName: "other", Features: graph.ComputeFeatures(other),
+			GPU: key, Version: "v1", Plan: r.p.Name(), Spec: spec(r.p), Status: store.StatusOK, MedianMs: r.ms, Runs: 1, Time: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	check("model", polak.Name(), "predicted from 1 tuned graphs")
+
+	// This graph tuned: its own best wins.
+	st, _ = store.Open(g.Store)
+	if err := st.Put(store.Row{Graph: graph.Fingerprint(&gr.CSR), GraphName: "this", GPU: key, Version: "v1", Plan: trust.Name(),
+		Spec: spec(trust), Status: store.StatusOK, MedianMs: 0.5, Runs: 1, Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	check("store", trust.Name(), "the tuning store's best")
+
+	// Another GPU knows nothing.
+	facts.Name = "Other GPU"
+	check("default", def.Name(), "built-in default")
+
+	g.NoStore = true
+	check("default", def.Name(), "built-in default")
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/tcgen/tcgen/store"
+	"github.com/tcgen/tcgen/tune"
+)
+
+// StoreCmd reads the tuning store.
+type StoreCmd struct {
+	Export StoreExportCmd `cmd:"" help:"Write measurements as JSON Lines (a tune --replay recording) or Kernel Tuner's T4 results format."`
+	Best   StoreBestCmd   `cmd:"" help:"List each graph's best plan on each GPU."`
+	Model  StoreModelCmd  `cmd:"" help:"Judge the plan model by leave-one-out over the graphs tuned on one GPU."`
+}
+
+// StoreFilter selects rows.
+type StoreFilter struct {
+	Graph string `help:"Only this graph (name or fingerprint)." placeholder:"NAME"`
+	GPU   string `help:"Only this GPU key (as tcgen store best prints it)." placeholder:"KEY"`
+	Space string `help:"Only points of this space or sweep." placeholder:"NAME"`
+}
+
+func (f StoreFilter) rows(g *Globals) ([]store.Row, error) {
+	st, err := g.openStore()
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return nil, errorf(exitUsage, "store: --no-store leaves nothing to read")
+	}
+	defer st.Close()
+	rows, err := st.Rows(store.Filter{GPU: f.GPU, Space: f.Space})
+	if err != nil {
+		return nil, err
+	}
+	if f.Graph == "" {
+		return rows, nil
+	}
+	var out []store.Row
+	for _, r := range rows {
+		if r.Graph == f.Graph || r.GraphName == f.Graph {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// StoreExportCmd writes rows out.
+type StoreExportCmd struct {
+	StoreFilter
+	Format string `help:"jsonl (one measurement per line, what tune --replay reads) or t4." enum:"jsonl,t4" default:"jsonl"`
+	Output string `short:"o" help:"Write to FILE (default: standard output)." placeholder:"FILE" type:"path"`
+}
+
+// Run implements the command.
+func (c *StoreExportCmd) Run(g *Globals) error {
+	rows, err := c.rows(g)
+	if err != nil {
+		return err
+	}
+	write := func(w io.Writer) error {
+		if c.Format == "t4" {
+			return store.WriteT4(w, rows)
+		}
+		return store.WriteJSON(w, rows)
+	}
+	if c.Output == "" {
+		return write(g.stdout)
+	}
+	return writeAtomic(c.Output, write)
+}
+
+// StoreBestCmd lists the best plans.
+type StoreBestCmd struct {
+	StoreFilter
+	JSON bool `help:"Print as JSON."`
+}
+
+// Run implements the command.
+func (c *StoreBestCmd) Run(g *Globals) error {
+	rows, err := c.rows(g)
+	if err != nil {
+		return err
+	}
+	type key struct{ graph, gpu string }
+	best := map[key]store.Row{}
+	var order []key
+	for _, r := range rows {
+		if r.Status != store.StatusOK {
+			continue
+		}
+		k := key{r.Graph, r.GPU}
+		b, ok := best[k]
+		if !ok {
+			order = append(order, k)
+		}
+		if !ok || r.MedianMs < b.MedianMs {
+			best[k] = r
+		}
+	}
+	if c.JSON {
+		out := make([]store.Row, 0, len(order))
+		for _, k := range order {
+			out = append(out, best[k])
+		}
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "graph\tfingerprint\tgpu\tplan\tmedian ms\truns\tversion")
+	for _, k := range order {
+		r := best[k]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4f\t%d\t%s\n", r.GraphName, r.Graph, r.GPU, r.Plan, r.MedianMs, r.Runs, r.Version)
+	}
+	return tw.Flush()
+}
+
+// StoreModelCmd runs the leave-one-out evaluation.
+type StoreModelCmd struct {
+	GPU  string `help:"The GPU key whose measurements train the model (default: the one with most graphs)." placeholder:"KEY"`
+	K    int    `help:"Neighbours that vote." default:"3"`
+	JSON bool   `help:"Print as JSON."`
+}
+
+// Run implements the command.
+func (c *StoreModelCmd) Run(g *Globals) error {
+	rows, err := StoreFilter{GPU: c.GPU}.rows(g)
+	if err != nil {
+		return err
+	}
+	if c.GPU == "" { // the GPU with the most graphs
+		graphs := map[string]map[string]bool{}
+		for _, r := range rows {
+			if graphs[r.GPU] == nil {
+				graphs[r.GPU] = map[string]bool{}
+			}
+			graphs[r.GPU][r.Graph] = true
+		}
+		for k, gs := range graphs {
+			if c.GPU == "" || len(gs) > len(graphs[c.GPU]) || len(gs) == len(graphs[c.GPU]) && k < c.GPU {
+				c.GPU = k
+			}
+		}
+		var mine []store.Row
+		for _, r := range rows {
+			if r.GPU == c.GPU {
+				mine = append(mine, r)
+			}
+		}
+		rows = mine
+	}
+	rep := tune.LeaveOneOut(rows, c.K)
+	if len(rep.Rows) < 2 {
+		return errorf(exitBadInput, "store: %d graphs tuned on %q; leave-one-out needs at least 2", len(rep.Rows), c.GPU)
+	}
+	if c.JSON {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "gpu\t%s\n\n", c.GPU)
+	fmt.Fprintln(tw, "graph\tpredicted\tms\tbest\tms\tpredicted/best\tfixed/best")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(tw, "%s\t%s\t%.4f\t%s\t%.4f\t%.3f\t%.3f\n", r.Graph, r.Predicted, r.PredictedMs, r.BestPlan, r.BestMs, r.Ratio, r.FixedRatio)
+	}
+	fmt.Fprintf(tw, "\nmodel\tmedian %.3f, geometric mean %.3f, worst %.3f (predicted / tuned best, leave-one-out)\n", rep.Median, rep.Geomean, rep.Worst)
+	fmt.Fprintf(tw, "fixed\t%s: median %.3f, geometric mean %.3f (the one plan best over all graphs)\n", rep.FixedPlan, rep.FixedMedian, rep.FixedGeo)
+	return tw.Flush()
+}

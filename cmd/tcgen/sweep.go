@@ -1,0 +1,305 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/report"
+	"github.com/tcgen/tcgen/runtime"
+	"github.com/tcgen/tcgen/store"
+	"github.com/tcgen/tcgen/sweep"
+	"github.com/tcgen/tcgen/tune"
+)
+
+// SweepCmd runs a declared part of the design space over a set of graphs.
+type SweepCmd struct {
+	File string `arg:"" help:"Sweep file (YAML): graphs, space, include/exclude filters." type:"path"`
+	GPUFlags
+	SearchFlags
+	Datasets   string  `help:"Directory of the shared datasets (MANIFEST.tsv) that dataset entries name." env:"TCGEN_DATASETS" default:"../shared/datasets" type:"path" placeholder:"DIR"`
+	Out        string  `help:"Directory for results.csv, results.jsonl, report.md and the plots." default:"sweep-out" type:"path" placeholder:"DIR"`
+	DryRun     bool    `help:"List the graphs and the points that would run, and those the restrictions or filters cull with the reason; run nothing."`
+	ProfileTop int     `help:"Profile the N fastest points with Nsight Compute (ncu, clocks left alone), at most 20." placeholder:"N"`
+	SlowMs     float64 `help:"A point whose verifying pass takes longer than this many ms is timed with 3 runs instead of --runs." default:"2000"`
+	SharedKiB  int     `help:"Shared memory a block may opt into, for --dry-run's restrictions (the GPU's own limit otherwise)." default:"227"`
+}
+
+// Run implements the command.
+func (c *SweepCmd) Run(g *Globals) error {
+	if c.ProfileTop < 0 || c.ProfileTop > 20 {
+		return errorf(exitUsage, "sweep: --profile-top is 0..20 (ncu replays every kernel many times)")
+	}
+	if c.Runs < 1 || c.Warmup < 0 {
+		return errorf(exitUsage, "sweep: --runs must be at least 1 and --warmup at least 0")
+	}
+	f, err := sweep.Load(c.File)
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
+	srcs, err := f.Sources(c.Datasets)
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
+	if c.DryRun {
+		t := gen.DefaultTarget()
+		t.MaxSharedPerBlock = c.SharedKiB << 10
+		sp, err := f.Expand(t)
+		if err != nil {
+			return withCode(exitBadInput, err)
+		}
+		return c.dryRun(g, f, srcs, sp)
+	}
+	if g.NoStore {
+		return errorf(exitUsage, "sweep: measurements go through the tuning store (it makes a sweep resumable); drop --no-store or give --store FILE")
+	}
+	dev, comp, err := g.openGPU(c.GPUFlags)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	facts := dev.Facts()
+	sp, err := f.Expand(runtime.Target(facts, ""))
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
+	if len(sp.Plans) == 0 {
+		return errorf(exitBadInput, "sweep %s: no point survives the restrictions and filters (--dry-run says why)", f.Name)
+	}
+	total := int64(len(sp.Plans) * len(srcs))
+	pb := newProgress(g.Quiet, "sweep", false)
+	var done int64
+	start := time.Now()
+	var graphs []string // fingerprints, in the sweep's order
+	var key, version string
+	failed := 0
+	for _, src := range srcs {
+		l, path, err := c.loadSource(g, src)
+		if err != nil {
+			pb.Done()
+			return err
+		}
+		ev, st, err := g.evaluator(dev, comp, l, path, sp, src.Expect, c.Warmup, "sweep")
+		if err != nil {
+			pb.Done()
+			return err
+		}
+		ev.Base.GraphName = src.Label
+		ev.SlowMs = c.SlowMs
+		graphs = append(graphs, ev.Base.Graph)
+		key, version = ev.Base.GPU, ev.Base.Version
+		strat, _ := tune.StrategyByName("exhaustive")
+		out, err := tune.Run(g.ctx, &sp.Cands, strat, ev, tune.Options{Runs: c.Runs, Seed: c.Seed,
+			Observe: func(t tune.Trial) {
+				done++
+				if !t.Result.OK {
+					failed++
+				}
+				pb.Describe(fmt.Sprintf("%s: point %d/%d, %d failed", src.Label, t.N, len(sp.Plans), failed))
+				pb.Update(done, total)
+			}})
+		st.Close()
+		if err != nil {
+			pb.Done()
+			return err
+		}
+		if out.Stopped == tune.StopInterrupted {
+			pb.Done()
+			g.notice("sweep: interrupted after %d of %d points; run it again to resume (finished points come from the store)", done, total)
+			return withCode(exitInterrupted, g.ctx.Err())
+		}
+	}
+	pb.Done()
+	rows, err := c.rows(g, sp, graphs, key, version)
+	if err != nil {
+		return err
+	}
+	opt := c.reportOptions(f, sp, rows, srcs)
+	if c.ProfileTop > 0 {
+		prof, note := c.profile(g, f, sp, rows, srcs)
+		opt.Profile = prof
+		if note != "" {
+			g.notice("sweep: %s", note)
+			opt.Command += "\n# " + note
+		}
+	}
+	if err := report.Write(c.Out, rows, opt); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stdout, "sweep %s: %d points x %d graphs in %.1f s (%d failed); results in %s\n",
+		f.Name, len(sp.Plans), len(srcs), time.Since(start).Seconds(), failed, c.Out)
+	return nil
+}
+
+// loadSource reads a file through the cache, or generates a graph
+// (written once to the cache directory, so ncu's count can read it too).
+func (c *SweepCmd) loadSource(g *Globals, src sweep.Source) (*loaded, string, error) {
+	if src.Path != "" {
+		l, err := g.load(GraphArg{Graph: src.Path, Format: "auto"})
+		return l, src.Path, err
+	}
+	dir, err := g.cacheDir()
+	if err != nil {
+		return nil, "", err
+	}
+	path := filepath.Join(dir, "graphs", fmt.Sprintf("%s.tcsr", src.Label))
+	if _, err := os.Stat(path); err == nil {
+		l, err := g.load(GraphArg{Graph: path, Format: "auto"})
+		if err == nil {
+			return l, path, nil
+		}
+	}
+	pb := newSpinner(g.Quiet, "generating "+src.Label)
+	gr, _, err := graph.Generate(src.Gen)
+	pb.Done()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+		if err := graph.WriteCSR(path, gr, graph.CacheMeta{}); err != nil {
+			g.notice("sweep: could not keep %s: %v", path, err)
+		}
+	}
+	return &loaded{g: gr, rep: &graph.Report{}}, path, nil
+}
+
+// rows are the store's measurements of this sweep: its graphs and points,
+// on this GPU with this tcgen (whichever command measured them).
+func (c *SweepCmd) rows(g *Globals, sp *tune.Space, graphs []string, key, version string) ([]store.Row, error) {
+	st, err := g.openStore()
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	plans := map[string]bool{}
+	for _, p := range sp.Cands.Plans {
+		plans[p] = true
+	}
+	var out []store.Row
+	for _, fp := range graphs {
+		rs, err := st.Rows(store.Filter{Graph: fp, GPU: key, Version: version})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			if plans[r.Plan] {
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (c *SweepCmd) reportOptions(f *sweep.File, sp *tune.Space, rows []store.Row, srcs []sweep.Source) report.Options {
+	opt := report.Options{
+		Title:   "tcgen sweep " + f.Name,
+		Presets: map[string]string{},
+		Labels:  map[string]string{},
+		Command: "tcgen sweep " + c.File + fmt.Sprintf(" --runs %d --warmup %d", c.Runs, c.Warmup),
+	}
+	for i, p := range sp.Cands.Plans {
+		label := sp.Labels[i]
+		opt.Labels[p] = label
+		if name, ok := strings.CutPrefix(label, "preset:"); ok {
+			opt.Presets[p] = name
+		}
+	}
+	return opt
+}
+
+// profile runs ncu over the fastest points.
+func (c *SweepCmd) profile(g *Globals, f *sweep.File, sp *tune.Space, rows []store.Row, srcs []sweep.Source) ([]report.ProfileRow, string) {
+	ncu, why := sweep.NCUPath()
+	if ncu == "" {
+		return nil, "--profile-top: " + why + "; no profile collected"
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, "--profile-top: " + err.Error()
+	}
+	ok := slices.DeleteFunc(slices.Clone(rows), func(r store.Row) bool { return r.Status != store.StatusOK })
+	slices.SortStableFunc(ok, func(a, b store.Row) int { return cmpFloat(a.MedianMs, b.MedianMs) })
+	paths := map[string]string{}
+	dir, _ := g.cacheDir()
+	for _, s := range srcs {
+		p := s.Path
+		if p == "" {
+			p = filepath.Join(dir, "graphs", s.Label+".tcsr")
+		}
+		paths[s.Label] = p
+	}
+	tmp, err := os.MkdirTemp("", "tcgen-profile")
+	if err != nil {
+		return nil, "--profile-top: " + err.Error()
+	}
+	defer os.RemoveAll(tmp)
+	var out []report.ProfileRow
+	var notes []string
+	for _, r := range ok[:min(c.ProfileTop, len(ok))] {
+		p, err := ir.Parse([]byte(r.Spec), r.Plan)
+		if err != nil {
+			continue
+		}
+		y, _ := p.EncodeYAML()
+		spec := filepath.Join(tmp, r.Plan+".yaml")
+		if err := os.WriteFile(spec, y, 0o644); err != nil {
+			continue
+		}
+		argv := sweep.ProfileCommand(ncu, []string{self, "-q", "--no-store", "count", paths[r.GraphName], "--spec", spec,
+			"--backend", "gpu", "--repeat", "1", "--warmup", "0"})
+		cmd := exec.CommandContext(g.ctx, argv[0], argv[1:]...)
+		data, err := cmd.Output()
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s on %s: ncu: %v", r.Plan, r.GraphName, err))
+			continue
+		}
+		m, err := sweep.ParseCSV(strings.NewReader(string(data)))
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s on %s: %v", r.Plan, r.GraphName, err))
+			continue
+		}
+		out = append(out, report.ProfileRow{GraphName: r.GraphName, Plan: r.Plan, Metrics: m})
+	}
+	return out, strings.Join(notes, "; ")
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (c *SweepCmd) dryRun(g *Globals, f *sweep.File, srcs []sweep.Source, sp *tune.Space) error {
+	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "sweep\t%s: %d points x %d graphs = %d runs (%d culled)\n", f.Name, len(sp.Plans), len(srcs), len(sp.Plans)*len(srcs), len(sp.Cands.Culled))
+	for _, s := range srcs {
+		what := s.Path
+		if what == "" {
+			what = fmt.Sprintf("generated %T%+v", s.Gen, s.Gen)
+		}
+		exp := "CPU oracle"
+		if s.Expect != nil {
+			exp = fmt.Sprintf("expect %d", *s.Expect)
+		}
+		fmt.Fprintf(tw, "graph\t%s\t%s\t%s\n", s.Label, what, exp)
+	}
+	for i := range sp.Plans {
+		fmt.Fprintf(tw, "run\t%s\t%s\n", sp.Cands.Plans[i], sp.Labels[i])
+	}
+	for _, cu := range sp.Cands.Culled {
+		fmt.Fprintf(tw, "culled\t%s\t%s\n", cu.Label, cu.Reason)
+	}
+	return tw.Flush()
+}

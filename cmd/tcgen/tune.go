@@ -1,0 +1,400 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tcgen/tcgen/examples"
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/runtime"
+	"github.com/tcgen/tcgen/runtime/nvml"
+	"github.com/tcgen/tcgen/store"
+	"github.com/tcgen/tcgen/tune"
+)
+
+// defaultSpaceName is what tune searches without --space (embedded from
+// examples/).
+const defaultSpaceName = "spaces/default.yaml"
+
+// SearchFlags are the search settings tune and sweep share.
+type SearchFlags struct {
+	Runs   int    `help:"Timed passes per measurement (median, min and max are kept)." default:"10"`
+	Warmup int    `help:"Untimed passes before the timed ones." default:"3"`
+	Seed   uint64 `help:"Seed of the random choices of a strategy." default:"1"`
+}
+
+// TuneCmd searches a space of plans for the fastest exact one.
+type TuneCmd struct {
+	Graph  string `arg:"" help:"Graph file (as for count); with --replay, the graph's name or fingerprint in the recording."`
+	Format string `help:"Input format (${formats})." enum:"${formats}" default:"auto"`
+	GPUFlags
+	SearchFlags
+	Space    string        `help:"Space file (YAML) declaring the plans to search (default: the built-in examples/spaces/default.yaml)." type:"path" placeholder:"FILE"`
+	Strategy string        `help:"Search strategy: ${strategies}." default:"tpe" enum:"${strategies}"`
+	Evals    int           `help:"Stop after N evaluations (0: no limit)." placeholder:"N"`
+	Time     time.Duration `help:"Stop after this wall time (0: no limit)." placeholder:"DURATION"`
+	Patience int           `help:"Stop after N evaluations in a row without a better plan (0: no limit)." placeholder:"N"`
+	Expect   *uint64       `help:"The graph's known triangle count (default: the CPU oracle counts it once)." placeholder:"N"`
+	Replay   string        `help:"Replay a recording (JSON Lines, tcgen store export) instead of measuring: tests strategies without a GPU." type:"path" placeholder:"FILE"`
+	Out      string        `help:"Directory for the winning plan's spec (PLAN.yaml) and CUDA source (PLAN.cu)." default:"." type:"path" placeholder:"DIR"`
+	JSON     bool          `help:"Print the outcome as JSON."`
+}
+
+// tuneOutcome is what tune prints; the JSON field names are stable.
+type tuneOutcome struct {
+	Graph     string       `json:"graph"`
+	Space     string       `json:"space"`
+	Points    int          `json:"points"`
+	Culled    int          `json:"culled"`
+	Strategy  string       `json:"strategy"`
+	Evals     int          `json:"evaluations"`
+	Cached    int          `json:"answered_from_store"`
+	Failed    int          `json:"failed"`
+	Stopped   string       `json:"stopped"`
+	Best      string       `json:"best_plan,omitempty"`
+	BestLabel string       `json:"best_label,omitempty"`
+	BestMs    float64      `json:"best_ms,omitempty"`
+	Exhaust   *replayTruth `json:"replay_truth,omitempty"`
+	SpecFile  string       `json:"spec_file,omitempty"`
+	CUDAFile  string       `json:"cuda_file,omitempty"`
+	Seconds   float64      `json:"seconds"`
+}
+
+// replayTruth is the exhaustive answer of a recording, beside a replayed
+// search's.
+type replayTruth struct {
+	Plan  string  `json:"plan"`
+	Ms    float64 `json:"ms"`
+	Ratio float64 `json:"ratio"` // found / best
+}
+
+func (c *TuneCmd) space() (*tune.SpaceFile, error) {
+	if c.Space == "" {
+		s, err := tune.LoadSpaceFS(examples.FS, defaultSpaceName)
+		if err != nil {
+			return nil, fmt.Errorf("the built-in default space: %w", err) // a build defect: tests parse it
+		}
+		return s, nil
+	}
+	s, err := tune.LoadSpace(c.Space)
+	if err != nil {
+		return nil, withCode(exitBadInput, err)
+	}
+	return s, nil
+}
+
+// Run implements the command.
+func (c *TuneCmd) Run(g *Globals) error {
+	if c.Runs < 1 || c.Warmup < 0 || c.Evals < 0 || c.Patience < 0 || c.Time < 0 {
+		return errorf(exitUsage, "tune: --runs must be at least 1, --warmup, --evals, --patience and --time at least 0")
+	}
+	strat, err := tune.StrategyByName(c.Strategy)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	sf, err := c.space()
+	if err != nil {
+		return err
+	}
+	if c.Replay != "" {
+		return c.replay(g, sf, strat)
+	}
+	return c.tuneGPU(g, sf, strat)
+}
+
+func (c *TuneCmd) options(g *Globals, sp *tune.Space, pb *progress, best func() (string, float64)) tune.Options {
+	start := time.Now()
+	return tune.Options{
+		Budget: tune.Budget{Evals: c.Evals, Time: c.Time, Patience: c.Patience},
+		Runs:   c.Runs, Seed: c.Seed,
+		Observe: func(t tune.Trial) {
+			if pb == nil {
+				return
+			}
+			name, ms := best()
+			rate := float64(t.N) / max(time.Since(start).Seconds(), 1e-9)
+			total := int64(len(sp.Plans))
+			if c.Evals > 0 {
+				total = int64(min(c.Evals, len(sp.Plans)))
+			}
+			pb.Describe(fmt.Sprintf("trial %d, best %.4f ms (%s), %.2f evals/s", t.N, ms, name, rate))
+			pb.Update(int64(t.N), total)
+		},
+	}
+}
+
+// replay runs the strategy against a recording: no graph file, no GPU.
+func (c *TuneCmd) replay(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) error {
+	start := time.Now()
+	f, err := os.Open(c.Replay)
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
+	rows, err := store.ReadJSON(f, c.Replay)
+	f.Close()
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
+	var mine []store.Row
+	for _, r := range rows {
+		if r.Graph == c.Graph || r.GraphName == c.Graph {
+			mine = append(mine, r)
+		}
+	}
+	if len(mine) == 0 {
+		return errorf(exitBadInput, "%s: no measurement of graph %q (give its name or fingerprint)", c.Replay, c.Graph)
+	}
+	t := gen.DefaultTarget()
+	t.MaxSharedPerBlock = tune.MaxSharedOptin
+	full, err := sf.Expand(t)
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
+	have := map[string]bool{}
+	for _, r := range mine {
+		have[r.Plan] = true
+	}
+	sp := full.Subset(func(i int) bool { return have[full.Cands.Plans[i]] })
+	if missing := len(full.Plans) - len(sp.Plans); missing > 0 {
+		g.notice("tune: the recording lacks %d of the space's %d points; replaying the %d it has", missing, len(full.Plans), len(sp.Plans))
+	}
+	if len(sp.Plans) == 0 {
+		return errorf(exitBadInput, "%s: no point of space %s is recorded for %s", c.Replay, sf.Name, c.Graph)
+	}
+	rp, err := tune.NewReplay(&sp.Cands, mine)
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
+	out, err := tune.Run(g.ctx, &sp.Cands, strat, rp, c.options(g, sp, nil, nil))
+	if err != nil {
+		return err
+	}
+	res := c.outcome(sp, out, start)
+	res.Graph = c.Graph
+	if bi, bs := rp.Best(); bi >= 0 {
+		res.Exhaust = &replayTruth{Plan: sp.Cands.Plans[bi], Ms: bs, Ratio: out.Score / bs}
+	}
+	return printTune(g.stdout, c.JSON, res)
+}
+
+func (c *TuneCmd) outcome(sp *tune.Space, out tune.Outcome, start time.Time) tuneOutcome {
+	res := tuneOutcome{Space: sp.Cands.Name, Points: len(sp.Plans), Culled: len(sp.Cands.Culled), Strategy: c.Strategy,
+		Evals: out.Evals, Stopped: out.Stopped, Seconds: time.Since(start).Seconds()}
+	for _, t := range out.Trials {
+		if t.Result.Cached {
+			res.Cached++
+		}
+		if !t.Result.OK {
+			res.Failed++
+		}
+	}
+	if out.Best >= 0 {
+		res.Best, res.BestLabel, res.BestMs = sp.Cands.Plans[out.Best], sp.Labels[out.Best], out.Score
+	}
+	return res
+}
+
+// tuneGPU measures on the GPU, through the tuning store.
+func (c *TuneCmd) tuneGPU(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) error {
+	start := time.Now()
+	l, err := g.load(GraphArg{Graph: c.Graph, Format: c.Format})
+	if err != nil {
+		return err
+	}
+	dev, comp, err := g.openGPU(c.GPUFlags)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	facts := dev.Facts()
+	sp, err := sf.Expand(runtime.Target(facts, ""))
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
+	if len(sp.Plans) == 0 {
+		return errorf(exitBadInput, "space %s: every point was culled by the restrictions (tcgen sweep --dry-run lists why)", sf.Name)
+	}
+	ev, st, err := g.evaluator(dev, comp, l, c.Graph, sp, c.Expect, c.Warmup, "tune")
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		defer st.Close()
+	}
+	var startIdx []int
+	if st != nil { // resume from the store's best, if it is a point of this space
+		if row, ok, err := st.Best(ev.Base.Graph, ev.Base.GPU, ev.Base.Version); err == nil && ok {
+			for i, p := range sp.Cands.Plans {
+				if p == row.Plan {
+					startIdx = append(startIdx, i)
+				}
+			}
+		}
+	}
+	pb := newProgress(g.Quiet, "tuning", false)
+	bestName, bestMs := "-", math.Inf(1)
+	opt := c.options(g, sp, pb, func() (string, float64) { return bestName, bestMs })
+	observe := opt.Observe
+	opt.Observe = func(t tune.Trial) {
+		if t.Result.OK && t.Runs >= c.Runs && t.Result.Score < bestMs {
+			bestName, bestMs = sp.Cands.Plans[t.Index], t.Result.Score
+		}
+		observe(t)
+	}
+	opt.Start = startIdx
+	out, err := tune.Run(g.ctx, &sp.Cands, strat, ev, opt)
+	pb.Done()
+	if err != nil {
+		return err
+	}
+	res := c.outcome(sp, out, start)
+	res.Graph = c.Graph
+	if out.Best >= 0 {
+		res.SpecFile, res.CUDAFile, err = writeWinner(c.Out, sp, out.Best, facts)
+		if err != nil {
+			return err
+		}
+	}
+	if err := printTune(g.stdout, c.JSON, res); err != nil {
+		return err
+	}
+	if out.Stopped == tune.StopInterrupted {
+		return withCode(exitInterrupted, g.ctx.Err())
+	}
+	if out.Best < 0 {
+		return errorf(exitCompile, "tune: no candidate of space %s counted correctly on %s", sf.Name, c.Graph)
+	}
+	return nil
+}
+
+// evaluator opens the store and builds the GPU evaluator for graph l.
+func (g *Globals) evaluator(dev runtime.Device, comp runtime.Compiler, l *loaded, path string, sp *tune.Space, expect *uint64, warmup int, source string) (*tune.GPU, *store.Store, error) {
+	facts := dev.Facts()
+	major, minor := comp.Version()
+	o := graph.FileOriented(l.g, l.rep)
+	gr := l.g
+	if o != nil {
+		gr = nil
+	}
+	var ref uint64
+	switch {
+	case expect != nil:
+		ref = *expect
+	case o != nil:
+		ref = graph.CountTriangles(o)
+	default:
+		pb := newSpinner(g.Quiet, "reference count (CPU oracle)")
+		ref = graph.Oracle(l.g)
+		pb.Done()
+	}
+	st, err := g.openStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	base := store.Row{
+		Graph: graph.Fingerprint(&l.g.CSR), GraphName: graphName(path),
+		GPU: tune.GPUKey(facts, major, minor), GPUName: facts.Name, CC: fmt.Sprintf("%d.%d", facts.Major, facts.Minor),
+		SMs: facts.SMs, Driver: facts.Driver, NVRTC: fmt.Sprintf("%d.%d", major, minor),
+		Version: toolVersion(), Space: sp.Cands.Name, Source: source,
+	}
+	if o == nil {
+		base.Features = graph.ComputeFeatures(l.g)
+	}
+	ev := &tune.GPU{Ctx: g.ctx, Dev: dev, Comp: comp, Graph: gr, Oriented: o, Space: sp, Reference: ref,
+		Warmup: warmup, Store: st, Base: base, Workers: 4,
+		Clocks: func() (int, int, int, error) {
+			f, err := nvml.Read(facts.UUID)
+			return f.SMClockMHz, f.MemClockMHz, f.TemperatureC, err
+		}}
+	return ev, st, nil
+}
+
+// openStore opens the tuning store (--store, else the user's data dir);
+// nil with --no-store.
+func (g *Globals) openStore() (*store.Store, error) {
+	if g.NoStore {
+		return nil, nil
+	}
+	path := g.Store
+	if path == "" {
+		p, err := store.DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	st, err := store.Open(path)
+	if err != nil {
+		return nil, withCode(exitBadInput, err)
+	}
+	return st, nil
+}
+
+// writeWinner writes the winning plan's spec and CUDA source into dir.
+func writeWinner(dir string, sp *tune.Space, i int, facts runtime.DeviceFacts) (specFile, cudaFile string, err error) {
+	p := sp.Plans[i]
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	p.Doc = "tuned: " + sp.Labels[i] + " (space " + sp.Cands.Name + ", on " + facts.Name + ")"
+	y, err := p.EncodeYAML()
+	if err != nil {
+		return "", "", err
+	}
+	out, err := gen.Generate(p, runtime.Target(facts, ""))
+	if err != nil {
+		return "", "", err
+	}
+	specFile = filepath.Join(dir, sp.Cands.Plans[i]+".yaml")
+	cudaFile = filepath.Join(dir, sp.Cands.Plans[i]+".cu")
+	if err := writeAtomic(specFile, func(w io.Writer) error { _, err := w.Write(y); return err }); err != nil {
+		return "", "", err
+	}
+	if err := writeAtomic(cudaFile, func(w io.Writer) error { _, err := io.WriteString(w, out.Source); return err }); err != nil {
+		return "", "", err
+	}
+	return specFile, cudaFile, nil
+}
+
+func printTune(w io.Writer, asJSON bool, r tuneOutcome) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "graph\t%s\n", r.Graph)
+	fmt.Fprintf(tw, "space\t%s: %d points (%d culled by restrictions)\n", r.Space, r.Points, r.Culled)
+	fmt.Fprintf(tw, "strategy\t%s: %d evaluations (%d from the store, %d failed), stopped: %s, %.1f s\n", r.Strategy, r.Evals, r.Cached, r.Failed, r.Stopped, r.Seconds)
+	if r.Best != "" {
+		fmt.Fprintf(tw, "best\t%s, %.4f ms median gpu pass\n", r.Best, r.BestMs)
+		fmt.Fprintf(tw, "\t%s\n", r.BestLabel)
+	} else {
+		fmt.Fprintf(tw, "best\tnone: no candidate counted correctly\n")
+	}
+	if t := r.Exhaust; t != nil {
+		fmt.Fprintf(tw, "exhaustive\t%s, %.4f ms (found / best = %.4f)\n", t.Plan, t.Ms, t.Ratio)
+	}
+	if r.SpecFile != "" {
+		fmt.Fprintf(tw, "wrote\t%s, %s\n", r.SpecFile, r.CUDAFile)
+	}
+	return tw.Flush()
+}
+
+// graphName is a graph's name for people and reports: its file name
+// without compression and format extensions.
+func graphName(path string) string {
+	b := filepath.Base(path)
+	for _, ext := range []string{".gz", ".tcsr", ".txt", ".csv", ".mtx", ".el", ".bin32", ".bin64"} {
+		b = strings.TrimSuffix(b, ext)
+	}
+	return b
+}

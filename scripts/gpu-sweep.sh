@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs sweeps on the device machine, resumably across calls: the tuning store
+# travels in .gpu/tuning.db (carried there; copy the returned one back into
+# .gpu/ before the next call) and every finished point is answered from it.
+# A sweep that runs out of BUDGET seconds is interrupted cleanly (SIGINT:
+# the store is closed with every finished measurement) and resumes next time.
+#   BUDGET=480 SWEEPS="examples/sweeps/record.yaml" bash scripts/gpu-sweep.sh
+set -uo pipefail
+G=${GPU_DIR:-.gpu}
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+export TCGEN_REQUIRE_GPU=1 TCGEN_DATASETS="$PWD/$G/datasets"
+DB=/tmp/tuning.db
+[ -f "$G/tuning.db" ] && cp "$G/tuning.db" "$DB"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$OUT/nvidia-smi.txt"
+end=$(( $(date +%s) + ${BUDGET:-480} ))
+status=0
+for s in ${SWEEPS:-examples/sweeps/record.yaml}; do
+  left=$(( end - $(date +%s) ))
+  [ "$left" -le 10 ] && { echo "no time left for $s"; status=3; break; }
+  name=$(basename "$s" .yaml)
+  echo "== $s ($left s left)"
+  timeout -s INT "$left" "$G/bin/tcgen" --store "$DB" --cache-dir /tmp/tcgen-cache sweep "$s" \
+    --datasets "$G/datasets" --out "/tmp/sweep-$name" ${PROFILE_TOP:+--profile-top $PROFILE_TOP} > "/tmp/sweep-$name.log" 2>&1
+  rc=$?; echo "rc=$rc"; tail -3 "/tmp/sweep-$name.log"
+  [ $rc -ne 0 ] && status=$rc
+  cp "/tmp/sweep-$name.log" "/tmp/sweep-$name/" 2>/dev/null || { mkdir -p "/tmp/sweep-$name"; cp "/tmp/sweep-$name.log" "/tmp/sweep-$name/"; }
+done
+# The store comes back whole (the last connection checkpoints the WAL).
+cp "$DB" "$OUT/tuning.db"
+[ -f "$DB-wal" ] && cp "$DB-wal" "$OUT/tuning.db-wal"
+"$G/bin/tcgen" --store "$DB" store best > "$OUT/best.txt" 2>&1
+(cd /tmp && tar czf "$OUT/sweeps.tgz" sweep-*/ 2>/dev/null)
+exit $status

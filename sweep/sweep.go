@@ -1,0 +1,375 @@
+// Package sweep declares design-space explorations: a sweep file names the
+// graphs (files, shared datasets by name, generator settings) and the space
+// (a space file of package tune, or one inline), with include and exclude
+// filters on the plans. tcgen sweep runs every point on every graph through
+// the tuner's evaluator and store, and package report writes the tables and
+// plots.
+package sweep
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/tune"
+)
+
+// File is a sweep file.
+//
+//	name: small-graphs
+//	graphs:
+//	  - dataset: ca-AstroPh          # a shared dataset (MANIFEST.tsv gives its count)
+//	  - file: graphs/web.txt.gz       # a file, relative to the sweep file
+//	    expect: 123456
+//	  - rmat: {scales: [16, 18]}      # Graph500 RMAT (seed 42, edge factor 16)
+//	space: ../spaces/default.yaml     # or an inline space under space_inline
+//	include: ["preset:*", "*hash*"]
+//	exclude: ["preset:radixbin"]
+type File struct {
+	Name   string  `yaml:"name"`
+	Doc    string  `yaml:"doc,omitempty"`
+	Graphs []Graph `yaml:"graphs"`
+	// Space is a space file path (relative to the sweep file); SpaceInline
+	// declares one in place.
+	Space       string          `yaml:"space,omitempty"`
+	SpaceInline *tune.SpaceFile `yaml:"space_inline,omitempty"`
+	// Include and Exclude filter points by their label ("preset:polak",
+	// "cuts 16: merge w1 b256 | hash w32 b256 buckets=64") or plan name,
+	// with * wildcards. An empty Include keeps every point.
+	Include []string `yaml:"include,omitempty"`
+	Exclude []string `yaml:"exclude,omitempty"`
+
+	dir string
+}
+
+// Graph is one entry of a sweep's graph list: exactly one of Dataset, File
+// and RMAT.
+type Graph struct {
+	Dataset string   `yaml:"dataset,omitempty"`
+	File    string   `yaml:"file,omitempty"`
+	RMAT    *RMAT    `yaml:"rmat,omitempty"`
+	ER      *ER      `yaml:"er,omitempty"`
+	Grid    *Grid    `yaml:"grid,omitempty"`
+	Expect  *uint64  `yaml:"expect,omitempty"`
+	Names   []string `yaml:"datasets,omitempty"` // several datasets at once
+}
+
+// RMAT generates Graph500 RMAT graphs, one per scale.
+type RMAT struct {
+	Scales     []int  `yaml:"scales"`
+	EdgeFactor int    `yaml:"edge_factor,omitempty"` // default 16
+	Seed       uint64 `yaml:"seed,omitempty"`        // default 42
+}
+
+// ER generates an Erdos-Renyi G(n, m) graph.
+type ER struct {
+	Vertices uint64 `yaml:"vertices"`
+	Edges    uint64 `yaml:"edges"`
+	Seed     uint64 `yaml:"seed,omitempty"`
+}
+
+// Grid generates a rows x cols grid (with diagonals: 2(r-1)(c-1) triangles).
+type Grid struct {
+	Rows      uint64 `yaml:"rows"`
+	Cols      uint64 `yaml:"cols"`
+	Diagonals bool   `yaml:"diagonals,omitempty"`
+}
+
+// Source is one graph to run: a file to read or a graph to generate.
+type Source struct {
+	Label  string          // for people and the report: dataset name, file base name, rmat18
+	Path   string          // a file to read ("" for a generated graph)
+	Gen    graph.Generator // the generator when Path is ""
+	Expect *uint64         // known count, when there is one
+}
+
+// Load reads a sweep file.
+func Load(p string) (*File, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := Parse(data, p)
+	if err != nil {
+		return nil, err
+	}
+	f.dir = filepath.Dir(p)
+	return f, nil
+}
+
+// Parse parses a sweep file's bytes; name is used in errors.
+func Parse(data []byte, name string) (*File, error) {
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s: empty sweep file", name)
+		}
+		return nil, fmt.Errorf("%s: %s", name, strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; "))
+	}
+	if err := f.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	f.dir = "."
+	return &f, nil
+}
+
+func (f *File) check() error {
+	if strings.TrimSpace(f.Name) == "" {
+		return errors.New("name: a sweep needs a name (it keys its measurements in the store)")
+	}
+	if len(f.Graphs) == 0 {
+		return errors.New("graphs: a sweep needs at least one graph")
+	}
+	if (f.Space == "") == (f.SpaceInline == nil) {
+		return errors.New("give exactly one of space (a file) and space_inline")
+	}
+	for i, g := range f.Graphs {
+		n := 0
+		for _, set := range []bool{g.Dataset != "", g.File != "", g.RMAT != nil, len(g.Names) > 0, g.ER != nil, g.Grid != nil} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			return fmt.Errorf("graphs[%d]: give exactly one of dataset, datasets, file, rmat, er and grid", i)
+		}
+		if g.RMAT != nil {
+			if len(g.RMAT.Scales) == 0 {
+				return fmt.Errorf("graphs[%d]: rmat needs scales", i)
+			}
+			for _, s := range g.RMAT.Scales {
+				if s < 1 || s > 32 {
+					return fmt.Errorf("graphs[%d]: rmat scale %d: want 1..32", i, s)
+				}
+			}
+		}
+		if g.ER != nil {
+			if err := (graph.ErdosRenyi{N: g.ER.Vertices, M: g.ER.Edges}).Validate(); err != nil {
+				return fmt.Errorf("graphs[%d]: %w", i, err)
+			}
+		}
+		if g.Grid != nil {
+			if err := (graph.Grid{Rows: g.Grid.Rows, Cols: g.Grid.Cols}).Validate(); err != nil {
+				return fmt.Errorf("graphs[%d]: %w", i, err)
+			}
+		}
+		if g.Expect != nil && (g.RMAT != nil || len(g.Names) > 0) {
+			return fmt.Errorf("graphs[%d]: expect applies to one graph (a file or a dataset)", i)
+		}
+	}
+	for _, pat := range append(append([]string{}, f.Include...), f.Exclude...) {
+		if strings.TrimSpace(pat) == "" {
+			return errors.New("include/exclude: an empty pattern")
+		}
+	}
+	return nil
+}
+
+// SpaceFile returns the sweep's space.
+func (f *File) SpaceFile() (*tune.SpaceFile, error) {
+	if f.SpaceInline != nil {
+		s, err := f.SpaceInline.Checked(f.dir)
+		if err != nil {
+			return nil, fmt.Errorf("sweep %s: space_inline: %w", f.Name, err)
+		}
+		return s, nil
+	}
+	p := f.Space
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(f.dir, p)
+	}
+	return tune.LoadSpace(p)
+}
+
+// Expand expands the space for target and applies the include and exclude
+// filters; points they drop are listed as culled with the reason.
+func (f *File) Expand(target gen.Target) (*tune.Space, error) {
+	sf, err := f.SpaceFile()
+	if err != nil {
+		return nil, err
+	}
+	sp, err := sf.Expand(target)
+	if err != nil {
+		return nil, err
+	}
+	var dropped []tune.Culled
+	keep := func(i int) bool {
+		label, plan := sp.Labels[i], sp.Cands.Plans[i]
+		if len(f.Include) > 0 && !matchAny(f.Include, label, plan) {
+			dropped = append(dropped, tune.Culled{Point: sp.Cands.Points[i], Label: label, Reason: "not included"})
+			return false
+		}
+		if matchAny(f.Exclude, label, plan) {
+			dropped = append(dropped, tune.Culled{Point: sp.Cands.Points[i], Label: label, Reason: "excluded"})
+			return false
+		}
+		return true
+	}
+	out := sp.Subset(keep)
+	out.Cands.Culled = append(out.Cands.Culled, dropped...)
+	out.Cands.Name = f.Name
+	return out, nil
+}
+
+func matchAny(pats []string, ss ...string) bool {
+	for _, p := range pats {
+		for _, s := range ss {
+			if glob(p, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// glob reports whether s matches pattern p, where * stands for any run of
+// characters (slashes too: labels hold spec paths) and everything else for
+// itself.
+func glob(p, s string) bool {
+	parts := strings.Split(p, "*")
+	if len(parts) == 1 {
+		return p == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for _, part := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, part)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(part):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
+}
+
+// Sources lists the graphs, datasets resolved in datasets (a directory
+// with MANIFEST.tsv: name, file, ..., triangles).
+func (f *File) Sources(datasets string) ([]Source, error) {
+	var man map[string]manifestEntry
+	var out []Source
+	for i, g := range f.Graphs {
+		names := g.Names
+		if g.Dataset != "" {
+			names = []string{g.Dataset}
+		}
+		switch {
+		case len(names) > 0:
+			if man == nil {
+				var err error
+				if man, err = readManifest(datasets); err != nil {
+					return nil, fmt.Errorf("sweep %s: graphs[%d]: %w", f.Name, i, err)
+				}
+			}
+			for _, n := range names {
+				e, ok := man[n]
+				if !ok {
+					return nil, fmt.Errorf("sweep %s: graphs[%d]: dataset %q is not in %s", f.Name, i, n, filepath.Join(datasets, "MANIFEST.tsv"))
+				}
+				exp := e.triangles
+				if g.Expect != nil {
+					exp = *g.Expect
+				}
+				out = append(out, Source{Label: n, Path: filepath.Join(datasets, e.file), Expect: &exp})
+			}
+		case g.File != "":
+			p := g.File
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(f.dir, p)
+			}
+			out = append(out, Source{Label: filepath.Base(g.File), Path: p, Expect: g.Expect})
+		case g.ER != nil:
+			seed := g.ER.Seed
+			if seed == 0 {
+				seed = 42
+			}
+			out = append(out, Source{Label: fmt.Sprintf("er-n%d-m%d", g.ER.Vertices, g.ER.Edges), Expect: g.Expect,
+				Gen: graph.ErdosRenyi{N: g.ER.Vertices, M: g.ER.Edges, Seed: seed}})
+		case g.Grid != nil:
+			label := fmt.Sprintf("grid%dx%d", g.Grid.Rows, g.Grid.Cols)
+			if g.Grid.Diagonals {
+				label += "-diag"
+			}
+			out = append(out, Source{Label: label, Expect: g.Expect,
+				Gen: graph.Grid{Rows: g.Grid.Rows, Cols: g.Grid.Cols, Diagonals: g.Grid.Diagonals}})
+		default:
+			ef, seed := g.RMAT.EdgeFactor, g.RMAT.Seed
+			if ef == 0 {
+				ef = 16
+			}
+			if seed == 0 {
+				seed = 42
+			}
+			for _, s := range g.RMAT.Scales {
+				label := fmt.Sprintf("rmat%d", s)
+				if ef != 16 || seed != 42 {
+					label = fmt.Sprintf("rmat%d-ef%d-s%d", s, ef, seed)
+				}
+				out = append(out, Source{Label: label, Gen: graph.RMAT{Scale: s, EdgeFactor: ef, Seed: seed,
+					A: graph.DefaultRMATA, B: graph.DefaultRMATB, C: graph.DefaultRMATC}})
+			}
+		}
+	}
+	return out, nil
+}
+
+type manifestEntry struct {
+	file      string
+	triangles uint64
+}
+
+// readManifest reads dir/MANIFEST.tsv (a header line with name, file and
+// triangles columns; tab-separated).
+func readManifest(dir string) (map[string]manifestEntry, error) {
+	p := filepath.Join(dir, "MANIFEST.tsv")
+	fh, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %w (give --datasets DIR or set TCGEN_DATASETS)", err)
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	col := map[string]int{}
+	out := map[string]manifestEntry{}
+	line := 0
+	for sc.Scan() {
+		line++
+		fields := strings.Split(sc.Text(), "\t")
+		if line == 1 {
+			for i, h := range fields {
+				col[h] = i
+			}
+			for _, need := range []string{"name", "file", "triangles"} {
+				if _, ok := col[need]; !ok {
+					return nil, fmt.Errorf("%s: line 1: no %q column", p, need)
+				}
+			}
+			continue
+		}
+		if len(fields) <= max(col["name"], col["file"], col["triangles"]) {
+			return nil, fmt.Errorf("%s: line %d: %d columns, the header has %d", p, line, len(fields), len(col))
+		}
+		t, err := strconv.ParseUint(fields[col["triangles"]], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: line %d: triangles %q: not a count", p, line, fields[col["triangles"]])
+		}
+		out[fields[col["name"]]] = manifestEntry{file: fields[col["file"]], triangles: t}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,191 @@
+package sweep
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/tune"
+)
+
+func TestRecordSweep(t *testing.T) {
+	f, err := Load("../examples/sweeps/record.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := f.Sources("../../shared/datasets")
+	if err != nil {
+		t.Skipf("shared datasets not beside the repository: %v", err)
+	}
+	if len(srcs) != 11 {
+		t.Fatalf("%d graphs, want 11", len(srcs))
+	}
+	for _, s := range srcs[:8] {
+		if s.Expect == nil || s.Path == "" {
+			t.Errorf("%s: no path or count from the manifest", s.Label)
+		}
+	}
+	if s := srcs[10]; s.Label != "rmat22" || s.Gen != graph.DefaultRMAT(22) || s.Expect != nil {
+		t.Errorf("last graph %+v", s)
+	}
+	target := gen.DefaultTarget()
+	target.MaxSharedPerBlock = tune.MaxSharedOptin
+	sp, err := f.Expand(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Issue 7: at least 200 plans covering at least 8 iterator/intersection pairs.
+	pairs := map[string]bool{}
+	for _, p := range sp.Plans {
+		for _, c := range p.Classes {
+			pairs[string(c.Iterator)+"/"+string(c.Intersection)] = true
+		}
+		if p.Guard != nil {
+			for _, v := range p.Guard.Variants {
+				for _, c := range v.Classes {
+					pairs[string(c.Iterator)+"/"+string(c.Intersection)] = true
+				}
+			}
+		}
+	}
+	if len(sp.Plans) < 200 || len(pairs) < 8 {
+		t.Errorf("%d plans, %d pairs %v; want >= 200 and >= 8", len(sp.Plans), len(pairs), pairs)
+	}
+}
+
+func TestFilters(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.yaml")
+	os.WriteFile(p, []byte(`
+name: f
+graphs: [{rmat: {scales: [8]}}]
+space_inline:
+  name: inner
+  classes: [1]
+  strategies:
+    - {name: merge, iterator: edge, intersection: merge, width: ["1"], block: [128, 256]}
+    - {name: hash, iterator: vertex, intersection: hash, width: ["32"], block: [256], params: {buckets: [32, 64]}}
+  plans: [preset:polak, preset:trust]
+include: ["preset:*", "merge*"]
+exclude: ["*b128*", "preset:trust"]
+`), 0o644)
+	f, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := f.Expand(gen.DefaultTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range sp.Labels {
+		got = append(got, l)
+	}
+	if strings.Join(got, ";") != "preset:polak;merge w1 b256" {
+		t.Errorf("kept %q", got)
+	}
+	reasons := map[string]string{}
+	for _, c := range sp.Cands.Culled {
+		reasons[c.Label] = c.Reason
+	}
+	if reasons["preset:trust"] != "excluded" || reasons["merge w1 b128"] != "excluded" || reasons["hash w32 b256 buckets=32"] != "not included" {
+		t.Errorf("culled %v", reasons)
+	}
+	if sp.Cands.Name != "f" {
+		t.Errorf("space named %q, want the sweep's name", sp.Cands.Name)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{``, "empty sweep file"},
+		{"graphs: [{rmat: {scales: [8]}}]\nspace: x.yaml", "name"},
+		{"name: x\nspace: x.yaml", "at least one graph"},
+		{"name: x\ngraphs: [{rmat: {scales: [8]}}]", "exactly one of space"},
+		{"name: x\ngraphs: [{rmat: {scales: [40]}}]\nspace: x.yaml", "1..32"},
+		{"name: x\ngraphs: [{file: a, dataset: b}]\nspace: x.yaml", "exactly one of dataset"},
+		{"name: x\ngraphs: [{rmat: {scales: [8]}, expect: 3}]\nspace: x.yaml", "expect"},
+		{"name: x\ngraphs: [{file: a}]\nspace: x.yaml\ninclude: ['']", "empty pattern"},
+		{"name: x\ngraphs: [{file: a}]\nspace: x.yaml\nbogus: 1", "bogus"},
+	} {
+		_, err := Parse([]byte(tc.src), "w.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "w.yaml: ") {
+			t.Errorf("%q: %v, want an error naming w.yaml and %q", tc.src, err, tc.want)
+		}
+	}
+}
+
+func TestManifestErrors(t *testing.T) {
+	dir := t.TempDir()
+	f, _ := Parse([]byte("name: x\ngraphs: [{dataset: a}]\nspace: s.yaml"), "w.yaml")
+	if _, err := f.Sources(dir); err == nil || !strings.Contains(err.Error(), "MANIFEST.tsv") {
+		t.Errorf("no manifest: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "MANIFEST.tsv"), []byte("name\tfile\ttriangles\nb\tb.txt\t3\n"), 0o644)
+	if _, err := f.Sources(dir); err == nil || !strings.Contains(err.Error(), `dataset "a"`) {
+		t.Errorf("unknown dataset: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "MANIFEST.tsv"), []byte("name\tfile\ttriangles\na\ta.txt\tmany\n"), 0o644)
+	if _, err := f.Sources(dir); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("bad count: %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("name: x\ngraphs: [{rmat: {scales: [8]}}]\nspace: s.yaml"))
+	f.Add([]byte("name: x\ngraphs: [{datasets: [a, b]}]\nspace_inline: {name: i, plans: [preset:polak]}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = Parse(data, "f.yaml") // must not panic
+	})
+}
+
+func TestGlob(t *testing.T) {
+	for _, tc := range []struct {
+		p, s string
+		want bool
+	}{
+		{"*", "", true}, {"spec:*", "spec:../pivot.yaml", true}, {"preset:polak", "preset:polak", true},
+		{"preset:p*k", "preset:polak", true}, {"*b128*", "merge w1 b128", true}, {"*b128*", "merge w1 b256", false},
+		{"a*b*c", "abc", true}, {"a*b*c", "acb", false}, {"ab", "abc", false}, {"*c", "abcc", true},
+	} {
+		if got := glob(tc.p, tc.s); got != tc.want {
+			t.Errorf("glob(%q, %q) = %v", tc.p, tc.s, got)
+		}
+	}
+}
+
+func TestModelSweep(t *testing.T) {
+	f, err := Load("../examples/sweeps/model.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := f.Sources("../../shared/datasets")
+	if err != nil {
+		t.Skipf("shared datasets not beside the repository: %v", err)
+	}
+	rec, _ := Load("../examples/sweeps/record.yaml")
+	recSrcs, _ := rec.Sources("../../shared/datasets")
+	seen := map[string]bool{}
+	for _, s := range append(srcs, recSrcs...) {
+		if seen[s.Label] {
+			t.Errorf("graph %s in both sweeps", s.Label)
+		}
+		seen[s.Label] = true
+	}
+	// Issue 6: leave-one-out over at least 20 graphs, real and generated.
+	if len(seen) < 20 {
+		t.Errorf("%d graphs", len(seen))
+	}
+	target := gen.DefaultTarget()
+	target.MaxSharedPerBlock = tune.MaxSharedOptin
+	sp, err := f.Expand(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sp.Plans) != 22 {
+		t.Errorf("%d plans, want the 14 fixed and 8 one-class points: %q", len(sp.Plans), sp.Labels)
+	}
+}
