@@ -189,10 +189,15 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 			if err != nil {
 				return nil, fmt.Errorf("gen: plan %s: %w", name, err)
 			}
-			mv.Classes = append(mv.Classes, mc)
 			if cd != nil {
+				// One-launch kernels leave their count in place without a
+				// memset before each pass (tc::finish_count).
+				cd.SelfReset = selfResetting[cd.iterPartial]
+				cd.NSlots = len(v.Classes)
+				mc.SelfReset = cd.SelfReset
 				classes = append(classes, *cd)
 			}
+			mv.Classes = append(mv.Classes, mc)
 			needSrc = needSrc || mc.NeedsSrc
 		}
 		m.Variants = append(m.Variants, mv)
@@ -325,8 +330,20 @@ type classData struct {
 
 	Bitwise *bitwiseData // edge/bitwise (gen/tcbw.go)
 
+	// SelfReset: the kernel ends with tc::finish_count (NSlots classes in
+	// the variant lay out the counts buffer; manifest Class.SelfReset).
+	SelfReset bool
+	NSlots    int
+
 	isectPartial, iterPartial string
 }
+
+// selfResetting lists the iterator partials whose class is one launch of one
+// kernel per pass: their kernels end with tc::finish_count, so a pass of
+// such classes needs no memset of the counters (one launch, as the published
+// single-kernel codes are timed). Multi-launch classes (pivot, radix,
+// bitwise, Skiff's trie) still add into a zeroed slot.
+var selfResetting = map[string]bool{"edge": true, "vertex": true, "edgechunk": true, "bisson": true}
 
 // edgeChunkBytesPerItem is what the edge-chunk kernel stages per edge: table
 // start, key start and prefix sum (u64 each) and the table length (u32).

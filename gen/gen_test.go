@@ -318,7 +318,7 @@ func TestDerivedConstants(t *testing.T) {
 		"constexpr u32 BUCKETS = 1024;", "constexpr u32 MASK = 1023;", "constexpr u32 SLOTS = 4;",
 		"constexpr u32 BUCKETS = 32;", "constexpr u32 MASK = 31;", "constexpr u32 GROUPS = 8;",
 		"static_assert(BUCKETS == MASK + 1", "static_assert(GROUPS * WIDTH == BLOCK",
-		"__shared__ u64 smem[", "WALK_AT", "tc::add_count(c, counts + SLOT);",
+		"__shared__ u64 smem[", "WALK_AT", "tc::finish_count(c, counts, SLOT, NSLOTS);",
 	} {
 		if !strings.Contains(out.Source, want) {
 			t.Errorf("trust source lacks %q", want)

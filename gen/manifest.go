@@ -94,6 +94,11 @@ type Class struct {
 	// or ItemsEdges (u64 ids). A class that takes every item of its domain
 	// reads no list (null pointer: item i is vertex or edge i).
 	Items string `json:"items"`
+	// SelfReset: the kernel leaves its count in counts[Slot] and resets its
+	// accumulator and block ticket itself (tc::finish_count), so a pass
+	// needs no memset when every launched class has it. The counts buffer
+	// holds CountsWords(classes) u64 words: outputs, accumulators, tickets.
+	SelfReset bool `json:"self_reset,omitempty"`
 	// NeedsSrc: the kernel reads src[] (edge and edge-chunk iterators).
 	NeedsSrc bool `json:"needs_src,omitempty"`
 	// Scratch is the global memory the kernel needs per group; nil: none
@@ -203,3 +208,8 @@ var KernelArgs = []string{
 
 // SrcArgs are the arguments of the src kernel.
 var SrcArgs = []string{"off u64*", "n u32", "src u32*"}
+
+// CountsWords is the size in u64 words of the counts buffer of a variant
+// with classes classes: an output slot, an accumulator and a block ticket
+// (a u32 in its own word) per class (templates/reduce.cu.tmpl finish_count).
+func CountsWords(classes int) int { return 3 * classes }

@@ -19,7 +19,8 @@
 //   n, m             vertices, oriented edges
 //   items            the class's work list: u32 vertex ids or u64 edge ids; null = item i is vertex or edge i
 //   nitems           items in the list
-//   counts u64[]     triangles per class; a kernel adds its own into counts[SLOT] once per warp
+//   counts u64[]     triangles per class in counts[SLOT]: one-launch kernels leave it there with
+//                    tc::finish_count (no memset per pass), the others add into a zeroed slot
 //   scratch u64[]    per-group global memory of classes that need it (gen.Scratch), else null:
 //   scratch_words    u64 words per group; group g = blockIdx.x * GROUPS + its index owns scratch[g * scratch_words, ...)
 
@@ -74,6 +75,31 @@ __device__ __forceinline__ void add_count(u64 c, u64* __restrict__ slot) {
 #pragma unroll
   for (u32 d = WARP / 2; d > 0; d >>= 1) c += __shfl_down_sync(FULL_MASK, c, d);
   if (threadIdx.x % WARP == 0 && c != 0) atomicAdd(slot, c);
+}
+
+// finish_count ends a one-launch class kernel (every thread of the block
+// must call it): the block's warps add their sums into the class's
+// accumulator counts[nslots + slot]; the last block to finish (a ticket
+// counted with atomicInc, which wraps back to 0 by itself) moves the total
+// into the output counts[slot] and zeroes the accumulator. The next pass
+// then needs no memset: one launch is the whole pass. Each adding lane
+// fences before the barrier, and the last block fences before reading, so
+// the total holds every block's sum (the threadfence reduction pattern).
+__device__ __forceinline__ void finish_count(u64 c, u64* __restrict__ counts, u32 slot, u32 nslots) {
+#pragma unroll
+  for (u32 d = WARP / 2; d > 0; d >>= 1) c += __shfl_down_sync(FULL_MASK, c, d);
+  if (threadIdx.x % WARP == 0) {
+    if (c != 0) atomicAdd(counts + nslots + slot, c);
+    __threadfence();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    u32* const ticket = (u32*)(counts + 2 * nslots + slot);
+    if (atomicInc(ticket, gridDim.x - 1) == gridDim.x - 1) {
+      __threadfence();
+      counts[slot] = atomicExch(counts + nslots + slot, 0ull);
+    }
+  }
 }
 
 // block_inclusive_scan returns the inclusive prefix sum of x over the block
@@ -135,6 +161,7 @@ constexpr u32 WIDTH = 1;  // threads per item (width)
 constexpr u32 GROUPS = 256;  // items a block works on at once: BLOCK / WIDTH
 constexpr u32 TEAM = 1;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 0;  // this class's entry of counts[]
+constexpr u32 NSLOTS = 6;  // classes of the variant: counts[] = outputs, accumulators, tickets
 constexpr bool ID_ORDERED = true;  // vertex ids follow the orientation's order
 static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
 static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
@@ -190,7 +217,7 @@ tc_fox_5e170386_c0(const u64* __restrict__ off, const u32* __restrict__ adj, con
     if (a0 >= a1 || b0 >= b1) continue;  // an empty list: no triangle (same for the group)
     c += edge(adj, a0, a1, b0, b1, lane, gsm);
   }
-  tc::add_count(c, counts + SLOT);
+  tc::finish_count(c, counts, SLOT, NSLOTS);
 }
 
 }  // namespace c0
@@ -204,6 +231,7 @@ constexpr u32 WIDTH = 2;  // threads per item (width)
 constexpr u32 GROUPS = 128;  // items a block works on at once: BLOCK / WIDTH
 constexpr u32 TEAM = 2;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 1;  // this class's entry of counts[]
+constexpr u32 NSLOTS = 6;  // classes of the variant: counts[] = outputs, accumulators, tickets
 constexpr bool ID_ORDERED = true;  // vertex ids follow the orientation's order
 static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
 static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
@@ -259,7 +287,7 @@ tc_fox_5e170386_c1(const u64* __restrict__ off, const u32* __restrict__ adj, con
     if (a0 >= a1 || b0 >= b1) continue;  // an empty list: no triangle (same for the group)
     c += edge(adj, a0, a1, b0, b1, lane, gsm);
   }
-  tc::add_count(c, counts + SLOT);
+  tc::finish_count(c, counts, SLOT, NSLOTS);
 }
 
 }  // namespace c1
@@ -273,6 +301,7 @@ constexpr u32 WIDTH = 4;  // threads per item (width)
 constexpr u32 GROUPS = 64;  // items a block works on at once: BLOCK / WIDTH
 constexpr u32 TEAM = 4;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 2;  // this class's entry of counts[]
+constexpr u32 NSLOTS = 6;  // classes of the variant: counts[] = outputs, accumulators, tickets
 constexpr bool ID_ORDERED = true;  // vertex ids follow the orientation's order
 static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
 static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
@@ -328,7 +357,7 @@ tc_fox_5e170386_c2(const u64* __restrict__ off, const u32* __restrict__ adj, con
     if (a0 >= a1 || b0 >= b1) continue;  // an empty list: no triangle (same for the group)
     c += edge(adj, a0, a1, b0, b1, lane, gsm);
   }
-  tc::add_count(c, counts + SLOT);
+  tc::finish_count(c, counts, SLOT, NSLOTS);
 }
 
 }  // namespace c2
@@ -342,6 +371,7 @@ constexpr u32 WIDTH = 8;  // threads per item (width)
 constexpr u32 GROUPS = 32;  // items a block works on at once: BLOCK / WIDTH
 constexpr u32 TEAM = 8;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 3;  // this class's entry of counts[]
+constexpr u32 NSLOTS = 6;  // classes of the variant: counts[] = outputs, accumulators, tickets
 constexpr bool ID_ORDERED = true;  // vertex ids follow the orientation's order
 static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
 static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
@@ -397,7 +427,7 @@ tc_fox_5e170386_c3(const u64* __restrict__ off, const u32* __restrict__ adj, con
     if (a0 >= a1 || b0 >= b1) continue;  // an empty list: no triangle (same for the group)
     c += edge(adj, a0, a1, b0, b1, lane, gsm);
   }
-  tc::add_count(c, counts + SLOT);
+  tc::finish_count(c, counts, SLOT, NSLOTS);
 }
 
 }  // namespace c3
@@ -411,6 +441,7 @@ constexpr u32 WIDTH = 16;  // threads per item (width)
 constexpr u32 GROUPS = 16;  // items a block works on at once: BLOCK / WIDTH
 constexpr u32 TEAM = 16;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 4;  // this class's entry of counts[]
+constexpr u32 NSLOTS = 6;  // classes of the variant: counts[] = outputs, accumulators, tickets
 constexpr bool ID_ORDERED = true;  // vertex ids follow the orientation's order
 static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
 static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
@@ -466,7 +497,7 @@ tc_fox_5e170386_c4(const u64* __restrict__ off, const u32* __restrict__ adj, con
     if (a0 >= a1 || b0 >= b1) continue;  // an empty list: no triangle (same for the group)
     c += edge(adj, a0, a1, b0, b1, lane, gsm);
   }
-  tc::add_count(c, counts + SLOT);
+  tc::finish_count(c, counts, SLOT, NSLOTS);
 }
 
 }  // namespace c4
@@ -480,6 +511,7 @@ constexpr u32 WIDTH = 32;  // threads per item (width)
 constexpr u32 GROUPS = 8;  // items a block works on at once: BLOCK / WIDTH
 constexpr u32 TEAM = 32;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 5;  // this class's entry of counts[]
+constexpr u32 NSLOTS = 6;  // classes of the variant: counts[] = outputs, accumulators, tickets
 constexpr bool ID_ORDERED = true;  // vertex ids follow the orientation's order
 static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
 static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
@@ -535,7 +567,7 @@ tc_fox_5e170386_c5(const u64* __restrict__ off, const u32* __restrict__ adj, con
     if (a0 >= a1 || b0 >= b1) continue;  // an empty list: no triangle (same for the group)
     c += edge(adj, a0, a1, b0, b1, lane, gsm);
   }
-  tc::add_count(c, counts + SLOT);
+  tc::finish_count(c, counts, SLOT, NSLOTS);
 }
 
 }  // namespace c5

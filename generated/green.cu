@@ -14,7 +14,8 @@
 //   n, m             vertices, oriented edges
 //   items            the class's work list: u32 vertex ids or u64 edge ids; null = item i is vertex or edge i
 //   nitems           items in the list
-//   counts u64[]     triangles per class; a kernel adds its own into counts[SLOT] once per warp
+//   counts u64[]     triangles per class in counts[SLOT]: one-launch kernels leave it there with
+//                    tc::finish_count (no memset per pass), the others add into a zeroed slot
 //   scratch u64[]    per-group global memory of classes that need it (gen.Scratch), else null:
 //   scratch_words    u64 words per group; group g = blockIdx.x * GROUPS + its index owns scratch[g * scratch_words, ...)
 
@@ -69,6 +70,31 @@ __device__ __forceinline__ void add_count(u64 c, u64* __restrict__ slot) {
 #pragma unroll
   for (u32 d = WARP / 2; d > 0; d >>= 1) c += __shfl_down_sync(FULL_MASK, c, d);
   if (threadIdx.x % WARP == 0 && c != 0) atomicAdd(slot, c);
+}
+
+// finish_count ends a one-launch class kernel (every thread of the block
+// must call it): the block's warps add their sums into the class's
+// accumulator counts[nslots + slot]; the last block to finish (a ticket
+// counted with atomicInc, which wraps back to 0 by itself) moves the total
+// into the output counts[slot] and zeroes the accumulator. The next pass
+// then needs no memset: one launch is the whole pass. Each adding lane
+// fences before the barrier, and the last block fences before reading, so
+// the total holds every block's sum (the threadfence reduction pattern).
+__device__ __forceinline__ void finish_count(u64 c, u64* __restrict__ counts, u32 slot, u32 nslots) {
+#pragma unroll
+  for (u32 d = WARP / 2; d > 0; d >>= 1) c += __shfl_down_sync(FULL_MASK, c, d);
+  if (threadIdx.x % WARP == 0) {
+    if (c != 0) atomicAdd(counts + nslots + slot, c);
+    __threadfence();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    u32* const ticket = (u32*)(counts + 2 * nslots + slot);
+    if (atomicInc(ticket, gridDim.x - 1) == gridDim.x - 1) {
+      __threadfence();
+      counts[slot] = atomicExch(counts + nslots + slot, 0ull);
+    }
+  }
 }
 
 // block_inclusive_scan returns the inclusive prefix sum of x over the block
@@ -130,6 +156,7 @@ constexpr u32 WIDTH = 32;  // threads per item (width)
 constexpr u32 GROUPS = 16;  // items a block works on at once: BLOCK / WIDTH
 constexpr u32 TEAM = 32;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 0;  // this class's entry of counts[]
+constexpr u32 NSLOTS = 1;  // classes of the variant: counts[] = outputs, accumulators, tickets
 constexpr bool ID_ORDERED = false;  // vertex ids follow the orientation's order
 static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
 static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
@@ -223,7 +250,7 @@ tc_green_8413c987_c0(const u64* __restrict__ off, const u32* __restrict__ adj, c
     if (a0 >= a1 || b0 >= b1) continue;  // an empty list: no triangle (same for the group)
     c += edge(adj, a0, a1, b0, b1, lane, gsm);
   }
-  tc::add_count(c, counts + SLOT);
+  tc::finish_count(c, counts, SLOT, NSLOTS);
 }
 
 }  // namespace c0

@@ -372,7 +372,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 
 	// Memory: graph, src, lists and counters, checked before allocating.
 	n, m := uint64(o.N()), o.Arcs()
-	need := (n+1)*8 + m*4 + uint64(len(variant.Classes))*8
+	need := (n+1)*8 + m*4 + uint64(gen.CountsWords(len(variant.Classes)))*8
 	if needSrc {
 		need += m * 4
 	}
@@ -482,7 +482,12 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	if pr.adj, err = pr.alloc(m * 4); err != nil {
 		return pr, fail("adjacency: %w", err)
 	}
-	if pr.counts, err = pr.alloc(uint64(len(variant.Classes)) * 8); err != nil {
+	if pr.counts, err = pr.alloc(uint64(gen.CountsWords(len(variant.Classes))) * 8); err != nil {
+		return pr, fail("counts: %w", err)
+	}
+	// Accumulators and tickets start at zero; self-resetting kernels leave
+	// them so after every pass (gen.Class.SelfReset).
+	if err := pr.counts.Zero(); err != nil {
 		return pr, fail("counts: %w", err)
 	}
 	for i := range pr.classes {
@@ -628,6 +633,21 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	if pr.srcBuf != nil {
 		srcArg = pr.srcBuf
 	}
+	// A pass whose launched classes all reset their own counters needs no
+	// memset; one launched class without pivot preparation needs no class
+	// timer either (its time is the pass's): a one-kernel plan's pass is
+	// then an event, the launch and an event, as single-kernel codes are
+	// timed.
+	zero, launched := false, 0
+	for i := range pr.classes {
+		pc := &pr.classes[i]
+		if pc.fn == nil || pc.items == 0 {
+			continue
+		}
+		launched++
+		zero = zero || !pc.c.SelfReset
+	}
+	classTimers := launched > 1 || pr.pivot != nil
 	for r := range warm + repeat {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -635,8 +655,10 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		if err := pr.passTimer.Start(); err != nil {
 			return nil, fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
 		}
-		if err := pr.counts.Zero(); err != nil {
-			return nil, fmt.Errorf("plan %s: zeroing counts: %w", pr.name, err)
+		if zero {
+			if err := pr.counts.Zero(); err != nil {
+				return nil, fmt.Errorf("plan %s: zeroing counts: %w", pr.name, err)
+			}
 		}
 		if pr.pivot != nil {
 			if err := pr.pivot.timer.Start(); err != nil {
@@ -671,8 +693,10 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 				return fmt.Errorf("plan %s: kernel %s (class %s, %d items, grid %d x %d): %w",
 					pr.name, pc.c.Kernel, pc.c.Name, pc.items, pc.grid, pc.c.Block, err)
 			}
-			if err := pc.timer.Start(); err != nil {
-				return nil, kerr(err)
+			if classTimers {
+				if err := pc.timer.Start(); err != nil {
+					return nil, kerr(err)
+				}
 			}
 			if pc.bitwise != nil { // one launch per P1 x P2 block (tcbw.go)
 				if err := pr.launchBitwise(pc, srcArg, list); err != nil {
@@ -690,8 +714,10 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 				pr.off, pr.adj, srcArg, pr.n, pr.m, list, pc.items, pr.counts, scratch, pc.scratchWords); err != nil {
 				return nil, kerr(err)
 			}
-			if err := pc.timer.Stop(); err != nil {
-				return nil, kerr(err)
+			if classTimers {
+				if err := pc.timer.Stop(); err != nil {
+					return nil, kerr(err)
+				}
 			}
 		}
 		if err := pr.passTimer.Stop(); err != nil {
@@ -706,7 +732,11 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 				}
 				continue
 			}
-			ms, err := pc.timer.Elapsed()
+			timer := pc.timer
+			if !classTimers {
+				timer = pr.passTimer // the class is the pass
+			}
+			ms, err := timer.Elapsed()
 			if err != nil {
 				return nil, fmt.Errorf("plan %s: kernel %s (class %s): %w", pr.name, pc.c.Kernel, pc.c.Name, err)
 			}
