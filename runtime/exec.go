@@ -121,6 +121,12 @@ type Result struct {
 // ErrTooLarge is matched (errors.Is) by every *TooLargeError.
 var ErrTooLarge = errors.New("does not fit in GPU memory")
 
+// ErrDeviceLost is matched (errors.Is) by driver errors after which the
+// context is unusable (an illegal address, a failed or timed-out launch):
+// every later call fails too, so a tuner stops instead of blaming the
+// candidates that follow.
+var ErrDeviceLost = errors.New("the GPU context is lost")
+
 // TooLargeError says a plan's data do not fit in the device's memory. It is
 // returned before anything is allocated.
 type TooLargeError struct {

@@ -296,7 +296,7 @@ func (f *File) Sources(datasets string) ([]Source, error) {
 			if seed == 0 {
 				seed = 42
 			}
-			out = append(out, Source{Label: fmt.Sprintf("er-n%d-m%d", g.ER.Vertices, g.ER.Edges), Expect: g.Expect,
+			out = append(out, Source{Label: fmt.Sprintf("er-n%d-m%d-s%d", g.ER.Vertices, g.ER.Edges, seed), Expect: g.Expect,
 				Gen: graph.ErdosRenyi{N: g.ER.Vertices, M: g.ER.Edges, Seed: seed}})
 		case g.Grid != nil:
 			label := fmt.Sprintf("grid%dx%d", g.Grid.Rows, g.Grid.Cols)
@@ -322,6 +322,13 @@ func (f *File) Sources(datasets string) ([]Source, error) {
 					A: graph.DefaultRMATA, B: graph.DefaultRMATB, C: graph.DefaultRMATC}})
 			}
 		}
+	}
+	seen := map[string]bool{}
+	for _, s := range out {
+		if seen[s.Label] {
+			return nil, fmt.Errorf("sweep %s: graph %s is listed twice (labels name results and cached graphs)", f.Name, s.Label)
+		}
+		seen[s.Label] = true
 	}
 	return out, nil
 }

@@ -87,6 +87,10 @@ func (e *GPU) Prefetch(is []int) {
 		go func() {
 			e.sem <- struct{}{}
 			defer func() { <-e.sem }()
+			if e.Ctx != nil && e.Ctx.Err() != nil {
+				ch <- e.Ctx.Err() // stopped: compile nothing more
+				return
+			}
 			ch <- runtime.Compile(e.Comp, e.Dev.Facts(), e.Space.Plans[i], "")
 		}()
 	}
@@ -108,6 +112,9 @@ func (e *GPU) compiled(i int) error {
 
 // Evaluate implements Evaluator.
 func (e *GPU) Evaluate(i, runs int) (Result, error) {
+	if e.Ctx == nil {
+		e.Ctx = context.Background()
+	}
 	if err := e.Ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -118,7 +125,7 @@ func (e *GPU) Evaluate(i, runs int) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		if ok && (row.Status != store.StatusOK || row.Runs >= runs) {
+		if ok && e.reusable(row, runs) {
 			r := FromRow(row, runs)
 			r.Cached = true
 			return r, nil
@@ -138,11 +145,19 @@ func (e *GPU) Evaluate(i, runs int) (Result, error) {
 		if perr := e.put(row); perr != nil {
 			return Result{}, perr
 		}
+		if errors.Is(err, runtime.ErrDeviceLost) {
+			// Recorded against this candidate; every later one would fail
+			// the same way through no fault of its own.
+			return Result{}, fmt.Errorf("plan %s: %w", name, err)
+		}
 		return FromRow(row, runs), nil
 	}
 
 	t0 := time.Now()
 	if err := e.compiled(i); err != nil {
+		if e.Ctx.Err() != nil {
+			return Result{}, e.Ctx.Err()
+		}
 		return fail(store.StatusCompile, err)
 	}
 	row.CompileMs = msSince(t0)
@@ -177,7 +192,7 @@ func (e *GPU) Evaluate(i, runs int) (Result, error) {
 	}
 	warm := e.Warmup
 	if e.SlowMs > 0 && first.GPUMs.Median > e.SlowMs {
-		runs, warm = min(runs, 3), 0
+		runs, warm = min(runs, slowRuns), 0
 		row.Warmup = 0
 	}
 	res, err := pr.Run(e.Ctx, runtime.RunOptions{Repeat: runs, Warmup: warm})
@@ -206,6 +221,23 @@ func (e *GPU) Evaluate(i, runs int) (Result, error) {
 	return FromRow(row, runs), nil
 }
 
+// reusable reports whether a stored measurement answers a request for runs
+// timed passes: it was checked against the same reference (a wrong
+// reference must not poison later tunes), and it is a failure (final), has
+// the passes, or is a slow point SlowMs capped at 3 passes.
+func (e *GPU) reusable(row store.Row, runs int) bool {
+	switch {
+	case row.Reference != e.Reference:
+		return false
+	case row.Status != store.StatusOK, row.Runs >= runs:
+		return true
+	}
+	return e.SlowMs > 0 && row.MedianMs > e.SlowMs && row.Runs >= min(runs, slowRuns)
+}
+
+// slowRuns is how many passes time a candidate slower than SlowMs.
+const slowRuns = 3
+
 func (e *GPU) put(r store.Row) error {
 	if e.Store == nil {
 		return nil
@@ -219,8 +251,15 @@ func (e *GPU) put(r store.Row) error {
 // orient returns the graph oriented as plan p needs, orienting it once per
 // orientation (Prepare would do it for every candidate).
 func (e *GPU) orient(p ir.Plan) (*graph.Oriented, error) {
-	if e.Oriented != nil {
-		return e.Oriented, nil // Prepare refuses a plan that does not match it
+	if o := e.Oriented; o != nil {
+		by, err := runtime.Orientation(p.Orientation)
+		if err != nil {
+			return nil, err
+		}
+		if by != o.By || p.Orientation != ir.OrientID && p.Relabel != o.Relabelled {
+			return nil, fmt.Errorf("the plan orients by %s (relabel %v); the file is oriented by %s (relabelled %v)", p.Orientation, p.Relabel, o.By, o.Relabelled)
+		}
+		return o, nil
 	}
 	k := orientKey{p.Orientation, p.Relabel}
 	if k.by == "" {

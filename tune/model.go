@@ -18,6 +18,7 @@ import (
 type Model struct {
 	K      int
 	graphs []modelGraph
+	banned map[string]bool // plans that counted wrong somewhere: never predicted
 	specs  map[string]string // plan -> canonical JSON spec
 	scale  []float64         // per feature: standard deviation over the graphs
 }
@@ -55,10 +56,15 @@ func Train(rows []store.Row, k int) *Model {
 	if k <= 0 {
 		k = DefaultK
 	}
-	m := &Model{K: k, specs: map[string]string{}}
+	m := &Model{K: k, specs: map[string]string{}, banned: map[string]bool{}}
 	byGraph := map[string]*modelGraph{}
 	for _, r := range rows {
-		if r.Status != store.StatusOK || r.MedianMs <= 0 {
+		if r.Status == store.StatusWrong {
+			m.banned[r.Plan] = true // a wrong count on one graph: not trusted on a similar one
+		}
+		// Rows without features (tunes of oriented files) would be a fake
+		// graph at the origin of feature space.
+		if r.Status != store.StatusOK || r.MedianMs <= 0 || r.Features.Vertices == 0 {
 			continue
 		}
 		g := byGraph[r.Graph]
@@ -115,6 +121,11 @@ type Prediction struct {
 // with fingerprint exclude (leave-one-out); ok is false when the model has
 // no other graph.
 func (m *Model) Predict(f graph.Features, exclude string) (Prediction, bool) {
+	return m.PredictAmong(f, exclude, nil)
+}
+
+// PredictAmong is Predict restricted to the plans allow accepts (nil: all).
+func (m *Model) PredictAmong(f graph.Features, exclude string, allow map[string]bool) (Prediction, bool) {
 	x := FeatureVector(f)
 	type nb struct {
 		g *modelGraph
@@ -141,8 +152,13 @@ func (m *Model) Predict(f graph.Features, exclude string) (Prediction, bool) {
 	plans := map[string]bool{}
 	for _, n := range nbs {
 		for p := range n.g.times {
-			plans[p] = true
+			if !m.banned[p] && (allow == nil || allow[p]) {
+				plans[p] = true
+			}
 		}
+	}
+	if len(plans) == 0 {
+		return Prediction{}, false
 	}
 	best := Prediction{Score: math.Inf(1)}
 	for _, p := range slices.Sorted(func(yield func(string) bool) {
@@ -176,12 +192,12 @@ func (m *Model) Predict(f graph.Features, exclude string) (Prediction, bool) {
 type LOO struct {
 	Graph       string  `json:"graph"`
 	Predicted   string  `json:"predicted"`
-	PredictedMs float64 `json:"predicted_ms"` // its measured time (+Inf if never measured ok)
+	PredictedMs float64 `json:"predicted_ms"` // its measured time
 	BestPlan    string  `json:"best_plan"`
 	BestMs      float64 `json:"best_ms"`
 	Ratio       float64 `json:"ratio"`       // predicted / best
-	FixedMs     float64 `json:"fixed_ms"`    // the best single fixed plan's time here
-	FixedRatio  float64 `json:"fixed_ratio"` // fixed / best
+	FixedMs     float64 `json:"fixed_ms"`    // the best single fixed plan's time here (0: not measured ok)
+	FixedRatio  float64 `json:"fixed_ratio"` // fixed / best (missingRatio when not measured ok)
 }
 
 // LeaveOneOutReport is the model judged on graphs it was not trained on.
@@ -212,6 +228,9 @@ func LeaveOneOut(rows []store.Row, k int) LeaveOneOutReport {
 	}
 	bestGeo := math.Inf(1)
 	for p := range plans {
+		if m.banned[p] {
+			continue
+		}
 		var l float64
 		for _, g := range m.graphs {
 			r := float64(missingRatio)
@@ -226,25 +245,24 @@ func LeaveOneOut(rows []store.Row, k int) LeaveOneOutReport {
 	}
 	var ratios, fixed []float64
 	for _, g := range m.graphs {
-		feat := featuresOf(rows, g.fp)
-		pred, ok := m.Predict(feat, g.fp)
+		// The model chooses among the plans measured on the left-out graph
+		// (their time there is what judges it), using only the others'
+		// measurements.
+		pred, ok := m.PredictAmong(featuresOf(rows, g.fp), g.fp, g.timesSet())
 		if !ok {
 			continue
 		}
-		row := LOO{Graph: g.name, Predicted: pred.Plan, BestMs: g.best, PredictedMs: math.Inf(1), FixedMs: math.Inf(1)}
+		row := LOO{Graph: g.name, Predicted: pred.Plan, BestMs: g.best, PredictedMs: g.times[pred.Plan]}
 		for p, t := range g.times {
 			if t == g.best && (row.BestPlan == "" || p < row.BestPlan) {
 				row.BestPlan = p
 			}
 		}
-		if t, ok := g.times[pred.Plan]; ok {
-			row.PredictedMs = t
-		}
-		if t, ok := g.times[rep.FixedPlan]; ok {
-			row.FixedMs = t
-		}
 		row.Ratio = row.PredictedMs / g.best
-		row.FixedRatio = row.FixedMs / g.best
+		row.FixedRatio = missingRatio // not measured ok here: as the model counts it
+		if t, ok := g.times[rep.FixedPlan]; ok {
+			row.FixedMs, row.FixedRatio = t, t/g.best
+		}
 		rep.Rows = append(rep.Rows, row)
 		ratios = append(ratios, row.Ratio)
 		fixed = append(fixed, row.FixedRatio)
@@ -252,6 +270,14 @@ func LeaveOneOut(rows []store.Row, k int) LeaveOneOutReport {
 	rep.Median, rep.Worst, rep.Geomean = median(ratios), slices.Max(append([]float64{0}, ratios...)), geomean(ratios)
 	rep.FixedMedian, rep.FixedGeo = median(fixed), geomean(fixed)
 	return rep
+}
+
+func (g *modelGraph) timesSet() map[string]bool {
+	out := make(map[string]bool, len(g.times))
+	for p := range g.times {
+		out[p] = true
+	}
+	return out
 }
 
 func featuresOf(rows []store.Row, fp string) graph.Features {

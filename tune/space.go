@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -126,8 +127,8 @@ func ParseSpace(data []byte, name string) (*SpaceFile, error) {
 }
 
 func (s *SpaceFile) check() error {
-	if strings.TrimSpace(s.Name) == "" {
-		return errors.New("name: a space needs a name (it keys its measurements in the store)")
+	if !nameRE.MatchString(s.Name) {
+		return fmt.Errorf("name: %q: a space needs a name of a-z, 0-9 and _ starting with a letter (it prefixes its plans' names, CUDA symbols and files)", s.Name)
 	}
 	if len(s.Orientation) == 0 {
 		s.Orientation = []ir.Orientation{ir.OrientDegree}
@@ -141,11 +142,11 @@ func (s *SpaceFile) check() error {
 	if s.Key == "" {
 		s.Key = ir.KeyOutDegree
 	}
-	if !slices.IsSorted(s.Classes) || s.Classes[0] < 1 || s.Classes[len(s.Classes)-1] > 8 {
-		return fmt.Errorf("classes: %v: increasing counts in 1..8", s.Classes)
+	if !strictlyIncreasing(s.Classes) || s.Classes[0] < 1 || s.Classes[len(s.Classes)-1] > 8 {
+		return fmt.Errorf("classes: %v: strictly increasing counts in 1..8", s.Classes)
 	}
-	if !slices.IsSorted(s.Cuts) || slices.Contains(s.Cuts, 0) || len(slices.Compact(slices.Clone(s.Cuts))) != len(s.Cuts) {
-		return fmt.Errorf("cuts: %v: strictly increasing positive values", s.Cuts)
+	if !strictlyIncreasing(s.Cuts) || len(s.Cuts) > 0 && s.Cuts[0] <= 0 || len(s.Cuts) > maxCuts {
+		return fmt.Errorf("cuts: %v: at most %d strictly increasing positive values", s.Cuts, maxCuts)
 	}
 	if k := s.Classes[len(s.Classes)-1]; k-1 > len(s.Cuts) {
 		return fmt.Errorf("classes: %d classes need %d cuts, the space has %d", k, k-1, len(s.Cuts))
@@ -164,9 +165,13 @@ func (s *SpaceFile) check() error {
 		if len(st.Block) == 0 {
 			st.Block = []int{ir.DefaultBlock}
 		}
-		for _, w := range st.Width {
-			if _, err := widthValue(w, 32); err != nil {
+		for j, w := range st.Width {
+			n, err := widthValue(w, 32)
+			if err != nil {
 				return fmt.Errorf("strategies[%d] (%s): width %q: %w", i, st.Name, w, err)
+			}
+			if w != "block" {
+				st.Width[j] = strconv.Itoa(n) // "032" and "32" are one axis value
 			}
 		}
 		for name, vs := range st.Params {
@@ -181,6 +186,23 @@ func (s *SpaceFile) check() error {
 		}
 	}
 	return nil
+}
+
+// nameRE is the IR's rule for plan prefixes (ir/validate.go), which a
+// space's name becomes.
+var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// maxCuts bounds the cut list: the number of cut choices is a binomial
+// coefficient of its length.
+const maxCuts = 64
+
+func strictlyIncreasing[T int | int64](xs []T) bool {
+	for i := 1; i < len(xs); i++ {
+		if xs[i] <= xs[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 // widthValue reads a width label: a number, or "block" for the block size.
@@ -319,7 +341,7 @@ func (s *SpaceFile) Expand(target gen.Target) (*Space, error) {
 		label := sp.label(r.pt)
 		err := r.err
 		if err == nil {
-			err = restrict(r.plan, target)
+			err = Restrict(r.plan, target)
 		}
 		if err != nil {
 			sp.Cands.Culled = append(sp.Cands.Culled, Culled{Point: r.pt, Label: label, Reason: ir.OneLine(err)})
@@ -339,10 +361,11 @@ func (s *SpaceFile) Expand(target gen.Target) (*Space, error) {
 	return sp, nil
 }
 
-// restrict is what a point must pass before anything is compiled: the IR's
+// Restrict is what a point must pass before anything is compiled: the IR's
 // rules, a generator for every pair, and the target's limits (shared memory
-// per block, block sizes), which generation checks.
-func restrict(p ir.Plan, target gen.Target) error {
+// per block, block sizes), which generation checks. count checks a stored
+// or predicted plan with it too (it may come from another tcgen version).
+func Restrict(p ir.Plan, target gen.Target) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
@@ -457,6 +480,9 @@ func binom(n, k int) int {
 	r := 1
 	for i := range k {
 		r = r * (n - i) / (i + 1)
+		if r > maxRawPoints { // enough to refuse the space; no overflow
+			return maxRawPoints + 1
+		}
 	}
 	return r
 }

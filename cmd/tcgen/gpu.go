@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -126,24 +127,35 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 		g.notice("plan: %s, the built-in default (examples/hybrid.yaml)%s", def.Name(), why)
 		return def, "default"
 	}
+	if g.NoStore {
+		return fallback("")
+	}
+	if g.Store == "" { // the default store: read it if it exists, never create it here
+		path, err := store.DefaultPath()
+		if err != nil {
+			return fallback("")
+		}
+		if _, err := os.Stat(path); err != nil {
+			return fallback("; nothing tuned yet (tcgen tune)")
+		}
+	}
 	st, err := g.openStore()
 	if err != nil {
 		return fallback(fmt.Sprintf("; the tuning store: %v", err))
 	}
-	if st == nil {
-		return fallback("")
-	}
 	defer st.Close()
+	target := runtime.Target(facts, "")
+	usable := func(p ir.Plan) bool { return tune.Restrict(p, target) == nil }
 	major, minor := comp.Version()
 	key := tune.GPUKey(facts, major, minor)
 	fp := graph.Fingerprint(&gr.CSR) // an oriented file: its own CSR, as tune keyed it
 	if row, ok, err := st.Best(fp, key, toolVersion()); err == nil && ok {
-		if p, err := ir.Parse([]byte(row.Spec), "the tuning store's plan "+row.Plan); err == nil && p.Validate() == nil {
+		if p, err := ir.Parse([]byte(row.Spec), "the tuning store's plan "+row.Plan); err == nil && usable(p) {
 			g.notice("plan: %s, the tuning store's best for this graph on this GPU (%.4f ms when tuned, tcgen %s)", p.Name(), row.MedianMs, row.Version)
 			return p, "store"
 		}
 	}
-	rows, err := st.Rows(store.Filter{GPU: key, OnlyOK: true})
+	rows, err := st.Rows(store.Filter{GPU: key}) // failures too: a plan that counted wrong is never predicted
 	switch {
 	case err != nil || len(rows) == 0:
 		return fallback("; nothing tuned on this GPU to predict from (tcgen tune)")
@@ -156,7 +168,7 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 		return fallback("")
 	}
 	p, err := ir.Parse([]byte(pred.Spec), "the model's plan "+pred.Plan)
-	if err != nil || p.Validate() != nil {
+	if err != nil || !usable(p) {
 		return fallback("")
 	}
 	g.notice("plan: %s, predicted from %d tuned graphs (nearest: %s; %.2fx their best there)", p.Name(), m.Graphs(), strings.Join(pred.Neighbors, ", "), pred.Score)

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -60,6 +61,10 @@ func (c *VersionCmd) Run(g *Globals) error {
 	return nil
 }
 
+// setToolVersion tells package graph which build writes its caches, once
+// (tests run commands in parallel).
+var setToolVersion = sync.OnceFunc(func() { graph.ToolVersion = toolVersion() })
+
 // toolVersion is the module version, or the VCS revision for a development
 // build; it is written into caches so a cache from another build is stale.
 func toolVersion() string {
@@ -105,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = exitInternal
 		}
 	}()
-	graph.ToolVersion = toolVersion()
+	setToolVersion()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

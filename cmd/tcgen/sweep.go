@@ -81,7 +81,13 @@ func (c *SweepCmd) Run(g *Globals) error {
 	var graphs []string // fingerprints, in the sweep's order
 	var key, version string
 	failed := 0
+	paths := map[string]string{} // fingerprint -> file, for ncu's count
 	for _, src := range srcs {
+		if g.ctx.Err() != nil {
+			pb.Done()
+			g.notice("sweep: interrupted after %d of %d points; run it again to resume (finished points come from the store)", done, total)
+			return withCode(exitInterrupted, g.ctx.Err())
+		}
 		l, path, err := c.loadSource(g, src)
 		if err != nil {
 			pb.Done()
@@ -95,6 +101,7 @@ func (c *SweepCmd) Run(g *Globals) error {
 		ev.Base.GraphName = src.Label
 		ev.SlowMs = c.SlowMs
 		graphs = append(graphs, ev.Base.Graph)
+		paths[ev.Base.Graph] = path
 		key, version = ev.Base.GPU, ev.Base.Version
 		strat, _ := tune.StrategyByName("exhaustive")
 		out, err := tune.Run(g.ctx, &sp.Cands, strat, ev, tune.Options{Runs: c.Runs, Seed: c.Seed,
@@ -124,7 +131,7 @@ func (c *SweepCmd) Run(g *Globals) error {
 	}
 	opt := c.reportOptions(f, sp, rows, srcs)
 	if c.ProfileTop > 0 {
-		prof, note := c.profile(g, f, sp, rows, srcs)
+		prof, note := c.profile(g, rows, paths)
 		opt.Profile = prof
 		if note != "" {
 			g.notice("sweep: %s", note)
@@ -150,7 +157,9 @@ func (c *SweepCmd) loadSource(g *Globals, src sweep.Source) (*loaded, string, er
 	if err != nil {
 		return nil, "", err
 	}
-	path := filepath.Join(dir, "graphs", fmt.Sprintf("%s.tcsr", src.Label))
+	// The label names every generator parameter (sweep.Sources), so one
+	// file holds one graph.
+	path := filepath.Join(dir, "graphs", fmt.Sprintf("sweep-%s.tcsr", src.Label))
 	if _, err := os.Stat(path); err == nil {
 		l, err := g.load(GraphArg{Graph: path, Format: "auto"})
 		if err == nil {
@@ -216,7 +225,7 @@ func (c *SweepCmd) reportOptions(f *sweep.File, sp *tune.Space, rows []store.Row
 }
 
 // profile runs ncu over the fastest points.
-func (c *SweepCmd) profile(g *Globals, f *sweep.File, sp *tune.Space, rows []store.Row, srcs []sweep.Source) ([]report.ProfileRow, string) {
+func (c *SweepCmd) profile(g *Globals, rows []store.Row, paths map[string]string) ([]report.ProfileRow, string) {
 	ncu, why := sweep.NCUPath()
 	if ncu == "" {
 		return nil, "--profile-top: " + why + "; no profile collected"
@@ -227,15 +236,6 @@ func (c *SweepCmd) profile(g *Globals, f *sweep.File, sp *tune.Space, rows []sto
 	}
 	ok := slices.DeleteFunc(slices.Clone(rows), func(r store.Row) bool { return r.Status != store.StatusOK })
 	slices.SortStableFunc(ok, func(a, b store.Row) int { return cmpFloat(a.MedianMs, b.MedianMs) })
-	paths := map[string]string{}
-	dir, _ := g.cacheDir()
-	for _, s := range srcs {
-		p := s.Path
-		if p == "" {
-			p = filepath.Join(dir, "graphs", s.Label+".tcsr")
-		}
-		paths[s.Label] = p
-	}
 	tmp, err := os.MkdirTemp("", "tcgen-profile")
 	if err != nil {
 		return nil, "--profile-top: " + err.Error()
@@ -253,7 +253,7 @@ func (c *SweepCmd) profile(g *Globals, f *sweep.File, sp *tune.Space, rows []sto
 		if err := os.WriteFile(spec, y, 0o644); err != nil {
 			continue
 		}
-		argv := sweep.ProfileCommand(ncu, []string{self, "-q", "--no-store", "count", paths[r.GraphName], "--spec", spec,
+		argv := sweep.ProfileCommand(ncu, []string{self, "-q", "--no-store", "count", paths[r.Graph], "--spec", spec,
 			"--backend", "gpu", "--repeat", "1", "--warmup", "0"})
 		cmd := exec.CommandContext(g.ctx, argv[0], argv[1:]...)
 		data, err := cmd.Output()

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -152,6 +154,15 @@ func (c *TuneCmd) replay(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) er
 	if len(mine) == 0 {
 		return errorf(exitBadInput, "%s: no measurement of graph %q (give its name or fingerprint)", c.Replay, c.Graph)
 	}
+	// One GPU and one tcgen version: measurements of another would mix in.
+	keys := map[string]bool{}
+	for _, r := range mine {
+		keys[r.GPU+" / tcgen "+r.Version] = true
+	}
+	if len(keys) > 1 {
+		return errorf(exitBadInput, "%s: graph %q was measured on %d GPU/version pairs (%s); export one (tcgen store export --gpu KEY)",
+			c.Replay, c.Graph, len(keys), strings.Join(slices.Sorted(maps.Keys(keys)), "; "))
+	}
 	t := gen.DefaultTarget()
 	t.MaxSharedPerBlock = tune.MaxSharedOptin
 	full, err := sf.Expand(t)
@@ -179,7 +190,7 @@ func (c *TuneCmd) replay(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) er
 	}
 	res := c.outcome(sp, out, start)
 	res.Graph = c.Graph
-	if bi, bs := rp.Best(); bi >= 0 {
+	if bi, bs := rp.Best(); bi >= 0 && out.Best >= 0 {
 		res.Exhaust = &replayTruth{Plan: sp.Cands.Plans[bi], Ms: bs, Ratio: out.Score / bs}
 	}
 	return printTune(g.stdout, c.JSON, res)

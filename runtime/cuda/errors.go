@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unsafe"
+
+	"github.com/tcgen/tcgen/runtime"
 )
 
 // CUresult codes the package treats specially.
@@ -32,9 +34,18 @@ func (e *DriverError) Is(target error) bool {
 		return e.Code == cudaErrorOutOfMemory
 	case ErrNoDevice:
 		return e.Code == cudaErrorNoDevice
+	case runtime.ErrDeviceLost:
+		return stickyCodes[e.Code]
 	}
 	return false
 }
+
+// stickyCodes are the CUresults that leave the context unusable (CUDA's
+// documentation of cudaError: "the process must be terminated"):
+// 700 illegal address, 702 launch timeout, 714 hardware stack error,
+// 715 illegal instruction, 716 misaligned address, 717 invalid address
+// space, 718 invalid PC, 719 launch failed, 999 unknown.
+var stickyCodes = map[int]bool{700: true, 702: true, 714: true, 715: true, 716: true, 717: true, 718: true, 719: true, 999: true}
 
 // check maps a CUresult to an error carrying the driver's own name and text.
 func (l *driverLib) check(sym string, r uintptr) error {
