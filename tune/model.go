@@ -18,7 +18,7 @@ import (
 type Model struct {
 	K      int
 	graphs []modelGraph
-	banned map[string]bool // plans that counted wrong somewhere: never predicted
+	banned map[string]bool   // plans that counted wrong somewhere: never predicted
 	specs  map[string]string // plan -> canonical JSON spec
 	scale  []float64         // per feature: standard deviation over the graphs
 }
