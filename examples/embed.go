@@ -7,5 +7,5 @@ import "embed"
 
 // FS holds every example spec and space, at their paths below examples/.
 //
-//go:embed *.yaml spaces/*.yaml
+//go:embed *.yaml spaces/*.yaml sweeps/*.yaml
 var FS embed.FS

@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,7 +51,8 @@ type File struct {
 	Include []string `yaml:"include,omitempty"`
 	Exclude []string `yaml:"exclude,omitempty"`
 
-	dir string
+	fsys fs.FS // set for a sweep embedded in the binary (bench)
+	dir  string
 }
 
 // Graph is one entry of a sweep's graph list: exactly one of Dataset, File
@@ -104,6 +107,21 @@ func Load(p string) (*File, error) {
 		return nil, err
 	}
 	f.dir = filepath.Dir(p)
+	return f, nil
+}
+
+// LoadFS reads a sweep file from fsys (the embedded examples); its space
+// and spec paths resolve in fsys too.
+func LoadFS(fsys fs.FS, name string) (*File, error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := Parse(data, name)
+	if err != nil {
+		return nil, err
+	}
+	f.fsys, f.dir = fsys, path.Dir(name)
 	return f, nil
 }
 
@@ -180,11 +198,14 @@ func (f *File) check() error {
 // SpaceFile returns the sweep's space.
 func (f *File) SpaceFile() (*tune.SpaceFile, error) {
 	if f.SpaceInline != nil {
-		s, err := f.SpaceInline.Checked(f.dir)
+		s, err := f.SpaceInline.Checked(f.fsys, f.dir)
 		if err != nil {
 			return nil, fmt.Errorf("sweep %s: space_inline: %w", f.Name, err)
 		}
 		return s, nil
+	}
+	if f.fsys != nil {
+		return tune.LoadSpaceFS(f.fsys, path.Join(f.dir, f.Space))
 	}
 	p := f.Space
 	if !filepath.IsAbs(p) {

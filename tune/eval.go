@@ -61,6 +61,14 @@ type orientKey struct {
 	relabel bool
 }
 
+// WithSpace is an evaluator of another space on the same graph, device,
+// store and settings (bench adds a graph's tuned plan this way).
+func (e *GPU) WithSpace(sp *Space) *GPU {
+	return &GPU{Ctx: e.Ctx, Dev: e.Dev, Comp: e.Comp, Graph: e.Graph, Oriented: e.Oriented, Space: sp,
+		Reference: e.Reference, Warmup: e.Warmup, Store: e.Store, Base: e.Base, Clocks: e.Clocks,
+		Workers: e.Workers, SlowMs: e.SlowMs}
+}
+
 // Prefetch starts compiling candidates in the background (the kernel cache
 // keeps the images, so Prepare later loads them without compiling).
 func (e *GPU) Prefetch(is []int) {

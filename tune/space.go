@@ -656,11 +656,36 @@ func (sp *Space) Subset(keep func(i int) bool) *Space {
 
 // Checked validates a space declared inside another file (a sweep's
 // space_inline), fills its defaults and resolves its spec paths against dir.
-func (s *SpaceFile) Checked(dir string) (*SpaceFile, error) {
+func (s *SpaceFile) Checked(fsys fs.FS, dir string) (*SpaceFile, error) {
 	c := *s
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	c.dir = dir
+	c.fsys, c.dir = fsys, dir
 	return &c, nil
+}
+
+// PlansSpace is a space of given plans (the tuned plans bench adds), one
+// point each, culled against target like any space's points.
+func PlansSpace(name string, plans []ir.Plan, labels []string, target gen.Target) *Space {
+	sp := &Space{File: &SpaceFile{Name: name}}
+	sp.Cands = Candidates{Name: name, Dims: []Dim{{Name: "plan", Values: labels}}}
+	sp.lay = layout{plan: 0}
+	seen := map[string]bool{}
+	for i, p := range plans {
+		pt := Point{i}
+		if err := Restrict(p, target); err != nil {
+			sp.Cands.Culled = append(sp.Cands.Culled, Culled{Point: pt, Label: labels[i], Reason: ir.OneLine(err)})
+			continue
+		}
+		if seen[p.Name()] {
+			continue
+		}
+		seen[p.Name()] = true
+		sp.Cands.Points = append(sp.Cands.Points, pt)
+		sp.Cands.Plans = append(sp.Cands.Plans, p.Name())
+		sp.Plans = append(sp.Plans, p)
+		sp.Labels = append(sp.Labels, labels[i])
+	}
+	return sp
 }

@@ -46,6 +46,7 @@ type CLI struct {
 	List     ListCmd     `cmd:"" help:"List the presets and every dimension of the design space."`
 	Devices  DevicesCmd  `cmd:"" help:"List the GPUs and their facts."`
 	StoreCmd StoreCmd    `cmd:"" name:"store" help:"Export the tuning store, list its best plans, judge its model."`
+	Bench    BenchCmd    `cmd:"" help:"Run the fixed, versioned benchmark: every preset, the default and each graph's tuned plan on the shared datasets and RMAT 16-24."`
 	Sweep    SweepCmd    `cmd:"" help:"Run a declared part of the design space over a set of graphs: verified timings, tables, plots, report."`
 	Tune     TuneCmd     `cmd:"" help:"Search a space of plans for the fastest exact one on a graph and this GPU, through the tuning store."`
 	Fuzz     FuzzCmd     `cmd:"" help:"Check random valid plans on random graphs against the CPU oracle (on the GPU; without one, generate and compile them)."`

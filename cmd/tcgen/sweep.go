@@ -35,15 +35,25 @@ type SweepCmd struct {
 
 // Run implements the command.
 func (c *SweepCmd) Run(g *Globals) error {
+	f, err := sweep.Load(c.File)
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
+	return c.run(g, f, "tcgen sweep "+c.File, nil)
+}
+
+// afterGraph runs once per graph after its points, with the graph loaded
+// and its evaluator (bench measures each graph's tuned plan there); it
+// returns extra plans measured and their labels.
+type afterGraph func(l *loaded, ev *tune.GPU, st *store.Store) (plans, labels []string, err error)
+
+// run measures every point of f on every graph, then writes the report.
+func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGraph) error {
 	if c.ProfileTop < 0 || c.ProfileTop > 20 {
 		return errorf(exitUsage, "sweep: --profile-top is 0..20 (ncu replays every kernel many times)")
 	}
 	if c.Runs < 1 || c.Warmup < 0 {
 		return errorf(exitUsage, "sweep: --runs must be at least 1 and --warmup at least 0")
-	}
-	f, err := sweep.Load(c.File)
-	if err != nil {
-		return withCode(exitBadInput, err)
 	}
 	srcs, err := f.Sources(c.Datasets)
 	if err != nil {
@@ -82,11 +92,15 @@ func (c *SweepCmd) Run(g *Globals) error {
 	var key, version string
 	failed := 0
 	paths := map[string]string{} // fingerprint -> file, for ncu's count
+	extra := map[string]string{} // plan -> label of plans after() measured
+	interrupted := func() error {
+		pb.Done()
+		g.notice("sweep: interrupted after %d of %d points; run it again to resume (finished points come from the store)", done, total)
+		return withCode(exitInterrupted, g.ctx.Err())
+	}
 	for _, src := range srcs {
 		if g.ctx.Err() != nil {
-			pb.Done()
-			g.notice("sweep: interrupted after %d of %d points; run it again to resume (finished points come from the store)", done, total)
-			return withCode(exitInterrupted, g.ctx.Err())
+			return interrupted()
 		}
 		l, path, err := c.loadSource(g, src)
 		if err != nil {
@@ -99,6 +113,7 @@ func (c *SweepCmd) Run(g *Globals) error {
 			return err
 		}
 		ev.Base.GraphName = src.Label
+		ev.Base.Space = f.Name
 		ev.SlowMs = c.SlowMs
 		graphs = append(graphs, ev.Base.Graph)
 		paths[ev.Base.Graph] = path
@@ -113,23 +128,31 @@ func (c *SweepCmd) Run(g *Globals) error {
 				pb.Describe(fmt.Sprintf("%s: point %d/%d, %d failed", src.Label, t.N, len(sp.Plans), failed))
 				pb.Update(done, total)
 			}})
+		if err == nil && out.Stopped != tune.StopInterrupted && after != nil {
+			var plans, labels []string
+			plans, labels, err = after(l, ev, st)
+			for i, p := range plans {
+				extra[p] = labels[i]
+			}
+		}
 		st.Close()
 		if err != nil {
 			pb.Done()
 			return err
 		}
-		if out.Stopped == tune.StopInterrupted {
-			pb.Done()
-			g.notice("sweep: interrupted after %d of %d points; run it again to resume (finished points come from the store)", done, total)
-			return withCode(exitInterrupted, g.ctx.Err())
+		if out.Stopped == tune.StopInterrupted || g.ctx.Err() != nil {
+			return interrupted()
 		}
 	}
 	pb.Done()
-	rows, err := c.rows(g, sp, graphs, key, version)
+	rows, err := c.rows(g, sp, extra, graphs, key, version)
 	if err != nil {
 		return err
 	}
-	opt := c.reportOptions(f, sp, rows, srcs)
+	opt := c.reportOptions(f, sp, command)
+	for p, label := range extra {
+		opt.Labels[p] = label
+	}
 	if c.ProfileTop > 0 {
 		prof, note := c.profile(g, rows, paths)
 		opt.Profile = prof
@@ -182,7 +205,7 @@ func (c *SweepCmd) loadSource(g *Globals, src sweep.Source) (*loaded, string, er
 
 // rows are the store's measurements of this sweep: its graphs and points,
 // on this GPU with this tcgen (whichever command measured them).
-func (c *SweepCmd) rows(g *Globals, sp *tune.Space, graphs []string, key, version string) ([]store.Row, error) {
+func (c *SweepCmd) rows(g *Globals, sp *tune.Space, extra map[string]string, graphs []string, key, version string) ([]store.Row, error) {
 	st, err := g.openStore()
 	if err != nil {
 		return nil, err
@@ -190,6 +213,9 @@ func (c *SweepCmd) rows(g *Globals, sp *tune.Space, graphs []string, key, versio
 	defer st.Close()
 	plans := map[string]bool{}
 	for _, p := range sp.Cands.Plans {
+		plans[p] = true
+	}
+	for p := range extra {
 		plans[p] = true
 	}
 	var out []store.Row
@@ -207,12 +233,12 @@ func (c *SweepCmd) rows(g *Globals, sp *tune.Space, graphs []string, key, versio
 	return out, nil
 }
 
-func (c *SweepCmd) reportOptions(f *sweep.File, sp *tune.Space, rows []store.Row, srcs []sweep.Source) report.Options {
+func (c *SweepCmd) reportOptions(f *sweep.File, sp *tune.Space, command string) report.Options {
 	opt := report.Options{
 		Title:   "tcgen sweep " + f.Name,
 		Presets: map[string]string{},
 		Labels:  map[string]string{},
-		Command: "tcgen sweep " + c.File + fmt.Sprintf(" --runs %d --warmup %d", c.Runs, c.Warmup),
+		Command: command + fmt.Sprintf(" --runs %d --warmup %d", c.Runs, c.Warmup),
 	}
 	for i, p := range sp.Cands.Plans {
 		label := sp.Labels[i]

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/store"
 	"github.com/tcgen/tcgen/tune"
 )
@@ -97,5 +98,28 @@ func TestTuneReplayErrors(t *testing.T) {
 		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 && tc.code != exitUsage {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errOut, tc.code, tc.want)
 		}
+	}
+}
+
+func TestBenchEmbedded(t *testing.T) {
+	code, out, errOut := tcgen(t, "bench", "--dry-run", "--datasets", "../../../shared/datasets")
+	if code != 0 {
+		t.Skipf("shared datasets not beside the repository (exit %d: %s)", code, errOut)
+	}
+	if !strings.Contains(out, "bench_v1: 13 points x 34 graphs") || !strings.Contains(out, "spec:../hybrid.yaml") {
+		t.Errorf("bench --dry-run:\n%s", out)
+	}
+	if s := slug("NVIDIA H200 NVL"); s != "nvidia-h200-nvl" {
+		t.Errorf("slug %q", s)
+	}
+}
+
+func TestPlansSpace(t *testing.T) {
+	polak, _ := ir.Preset("polak")
+	bad := polak.Clone()
+	bad.Classes[0].Block = 7 // not a multiple of the warp
+	sp := tune.PlansSpace("bench", []ir.Plan{polak, bad, polak}, []string{"a", "b", "c"}, gen.DefaultTarget())
+	if len(sp.Plans) != 1 || sp.Labels[0] != "a" || len(sp.Cands.Culled) != 1 || sp.Cands.Culled[0].Label != "b" {
+		t.Errorf("plans %v, culled %+v", sp.Labels, sp.Cands.Culled)
 	}
 }
