@@ -108,22 +108,30 @@ func normEmpty(p Plan) Plan {
 
 func parseYAML(data []byte, name string) (Plan, error) {
 	var p Plan
+	err := DecodeYAML(data, name, &p)
+	return p, err
+}
+
+// DecodeYAML decodes one YAML document of data into v, refusing unknown
+// fields, with one-line errors that name the file (name) and the line. The
+// space and sweep files use it as the plan specs do.
+func DecodeYAML(data []byte, name string, v any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil {
+	if err := dec.Decode(v); err != nil {
 		if err == io.EOF {
-			return Plan{}, fmt.Errorf("%s: empty spec", name)
+			return fmt.Errorf("%s: empty file", name) // nothing but comments or blanks
 		}
-		return Plan{}, fmt.Errorf("%s: %s", name, yamlMsg(err))
+		return fmt.Errorf("%s: %s", name, yamlMsg(err))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err != io.EOF {
 		if err != nil {
-			return Plan{}, fmt.Errorf("%s: %s", name, yamlMsg(err))
+			return fmt.Errorf("%s: %s", name, yamlMsg(err))
 		}
-		return Plan{}, fmt.Errorf("%s: line %d: a spec holds one YAML document, found another", name, extra.Line)
+		return fmt.Errorf("%s: line %d: one YAML document expected, found another", name, extra.Line)
 	}
-	return p, nil
+	return nil
 }
 
 // yamlMsg makes yaml.v3's messages one line and drops its "yaml: " prefix;
@@ -168,7 +176,7 @@ func jsonMsg(err error, data []byte, off int64) string {
 	case errors.As(err, &ue):
 		off = ue.Offset
 	case err == io.EOF:
-		return "empty spec"
+		return "empty file"
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "unexpected end of JSON"
 	}

@@ -117,15 +117,15 @@ func TestParseErrors(t *testing.T) {
 		{"a.yaml", "prefix: x\norientation: degree\nclasses:\n  - name: a\n    sleect: {key: outdeg, lo: 0}\n",
 			"a.yaml: line 5: field sleect not found in type ir.Class"},
 		{"a.yaml", "prefix: x\nfoo: 1\n", "a.yaml: line 2: field foo not found in type ir.Plan"},
-		{"a.yaml", "prefix: x\n---\nprefix: y\n", "a.yaml: line 2: a spec holds one YAML document, found another"},
+		{"a.yaml", "prefix: x\n---\nprefix: y\n", "a.yaml: line 2: one YAML document expected, found another"},
 		{"a.yaml", "prefix: [x\n", "a.yaml: "},
-		{"a.yaml", "", "a.yaml: empty spec"},
+		{"a.yaml", "", "a.yaml: empty file"},
 		{"a.yaml", "prefix: x\nclasses:\n  - width: wide\n", "a.yaml: line 3: cannot unmarshal !!str `wide` into int"},
 		{"a.json", "{\"prefix\": \"x\",\n \"nope\": 1}", "a.json: line 2: unknown field \"nope\""},
 		{"a.json", "{\"prefix\": \"x\"} {}", "a.json: line 1: trailing data after the spec"},
 		{"a.json", "{\"prefix\": \"x\",\n\n \"classes\": 3}", "a.json: line 3: cannot unmarshal number into Go struct field Plan.classes"},
 		{"a.json", "{\"prefix\": ", "a.json: unexpected end of JSON"},
-		{"a.json", "", "a.json: empty spec"},
+		{"a.json", "", "a.json: empty file"},
 	}
 	for _, c := range cases {
 		_, err := Parse([]byte(c.data), c.name)

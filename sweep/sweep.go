@@ -8,10 +8,8 @@ package sweep
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -19,10 +17,9 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/tune"
 )
 
@@ -128,13 +125,8 @@ func LoadFS(fsys fs.FS, name string) (*File, error) {
 // Parse parses a sweep file's bytes; name is used in errors.
 func Parse(data []byte, name string) (*File, error) {
 	var f File
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		if err == io.EOF {
-			return nil, fmt.Errorf("%s: empty sweep file", name)
-		}
-		return nil, fmt.Errorf("%s: %s", name, strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; "))
+	if err := ir.DecodeYAML(data, name, &f); err != nil {
+		return nil, err
 	}
 	if err := f.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -101,7 +101,7 @@ exclude: ["*b128*", "preset:trust"]
 
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{``, "empty sweep file"},
+		{``, "empty file"},
 		{"graphs: [{rmat: {scales: [8]}}]\nspace: x.yaml", "name"},
 		{"name: x\nspace: x.yaml", "at least one graph"},
 		{"name: x\ngraphs: [{rmat: {scales: [8]}}]", "exactly one of space"},

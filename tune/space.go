@@ -1,10 +1,8 @@
 package tune
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -13,8 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/ir"
@@ -111,13 +107,8 @@ func LoadSpaceFS(fsys fs.FS, name string) (*SpaceFile, error) {
 // ParseSpace parses a space file's bytes; name is used in errors.
 func ParseSpace(data []byte, name string) (*SpaceFile, error) {
 	var s SpaceFile
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		if err == io.EOF {
-			return nil, fmt.Errorf("%s: empty space file", name)
-		}
-		return nil, fmt.Errorf("%s: %s", name, strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; "))
+	if err := ir.DecodeYAML(data, name, &s); err != nil {
+		return nil, err
 	}
 	if err := s.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -96,7 +96,7 @@ strategies:
 
 func TestParseSpaceErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{``, "empty space file"},
+		{``, "empty file"},
 		{`classes: [1]`, "name"},
 		{"name: x\ncuts: [16, 8]\nplans: [preset:polak]", "cuts"},
 		{"name: x\nclasses: [3]\ncuts: [16]\nplans: [preset:polak]", "3 classes need 2 cuts"},
