@@ -26,7 +26,7 @@ import (
 type fakeDevice struct {
 	mem     uint64
 	kernels map[string]gen.Class // by symbol
-	srcSym  string
+	srcSyms map[string]bool // the src kernels of the plans it knows
 	slices  *gen.SliceHelpers // bit-slice helpers (tcbw_test.go)
 	live    map[*fakeBuf]bool
 	allocs  int
@@ -47,7 +47,14 @@ func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, live: map[*fakeBuf]bool{}}
+	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, live: map[*fakeBuf]bool{}, srcSyms: map[string]bool{}}
+	d.addPlan(t, out)
+	return d
+}
+
+// addPlan teaches the device another plan's kernels (a tuner runs many
+// plans on one device; tune_fake_test.go).
+func (d *fakeDevice) addPlan(t *testing.T, out *gen.Output) {
 	for _, v := range out.Manifest.Variants {
 		for _, c := range v.Classes {
 			if !c.Skip {
@@ -57,11 +64,12 @@ func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
 		}
 	}
 	if out.Manifest.Src != nil {
-		d.srcSym = out.Manifest.Src.Kernel
+		d.srcSyms[out.Manifest.Src.Kernel] = true
 	}
-	d.slices = out.Manifest.Slices
+	if out.Manifest.Slices != nil {
+		d.slices = out.Manifest.Slices
+	}
 	d.addPivot(t, out) // pivot_fake_test.go
-	return d
 }
 
 func (d *fakeDevice) Facts() runtime.DeviceFacts {
@@ -119,7 +127,7 @@ func (b *fakeBuf) u32(i uint64) uint32 { return binary.LittleEndian.Uint32(b.dat
 type fakeModule struct{ d *fakeDevice }
 
 func (m *fakeModule) Function(name string) (runtime.Function, error) {
-	if _, ok := m.d.kernels[name]; !ok && name != m.d.srcSym && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) {
+	if _, ok := m.d.kernels[name]; !ok && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) {
 		return nil, fmt.Errorf("no kernel %s", name)
 	}
 	return &fakeFunc{d: m.d, name: name}, nil
@@ -180,7 +188,7 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 	if grid.X == 0 {
 		return fmt.Errorf("empty grid")
 	}
-	if f.name == f.d.srcSym {
+	if f.d.srcSyms[f.name] {
 		off, n, src := args[0].(*fakeBuf), args[1].(uint32), args[2].(*fakeBuf)
 		for u := range uint64(n) {
 			for e := off.u64(u); e < off.u64(u+1); e++ {
