@@ -26,8 +26,8 @@ import (
 type fakeDevice struct {
 	mem     uint64
 	kernels map[string]gen.Class // by symbol
-	srcSyms map[string]bool // the src kernels of the plans it knows
-	slices  *gen.SliceHelpers // bit-slice helpers (tcbw_test.go)
+	srcSyms map[string]bool      // the src kernels of the plans it knows
+	slices  *gen.SliceHelpers    // bit-slice helpers (tcbw_test.go)
 	live    map[*fakeBuf]bool
 	allocs  int
 	launch  []string
