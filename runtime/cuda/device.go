@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/tcgen/tcgen/runtime"
@@ -31,6 +32,11 @@ type Device struct {
 	ctx     cuContext
 	facts   runtime.DeviceFacts
 	closed  atomic.Bool
+
+	// Pinned staging for large uploads (staging.go), made on first use.
+	stageOnce sync.Once
+	stage     *staging
+	stageErr  error
 }
 
 var _ runtime.Device = (*Device)(nil)
@@ -222,6 +228,13 @@ func (d *Device) MemInfo() (free, total uint64, err error) {
 // Close releases the primary context; memory and modules still held are
 // freed with it when no one else retains it.
 func (d *Device) Close() error {
+	if d.stage != nil {
+		if err := d.enter(); err == nil {
+			d.freeStaging(d.stage)
+			d.stage = nil
+			d.leave()
+		}
+	}
 	if d.closed.Swap(true) {
 		return nil
 	}

@@ -22,7 +22,12 @@ import (
 var fakeCUDASource []byte
 
 type fakeDriver struct {
-	setNoDevice, ctxRefs uintptr
+	setNoDevice, ctxRefs, hostAllocs, asyncCopies uintptr
+}
+
+func (f fakeDriver) count(sym uintptr) int {
+	r, _, _ := purego.SyscallN(sym)
+	return int(int32(uint32(r)))
 }
 
 func (f fakeDriver) noDevice(v bool) {
@@ -81,6 +86,12 @@ func useFakeDriver(t *testing.T) fakeDriver {
 		t.Fatal(err)
 	}
 	if f.ctxRefs, err = purego.Dlsym(h, "fake_ctx_refs"); err != nil {
+		t.Fatal(err)
+	}
+	if f.hostAllocs, err = purego.Dlsym(h, "fake_host_allocs"); err != nil {
+		t.Fatal(err)
+	}
+	if f.asyncCopies, err = purego.Dlsym(h, "fake_async_copies"); err != nil {
 		t.Fatal(err)
 	}
 	f.noDevice(false)
@@ -335,5 +346,85 @@ func TestFakeDriverModules(t *testing.T) {
 	}
 	if _, err := m.Function("add1"); err == nil {
 		t.Error("Function after Unload succeeded")
+	}
+}
+
+// TestFakeDriverStagedUpload: large writes go through the two pinned
+// staging buffers chunk by chunk, arrive intact at every offset, and the
+// buffers are freed with the device.
+func TestFakeDriverStagedUpload(t *testing.T) {
+	f := useFakeDriver(t)
+	savedMin, savedChunk := stagedMin, stageChunk
+	stagedMin, stageChunk = 1<<20, 256<<10
+	t.Cleanup(func() { stagedMin, stageChunk = savedMin, savedChunk })
+	d, err := Open(0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3<<20 + 12345 // not a multiple of the chunk
+	src := make([]byte, n)
+	for i := range src {
+		src[i] = byte(i*7 + i>>9)
+	}
+	buf, err := d.Alloc(n + 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := f.count(f.asyncCopies)
+	if err := buf.Write(64, unsafe.Pointer(&src[0]), n); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.count(f.asyncCopies) - copies; got != (n+int(stageChunk)-1)/int(stageChunk) {
+		t.Errorf("%d asynchronous copies, want one per %d-byte chunk", got, stageChunk)
+	}
+	if f.count(f.hostAllocs) != 2 {
+		t.Errorf("%d pinned buffers, want 2", f.count(f.hostAllocs))
+	}
+	back := make([]byte, n)
+	if err := buf.Read(64, unsafe.Pointer(&back[0]), n); err != nil {
+		t.Fatal(err)
+	}
+	for i := range back {
+		if back[i] != src[i] {
+			t.Fatalf("byte %d: %d, wrote %d", i, back[i], src[i])
+		}
+	}
+	// A small write takes the plain path.
+	copies = f.count(f.asyncCopies)
+	if err := buf.Write(0, unsafe.Pointer(&src[0]), 64); err != nil {
+		t.Fatal(err)
+	}
+	if f.count(f.asyncCopies) != copies {
+		t.Error("a 64-byte write was staged")
+	}
+	if err := buf.Free(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if f.count(f.hostAllocs) != 0 {
+		t.Errorf("%d pinned buffers left after Close", f.count(f.hostAllocs))
+	}
+}
+
+func TestParallelCopy(t *testing.T) {
+	for _, n := range []int{0, 1, copyPiece - 1, 3*copyPiece + 5} {
+		src := make([]byte, n+1)
+		for i := range src {
+			src[i] = byte(i % 251)
+		}
+		dst := make([]byte, n+1)
+		if n > 0 {
+			parallelCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), uint64(n))
+		}
+		for i := range n {
+			if dst[i] != src[i] {
+				t.Fatalf("n=%d: byte %d differs", n, i)
+			}
+		}
+		if dst[n] != 0 {
+			t.Fatalf("n=%d: wrote past the end", n)
+		}
 	}
 }

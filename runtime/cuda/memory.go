@@ -70,6 +70,11 @@ func (b *Buffer) Write(off uint64, src unsafe.Pointer, n uint64) error {
 		return err
 	}
 	defer b.d.leave()
+	if n >= stagedMin {
+		if st, err := b.d.stagingBuffers(); err == nil {
+			return b.d.writeStaged(st, b.ptr+off, src, n)
+		}
+	}
 	return b.d.drv.cuMemcpyHtoD(b.ptr+off, src, n)
 }
 

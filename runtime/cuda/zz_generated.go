@@ -64,6 +64,9 @@ type driverLibAddrs struct {
 	cuMemFree                 uintptr
 	cuMemcpyHtoD              uintptr
 	cuMemcpyDtoH              uintptr
+	cuMemHostAlloc            uintptr
+	cuMemFreeHost             uintptr
+	cuMemcpyHtoDAsync         uintptr
 	cuMemcpyDtoD              uintptr
 	cuMemsetD8                uintptr
 	cuMemsetD32               uintptr
@@ -102,6 +105,9 @@ func (a *driverLibAddrs) symbols() []symbolSlot {
 		{"cuMemFree_v2", &a.cuMemFree},
 		{"cuMemcpyHtoD_v2", &a.cuMemcpyHtoD},
 		{"cuMemcpyDtoH_v2", &a.cuMemcpyDtoH},
+		{"cuMemHostAlloc", &a.cuMemHostAlloc},
+		{"cuMemFreeHost", &a.cuMemFreeHost},
+		{"cuMemcpyHtoDAsync_v2", &a.cuMemcpyHtoDAsync},
 		{"cuMemcpyDtoD_v2", &a.cuMemcpyDtoD},
 		{"cuMemsetD8_v2", &a.cuMemsetD8},
 		{"cuMemsetD32_v2", &a.cuMemsetD32},
@@ -288,6 +294,33 @@ func (l *driverLib) cuMemcpyDtoH(dstHost unsafe.Pointer, srcDevice uint64, ByteC
 	}
 	r, _, _ := purego.SyscallN(l.addr.cuMemcpyDtoH, uintptr(dstHost), uintptr(srcDevice), uintptr(ByteCount))
 	return l.check("cuMemcpyDtoH_v2", r)
+}
+
+// cuMemHostAlloc calls cuMemHostAlloc: CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags).
+func (l *driverLib) cuMemHostAlloc(pp unsafe.Pointer, bytesize uint64, Flags uint32) error {
+	if l.addr.cuMemHostAlloc == 0 {
+		return l.missing("cuMemHostAlloc")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuMemHostAlloc, uintptr(pp), uintptr(bytesize), uintptr(Flags))
+	return l.check("cuMemHostAlloc", r)
+}
+
+// cuMemFreeHost calls cuMemFreeHost: CUresult cuMemFreeHost(void *p).
+func (l *driverLib) cuMemFreeHost(p unsafe.Pointer) error {
+	if l.addr.cuMemFreeHost == 0 {
+		return l.missing("cuMemFreeHost")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuMemFreeHost, uintptr(p))
+	return l.check("cuMemFreeHost", r)
+}
+
+// cuMemcpyHtoDAsync calls cuMemcpyHtoDAsync_v2: CUresult cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream).
+func (l *driverLib) cuMemcpyHtoDAsync(dstDevice uint64, srcHost unsafe.Pointer, ByteCount uint64, hStream cuStream) error {
+	if l.addr.cuMemcpyHtoDAsync == 0 {
+		return l.missing("cuMemcpyHtoDAsync_v2")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuMemcpyHtoDAsync, uintptr(dstDevice), uintptr(srcHost), uintptr(ByteCount), uintptr(hStream))
+	return l.check("cuMemcpyHtoDAsync_v2", r)
 }
 
 // cuMemcpyDtoD calls cuMemcpyDtoD_v2: CUresult cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount).

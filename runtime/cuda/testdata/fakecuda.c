@@ -126,6 +126,29 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
     memcpy((void *)(uintptr_t)dst, src, n);
     return 0;
 }
+int host_allocs; // live pinned buffers, for the tests
+CUresult cuMemHostAlloc(void **pp, size_t n, unsigned flags) {
+    NEED_CTX;
+    *pp = malloc(n);
+    if (!*pp) return 2;
+    host_allocs++;
+    return 0;
+}
+CUresult cuMemFreeHost(void *p) {
+    NEED_CTX;
+    free(p);
+    host_allocs--;
+    return 0;
+}
+int fake_host_allocs(void) { return host_allocs; }
+int async_copies;
+int fake_async_copies(void) { return async_copies; }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, void *stream) {
+    NEED_CTX;
+    memcpy((void *)(uintptr_t)dst, src, n);
+    async_copies++;
+    return 0;
+}
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
     NEED_CTX;
     memcpy(dst, (void *)(uintptr_t)src, n);

@@ -59,6 +59,10 @@ var driver = library{
 		{decl: "CUresult cuMemFree(CUdeviceptr dptr)", suffix: "_v2"},
 		{decl: "CUresult cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)", suffix: "_v2"},
 		{decl: "CUresult cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)", suffix: "_v2"},
+		// Pinned staging for large uploads (memory.go); every driver has them.
+		{decl: "CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)"},
+		{decl: "CUresult cuMemFreeHost(void *p)"},
+		{decl: "CUresult cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)", suffix: "_v2"},
 		{decl: "CUresult cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)", suffix: "_v2"},
 		{decl: "CUresult cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)", suffix: "_v2"},
 		{decl: "CUresult cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)", suffix: "_v2"},
