@@ -118,6 +118,7 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 		graphs = append(graphs, ev.Base.Graph)
 		paths[ev.Base.Graph] = path
 		key, version = ev.Base.GPU, ev.Base.Version
+		graphStart, graphFailed := time.Now(), failed
 		strat, _ := tune.StrategyByName("exhaustive")
 		out, err := tune.Run(g.ctx, &sp.Cands, strat, ev, tune.Options{Runs: c.Runs, Seed: c.Seed,
 			Observe: func(t tune.Trial) {
@@ -128,6 +129,16 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 				pb.Describe(fmt.Sprintf("%s: point %d/%d, %d failed", src.Label, t.N, len(sp.Plans), failed))
 				pb.Update(done, total)
 			}})
+		if err == nil {
+			// A line per graph: logs of runs without a terminal show progress.
+			cached := 0
+			for _, tr := range out.Trials {
+				if tr.Result.Cached {
+					cached++
+				}
+			}
+			g.notice("sweep: %s: %d points (%d from the store, %d failed) in %.1f s", src.Label, len(out.Trials), cached, failed-graphFailed, time.Since(graphStart).Seconds())
+		}
 		if err == nil && out.Stopped != tune.StopInterrupted && after != nil {
 			var plans, labels []string
 			plans, labels, err = after(l, ev, st)
