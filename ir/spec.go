@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -132,6 +134,39 @@ func DecodeYAML(data []byte, name string, v any) error {
 		return fmt.Errorf("%s: line %d: one YAML document expected, found another", name, extra.Line)
 	}
 	return nil
+}
+
+// LoadYAML reads a YAML file (from fsys when it is not nil, else from disk),
+// decodes it strictly into a new T and runs check on it; errors name the
+// file. It returns the directory the file's own relative paths resolve
+// against. Space and sweep files load through it.
+func LoadYAML[T any](fsys fs.FS, name string, check func(*T) error) (*T, string, error) {
+	var data []byte
+	var err error
+	dir := filepath.Dir(name)
+	if fsys != nil {
+		data, err = fs.ReadFile(fsys, name)
+		dir = path.Dir(name)
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	v, err := ParseYAML(data, name, check)
+	return v, dir, err
+}
+
+// ParseYAML is LoadYAML for bytes already read.
+func ParseYAML[T any](data []byte, name string, check func(*T) error) (*T, error) {
+	v := new(T)
+	if err := DecodeYAML(data, name, v); err != nil {
+		return nil, err
+	}
+	if err := check(v); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return v, nil
 }
 
 // yamlMsg makes yaml.v3's messages one line and drops its "yaml: " prefix;

@@ -94,45 +94,27 @@ type Source struct {
 }
 
 // Load reads a sweep file.
-func Load(p string) (*File, error) {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil, err
-	}
-	f, err := Parse(data, p)
-	if err != nil {
-		return nil, err
-	}
-	f.dir = filepath.Dir(p)
-	return f, nil
-}
+func Load(p string) (*File, error) { return LoadFS(nil, p) }
 
-// LoadFS reads a sweep file from fsys (the embedded examples); its space
-// and spec paths resolve in fsys too.
+// LoadFS reads a sweep file from fsys (the embedded examples; nil: the
+// disk); its space and spec paths resolve in the same place.
 func LoadFS(fsys fs.FS, name string) (*File, error) {
-	data, err := fs.ReadFile(fsys, name)
+	f, dir, err := ir.LoadYAML(fsys, name, (*File).check)
 	if err != nil {
 		return nil, err
 	}
-	f, err := Parse(data, name)
-	if err != nil {
-		return nil, err
-	}
-	f.fsys, f.dir = fsys, path.Dir(name)
+	f.fsys, f.dir = fsys, dir
 	return f, nil
 }
 
 // Parse parses a sweep file's bytes; name is used in errors.
 func Parse(data []byte, name string) (*File, error) {
-	var f File
-	if err := ir.DecodeYAML(data, name, &f); err != nil {
+	f, err := ir.ParseYAML(data, name, (*File).check)
+	if err != nil {
 		return nil, err
 	}
-	if err := f.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
 	f.dir = "."
-	return &f, nil
+	return f, nil
 }
 
 func (f *File) check() error {

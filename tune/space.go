@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -76,45 +75,27 @@ type StrategySpace struct {
 const maxRawPoints = 200000
 
 // LoadSpace reads a space file (YAML).
-func LoadSpace(path string) (*SpaceFile, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	s, err := ParseSpace(data, path)
-	if err != nil {
-		return nil, err
-	}
-	s.dir = filepath.Dir(path)
-	return s, nil
-}
+func LoadSpace(path string) (*SpaceFile, error) { return LoadSpaceFS(nil, path) }
 
-// LoadSpaceFS reads a space file from fsys (the embedded examples); its
-// spec paths resolve in fsys too.
+// LoadSpaceFS reads a space file from fsys (the embedded examples; nil: the
+// disk); its spec paths resolve in the same place.
 func LoadSpaceFS(fsys fs.FS, name string) (*SpaceFile, error) {
-	data, err := fs.ReadFile(fsys, name)
+	s, dir, err := ir.LoadYAML(fsys, name, (*SpaceFile).check)
 	if err != nil {
 		return nil, err
 	}
-	s, err := ParseSpace(data, name)
-	if err != nil {
-		return nil, err
-	}
-	s.fsys, s.dir = fsys, path.Dir(name)
+	s.fsys, s.dir = fsys, dir
 	return s, nil
 }
 
 // ParseSpace parses a space file's bytes; name is used in errors.
 func ParseSpace(data []byte, name string) (*SpaceFile, error) {
-	var s SpaceFile
-	if err := ir.DecodeYAML(data, name, &s); err != nil {
+	s, err := ir.ParseYAML(data, name, (*SpaceFile).check)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
 	s.dir = "."
-	return &s, nil
+	return s, nil
 }
 
 func (s *SpaceFile) check() error {
