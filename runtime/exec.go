@@ -653,7 +653,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		launched++
 		zero = zero || !pc.c.SelfReset
 	}
-	classTimers := launched > 1 || pr.pivot != nil
+	classTimers := launched > 1 || pr.pivot != nil || zero // a memset is not kernel time
 	for r := range warm + repeat {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -102,6 +102,7 @@ func (d *Device) writeStaged(st *staging, dst uint64, src unsafe.Pointer, n uint
 			return fmt.Errorf("cuda: staged upload of %d bytes at %d: %w", ln, pos, err)
 		}
 		if err := d.drv.cuEventRecord(st.ev[k], 0); err != nil {
+			_ = d.drv.cuCtxSynchronize() // the copy is queued without an event: wait for it here
 			return err
 		}
 		st.busy[k] = true
