@@ -61,15 +61,20 @@ check-generated: generate
 lint: vet fmt-check check-generated
 
 # Everything the GPU machine (CUDA, no Go) needs, in the ignored .gpu/.
+# Stripped (-s -w): the bundle travels to the device machine, whose working
+# tree may not exceed 64 MiB; symbols are not needed there.
 bundle:
 	@mkdir -p $(GPUDIR)/bin $(GPUDIR)/tests
-	CGO_ENABLED=1 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -o $(GPUDIR)/bin/tcgen ./cmd/tcgen
+	CGO_ENABLED=1 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags='-s -w' -o $(GPUDIR)/bin/tcgen ./cmd/tcgen
 	@for p in $(GPU_TEST_PKGS); do \
 	  n=$$(echo $$p | sed 's|^\./||; s|/|_|g'); \
-	  CGO_ENABLED=1 GOOS=linux GOARCH=amd64 $(GO) test -c -o $(GPUDIR)/tests/$$n.test $$p || exit 1; \
+	  CGO_ENABLED=1 GOOS=linux GOARCH=amd64 $(GO) test -c -ldflags='-s -w' -o $(GPUDIR)/tests/$$n.test $$p || exit 1; \
 	done
 	@if [ -d $(DATASETS) ]; then rm -rf $(GPUDIR)/datasets; cp -r $(DATASETS) $(GPUDIR)/datasets; chmod -R u+w $(GPUDIR)/datasets; fi
-	@du -sh $(GPUDIR)
+	@# What travels: carry .gpu/bundle.tgz (unpacked by scripts/gpu-session.sh),
+	@# .gpu/datasets and, when resuming, .gpu/tuning.db and .gpu/cache.tgz.
+	tar czf $(GPUDIR)/bundle.tgz -C $(GPUDIR) bin tests
+	@du -sh $(GPUDIR)/bundle.tgz $(GPUDIR)/datasets
 
 bench-cpu: build
 	scripts/bench-cpu.sh

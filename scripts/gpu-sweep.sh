@@ -13,6 +13,10 @@ OUT=$(cd "$OUT" && pwd)
 export TCGEN_REQUIRE_GPU=1 TCGEN_DATASETS="$PWD/$G/datasets"
 DB=/tmp/tuning.db
 [ -f "$G/tuning.db" ] && cp "$G/tuning.db" "$DB"
+# The NVRTC module cache travels too (.gpu/cache.tgz), so a resumed sweep
+# or a later count does not compile again what an earlier call compiled.
+mkdir -p /tmp/tcgen-cache
+[ -f "$G/cache.tgz" ] && tar xzf "$G/cache.tgz" -C /tmp/tcgen-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$OUT/nvidia-smi.txt"
 end=$(( $(date +%s) + ${BUDGET:-480} ))
 status=0
@@ -32,4 +36,5 @@ cp "$DB" "$OUT/tuning.db"
 [ -f "$DB-wal" ] && cp "$DB-wal" "$OUT/tuning.db-wal"
 "$G/bin/tcgen" --store "$DB" store best > "$OUT/best.txt" 2>&1
 (cd /tmp && tar czf "$OUT/sweeps.tgz" sweep-*/ 2>/dev/null)
+(cd /tmp/tcgen-cache && tar czf "$OUT/cache.tgz" .)
 exit $status

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/tcgen/tcgen/store"
@@ -53,7 +55,7 @@ func (f StoreFilter) rows(g *Globals) ([]store.Row, error) {
 type StoreExportCmd struct {
 	StoreFilter
 	Format string `help:"jsonl (one measurement per line, what tune --replay reads) or t4." enum:"jsonl,t4" default:"jsonl"`
-	Output string `short:"o" help:"Write to FILE (default: standard output)." placeholder:"FILE" type:"path"`
+	Output string `short:"o" help:"Write to FILE (default: standard output); a name ending in .gz is gzip-compressed." placeholder:"FILE" type:"path"`
 }
 
 // Run implements the command.
@@ -67,6 +69,16 @@ func (c *StoreExportCmd) Run(g *Globals) error {
 			return store.WriteT4(w, rows)
 		}
 		return store.WriteJSON(w, rows)
+	}
+	if strings.HasSuffix(c.Output, ".gz") {
+		plain := write
+		write = func(w io.Writer) error {
+			zw, _ := gzip.NewWriterLevel(w, gzip.BestCompression) // a valid level: no error
+			if err := plain(zw); err != nil {
+				return err
+			}
+			return zw.Close()
+		}
 	}
 	if c.Output == "" {
 		return write(g.stdout)

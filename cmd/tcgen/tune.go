@@ -45,6 +45,7 @@ type TuneCmd struct {
 	Time     time.Duration `help:"Stop after this wall time (0: no limit)." placeholder:"DURATION"`
 	Patience int           `help:"Stop after N evaluations in a row without a better plan (0: no limit)." placeholder:"N"`
 	Expect   *uint64       `help:"The graph's known triangle count (default: the CPU oracle counts it once)." placeholder:"N"`
+	Cold     bool          `help:"Start the search cold: without it, a graph the store has not tuned starts from the model's best plans for it (predicted from the graphs tuned on this GPU, or in --replay from the recording's other graphs)."`
 	Replay   string        `help:"Replay a recording (JSON Lines, tcgen store export) instead of measuring: tests strategies without a GPU." type:"path" placeholder:"FILE"`
 	Out      string        `help:"Directory for the winning plan's spec (PLAN.yaml) and CUDA source (PLAN.cu)." default:"." type:"path" placeholder:"DIR"`
 	JSON     bool          `help:"Print the outcome as JSON."`
@@ -65,6 +66,7 @@ type tuneOutcome struct {
 	BestLabel string       `json:"best_label,omitempty"`
 	BestMs    float64      `json:"best_ms,omitempty"`
 	Exhaust   *replayTruth `json:"replay_truth,omitempty"`
+	WarmStart []string     `json:"warm_start,omitempty"` // the plans measured first: the store's best or the model's
 	SpecFile  string       `json:"spec_file,omitempty"`
 	CUDAFile  string       `json:"cuda_file,omitempty"`
 	Seconds   float64      `json:"seconds"`
@@ -184,12 +186,28 @@ func (c *TuneCmd) replay(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) er
 	if err != nil {
 		return withCode(exitBadInput, err)
 	}
-	out, err := tune.Run(g.ctx, &sp.Cands, strat, rp, c.options(g, sp, nil, nil))
+	opt := c.options(g, sp, nil, nil)
+	if !c.Cold { // as a tune of an unseen graph: the model learns from the other graphs
+		fp := mine[0].Graph
+		var others []store.Row
+		for _, r := range rows {
+			if r.Graph != fp && r.GPU == mine[0].GPU {
+				others = append(others, r)
+			}
+		}
+		if len(others) > 0 {
+			opt.Start = tune.WarmStart(tune.Train(others, 0), mine[0].Features, fp, &sp.Cands, tune.WarmStartN)
+		}
+	}
+	out, err := tune.Run(g.ctx, &sp.Cands, strat, rp, opt)
 	if err != nil {
 		return err
 	}
 	res := c.outcome(sp, out, start)
 	res.Graph = c.Graph
+	for _, i := range opt.Start {
+		res.WarmStart = append(res.WarmStart, sp.Cands.Plans[i])
+	}
 	if bi, bs := rp.Best(); bi >= 0 && out.Best >= 0 {
 		res.Exhaust = &replayTruth{Plan: sp.Cands.Plans[bi], Ms: bs, Ratio: out.Score / bs}
 	}
@@ -249,6 +267,13 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) e
 				}
 			}
 		}
+		// A graph not tuned here yet starts from the model's best plans
+		// for it (the oriented files carry no undirected features).
+		if len(startIdx) == 0 && !c.Cold && l.rep.Orientation == graph.Undirected {
+			if rows, err := st.Rows(store.Filter{GPU: ev.Base.GPU}); err == nil && len(rows) > 0 {
+				startIdx = tune.WarmStart(tune.Train(rows, 0), graph.ComputeFeatures(l.g), ev.Base.Graph, &sp.Cands, tune.WarmStartN)
+			}
+		}
 	}
 	pb := newProgress(g.Quiet, "tuning", false)
 	bestName, bestMs := "-", math.Inf(1)
@@ -268,6 +293,9 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) e
 	}
 	res := c.outcome(sp, out, start)
 	res.Graph = c.Graph
+	for _, i := range startIdx {
+		res.WarmStart = append(res.WarmStart, sp.Cands.Plans[i])
+	}
 	if out.Best >= 0 {
 		res.SpecFile, res.CUDAFile, err = writeWinner(c.Out, sp, out.Best, facts)
 		if err != nil {
@@ -385,6 +413,9 @@ func printTune(w io.Writer, asJSON bool, r tuneOutcome) error {
 	fmt.Fprintf(tw, "graph\t%s\n", r.Graph)
 	fmt.Fprintf(tw, "space\t%s: %d points (%d culled by restrictions)\n", r.Space, r.Points, r.Culled)
 	fmt.Fprintf(tw, "strategy\t%s: %d evaluations (%d from the store, %d failed), stopped: %s, %.1f s\n", r.Strategy, r.Evals, r.Cached, r.Failed, r.Stopped, r.Seconds)
+	if len(r.WarmStart) > 0 {
+		fmt.Fprintf(tw, "started from\t%s\n", strings.Join(r.WarmStart, ", "))
+	}
 	if r.Best != "" {
 		fmt.Fprintf(tw, "best\t%s, %.4f ms median gpu pass\n", r.Best, r.BestMs)
 		fmt.Fprintf(tw, "\t%s\n", r.BestLabel)
