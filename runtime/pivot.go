@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/tcgen/tcgen/gen"
 )
@@ -20,12 +21,13 @@ type pivotHost struct {
 	grid    uint32 // blocks of the count kernel (a warp per vertex)
 	sgrid   uint32 // blocks of the scatter kernel
 	cap     uint64 // items each class's list can hold
+	shift   uint32 // count packs a pivot's tail entries << shift | its in-edges in one u64 (pivotShift)
 
 	count, sums, scan, bin, scatter Function
 	timer                           Timer    // around the five launches of a pass
 	ktimers                         [5]Timer // around each of them
 
-	cnt, wrk, sumsBuf, inoff, csz, tails, items, nitems Buffer
+	cnt, wrk, rank, sumsBuf, inoff, csz, tails, items, nitems Buffer
 	// spill holds the global tables of spill-global classes: the classes
 	// run one after the other, so they share the largest.
 	spill Buffer
@@ -48,6 +50,7 @@ func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint6
 	capacity = min(m, wedges/minWork+n) + 1
 	tiles := (n + uint64(h.Tile) - 1) / uint64(h.Tile)
 	bytes = n*4 + n*8 + n*4 + // cnt, wrk, csz
+		m*4 + // rank
 		(tiles+1)*8 + // tile sums
 		(n+1)*8 + // inoff
 		m*8 + // tails
@@ -60,7 +63,7 @@ func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint6
 func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 	h := pr.manifest.Pivot
 	n, m := uint64(pr.n), pr.m
-	ph := &pivotHost{h: h, variant: variant, n: pr.n, cap: capacity}
+	ph := &pivotHost{h: h, variant: variant, n: pr.n, cap: capacity, shift: pivotShift(pr.n)}
 	ph.tiles = uint32(max((n+uint64(h.Tile)-1)/uint64(h.Tile), 1))
 	// Every block of count and scatter clears and flushes its HUBS shared
 	// counters. Count: one wave of resident blocks (RMAT-18: 0.087 ms against
@@ -85,7 +88,8 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 		buf   *Buffer
 		bytes uint64
 	}{
-		{"in-degree counters", &ph.cnt, max(n, 1) * 4},
+		{"hub counters", &ph.cnt, max(n, 1) * 4},
+		{"in-edge ranks", &ph.rank, max(m, 1) * 4},
 		{"work counters", &ph.wrk, max(n, 1) * 8},
 		{"in-edges per item", &ph.csz, max(n, 1) * 4},
 		{"tile sums", &ph.sumsBuf, (uint64(ph.tiles) + 1) * 8},
@@ -98,8 +102,8 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 			return fail(b.what, err)
 		}
 	}
-	// The counters start at zero; every pass leaves them so (scatter counts
-	// them down).
+	// The work counters start at zero; every pass leaves them so (bin
+	// zeroes them). cnt is written by bin before scatter reads it.
 	if spillBytes := pr.spillBytes(); spillBytes > 0 {
 		if ph.spill, err = pr.alloc(spillBytes); err != nil {
 			return fail("global tables", err)
@@ -150,20 +154,20 @@ func (pr *Prepared) preparePivot() error {
 		return nil
 	}
 	h := ph.h
-	if err := launch(h.Count, ph.count, grid, pr.off, pr.adj, ph.n, ph.cnt, ph.wrk, ph.nitems); err != nil {
+	if err := launch(h.Count, ph.count, grid, pr.off, pr.adj, ph.n, ph.wrk, ph.rank, ph.nitems, ph.shift); err != nil {
 		return err
 	}
-	if err := launch(h.Sums, ph.sums, tiles, ph.cnt, ph.n, ph.sumsBuf); err != nil {
+	if err := launch(h.Sums, ph.sums, tiles, ph.wrk, ph.n, ph.shift, ph.sumsBuf); err != nil {
 		return err
 	}
 	if err := launch(h.Scan, ph.scan, one, ph.sumsBuf, ph.tiles); err != nil {
 		return err
 	}
 	if err := launch(h.Bin, ph.bin, tiles, pr.off, ph.cnt, ph.wrk, ph.n, uint32(ph.variant), ph.sumsBuf, ph.tiles,
-		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems); err != nil {
+		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems, ph.shift); err != nil {
 		return err
 	}
-	return launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.cnt, ph.inoff, ph.tails)
+	return launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.rank, ph.cnt, ph.inoff, ph.tails)
 }
 
 // pivotKernelNames name the preparation kernels in launch order.
@@ -241,6 +245,10 @@ func variantHasPivot(v gen.Variant) bool {
 // (templates/pivot_prep.cu.tmpl, LEN_BITS).
 const pivotLenBits = 24
 
+// pivotShift is where count splits a pivot's counter: in-edges in the low
+// bits (at most n - 1 of them), tail entries above.
+func pivotShift(n uint32) uint32 { return uint32(bits.Len32(n)) }
+
 // pivotWedges returns sum over u of C(d+(u), 2), the tails' total length,
 // or why the graph's tails cannot be packed as the preparation packs them.
 func pivotWedges(off []uint64) (uint64, string) {
@@ -254,6 +262,11 @@ func pivotWedges(off []uint64) (uint64, string) {
 			return 0, fmt.Sprintf("vertex %d has out-degree %d: pivot classes pack tail lengths in %d bits (orient by degree)", u-1, d, pivotLenBits)
 		}
 		w += d * (d - 1) / 2
+	}
+	// Every pivot's tail entries (at most w) share a u64 with its in-edge
+	// count (pivotShift bits).
+	if s := pivotShift(uint32(len(off) - 1)); s > 0 && w >= 1<<(64-s) {
+		return 0, fmt.Sprintf("%d wedges on %d vertices: pivot classes count a pivot's tail entries in %d bits", w, len(off)-1, 64-s)
 	}
 	return w, ""
 }

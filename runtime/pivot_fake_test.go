@@ -22,16 +22,18 @@ import (
 // iter_pivot.cu.tmpl does, on the executor's real buffers sized by
 // runtime/pivot.go and with the arguments in the order it passes them:
 //
-//   - count: a warp per u, the in-edges of the HUBS highest ids counted per
-//     block (in "shared memory") and added once, the others directly;
+//   - count: a warp per u, one packed counter per pivot (tail entries <<
+//     shift | in-edges), the in-edges of the HUBS highest ids counted per
+//     block (in "shared memory") and added once, the others directly, their
+//     rank among the pivot's in-edges kept;
 //   - sums, scan: the tile sums and their one-block exclusive scan;
 //   - bin: inoff, class_of by d+(v) and guard variant, the split of a
 //     pivot's in-edges into items of about max(item_work, build_ratio *
 //     d+(v)) tail entries (csz), one append per block and class, pivots of
 //     more than a warp of items queued for the whole block up to QUEUE;
-//   - scatter: the in-edges placed by counting cnt down, the hubs' through a
-//     per-block range reserved with one atomic, tails packed as start <<
-//     LEN_BITS | length;
+//   - scatter: the in-edges placed by their rank, the hubs' by counting cnt
+//     (written by bin) down through a per-block range reserved with one
+//     atomic, tails packed as start << LEN_BITS | length;
 //   - the class kernel: items and nitems read through raw device addresses
 //     (resolved inside the fake's buffers), the strides over groups and
 //     teams, the open-addressing table of N+(v) with its 8-bit filter (or the
@@ -177,61 +179,81 @@ func (p *fakePivot) warpRows(b, gx, n uint64, f func(u uint64) error) error {
 func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uint32, args []any) error {
 	p := d.pv
 	h := p.h
-	nargs := map[string]int{h.Count: 6, h.Sums: 3, h.Scan: 2, h.Bin: 12, h.Scatter: 6}[name]
+	nargs := map[string]int{h.Count: 7, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 7}[name]
 	if block.X != uint32(p.block) || shared != 0 || len(args) != nargs {
 		return fmt.Errorf("%s: block %d, %d shared bytes, %d args; want block %d, none, %d args", name, block.X, shared, len(args), p.block, nargs)
 	}
 	blk, per, tile, nclasses := p.block, p.perThread, p.tile, p.nclasses
 	gx := uint64(grid.X)
 	switch name {
-	case h.Count: // (off, adj, n, cnt, wrk, nitems)
-		off, adj, n, cnt, wrk, nitems := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU32s(args[3]), rxU64s(args[4]), rxU64s(args[5])
+	case h.Count: // (off, adj, n, wrk, rank, nitems, shift)
+		off, adj, n, wrk, rank, nitems := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU64s(args[3]), rxU32s(args[4]), rxU64s(args[5])
+		shift := uint64(args[6].(uint32))
+		if shift >= 64 || n >= 1<<shift {
+			return fmt.Errorf("%s: shift %d leaves no room for the in-edges of %d vertices", name, shift, n)
+		}
+		mask := uint64(1)<<shift - 1
 		p.ready = false
 		for v := range n {
-			if cnt[v] != 0 || wrk[v] != 0 {
-				return fmt.Errorf("%s: cnt[%d] = %d, wrk[%d] = %d at the start of a pass: the previous one did not zero them", name, v, cnt[v], v, wrk[v])
+			if wrk[v] != 0 {
+				return fmt.Errorf("%s: wrk[%d] = %d at the start of a pass: the previous one did not zero it", name, v, wrk[v])
 			}
 		}
 		for t := range min(blk, nclasses) { // block 0
 			nitems[t] = 0
 		}
+		add := func(x *uint64, inc uint64) error { // a packed counter must not carry into the next field
+			if (*x>>shift)+(inc>>shift) >= 1<<(64-shift) {
+				return fmt.Errorf("%s: tail entries overflow %d bits", name, 64-shift)
+			}
+			*x += inc
+			return nil
+		}
 		h0 := n - min(n, p.hubs)
-		hc, hw := make([]uint32, p.hubs), make([]uint64, p.hubs) // shared memory
+		hw := make([]uint64, p.hubs) // shared memory
 		for _, bi := range p.rng.Perm(int(gx)) {
 			b := uint64(bi)
-			clear(hc)
 			clear(hw)
-			_ = p.warpRows(b, gx, n, func(u uint64) error {
+			err := p.warpRows(b, gx, n, func(u uint64) error {
 				a1 := off[u+1]
 				for e := off[u]; e+1 < a1; e++ {
+					inc := (a1-e-1)<<shift | 1
 					if v := uint64(adj[e]); v >= h0 {
-						hc[v-h0]++
-						hw[v-h0] += a1 - e - 1
+						if err := add(&hw[v-h0], inc); err != nil {
+							return err
+						}
 						p.seen.hubEdges++
 					} else {
-						cnt[v]++
-						wrk[v] += a1 - e - 1
+						rank[e] = uint32(wrk[v] & mask) // the atomic's old value
+						if err := add(&wrk[v], inc); err != nil {
+							return err
+						}
 						p.seen.globalEdges++
 					}
 				}
 				return nil
 			})
+			if err != nil {
+				return err
+			}
 			for k := uint64(0); k < p.hubs && h0+k < n; k++ {
-				if hc[k] != 0 {
-					cnt[h0+k] += hc[k]
-					wrk[h0+k] += hw[k]
+				if hw[k] != 0 {
+					if err := add(&wrk[h0+k], hw[k]); err != nil {
+						return err
+					}
 				}
 			}
 		}
-	case h.Sums: // (cnt, n, sums)
-		cnt, n, sums := rxU32s(args[0]), uint64(args[1].(uint32)), rxU64s(args[2])
+	case h.Sums: // (wrk, n, shift, sums)
+		wrk, n, sums := rxU64s(args[0]), uint64(args[1].(uint32)), rxU64s(args[3])
+		mask := uint64(1)<<args[2].(uint32) - 1
 		for b := range gx {
 			var s uint64
 			for t := range blk {
 				base := b*tile + t*per
 				for k := range per {
 					if base+k < n {
-						s += uint64(cnt[base+k])
+						s += wrk[base+k] & mask
 					}
 				}
 			}
@@ -249,8 +271,11 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 			carry += x
 		}
 		sums[nb] = carry
-	case h.Bin: // (off, cnt, wrk, n, vi, sums, nb, inoff, csz, items, cap, nitems)
+	case h.Bin: // (off, cnt, wrk, n, vi, sums, nb, inoff, csz, items, cap, nitems, shift)
 		off, cnt, wrk, n, vi := rxU64s(args[0]), rxU32s(args[1]), rxU64s(args[2]), uint64(args[3].(uint32)), args[4].(uint32)
+		shift := args[12].(uint32)
+		mask := uint64(1)<<shift - 1
+		h0 := n - min(n, p.hubs)
 		sums, nb, inoff, csz := rxU64s(args[5]), uint64(args[6].(uint32)), rxU64s(args[7]), rxU32s(args[8])
 		items, capacity, nitems := rxU64s(args[9]), args[10].(uint64), rxU64s(args[11])
 		p.wrk = args[2].(*fakeBuf)
@@ -269,13 +294,17 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 						continue
 					}
 					x := base + k
-					c[i] = uint64(cnt[x])
+					packed := wrk[x]
+					c[i] = packed & mask
 					if c[i] == 0 {
 						continue
 					}
-					dv := off[x+1] - off[x]
-					w := wrk[x]
 					wrk[x] = 0
+					if x >= h0 {
+						cnt[x] = uint32(c[i]) // scatter counts the hubs down
+					}
+					w := packed >> shift
+					dv := off[x+1] - off[x]
 					if dv == 0 {
 						continue
 					}
@@ -353,9 +382,9 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 				}
 			}
 		}
-	case h.Scatter: // (off, adj, n, cnt, inoff, tails)
-		off, adj, n, cnt := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU32s(args[3])
-		inoff, tails := rxU64s(args[4]), rxU64s(args[5])
+	case h.Scatter: // (off, adj, n, rank, cnt, inoff, tails)
+		off, adj, n, rank, cnt := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU32s(args[3]), rxU32s(args[4])
+		inoff, tails := rxU64s(args[5]), rxU64s(args[6])
 		h0 := n - min(n, p.hubs)
 		hc := make([]uint32, p.hubs) // shared memory
 		written := make([]bool, inoff[n])
@@ -382,9 +411,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 						hc[v-h0]++
 						continue
 					}
-					old := uint64(cnt[v]) // atomicSub
-					cnt[v]--
-					if err := place(v, e, a1, old); err != nil {
+					if err := place(v, e, a1, uint64(rank[e])+1); err != nil {
 						return err
 					}
 				}
@@ -431,7 +458,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 		if i := slices.Index(written, false); i >= 0 {
 			return fmt.Errorf("%s: in-edge slot %d of %d left unwritten", name, i, len(written))
 		}
-		p.ready, p.cnt = true, args[3].(*fakeBuf)
+		p.ready, p.cnt = true, args[4].(*fakeBuf)
 		p.passes++
 	}
 	return nil
@@ -1129,15 +1156,16 @@ func TestPivotFakeBounds(t *testing.T) {
 		f := &fakeFunc{d: d, name: name}
 		return f.Launch(runtime.Dim3{X: grid, Y: 1, Z: 1}, runtime.Dim3{X: uint32(h.Block), Y: 1, Z: 1}, 0, args...)
 	}
-	cnt, wrk, nitems := alloc(n*4), alloc(n*8), alloc(8)
-	if err := launch(h.Count, 1, off, adj, uint32(n), cnt, wrk, nitems); err != nil {
+	cnt, wrk, rank, nitems := alloc(n*4), alloc(n*8), alloc(m*4), alloc(8)
+	shift := uint32(bits.Len64(n))
+	if err := launch(h.Count, 1, off, adj, uint32(n), wrk, rank, nitems, shift); err != nil {
 		t.Fatal(err)
 	}
 	sums, inoff, csz := alloc(16), alloc((n+1)*8), alloc(n*4)
 	for _, k := range []struct {
 		name string
 		args []any
-	}{{h.Sums, []any{cnt, uint32(n), sums}}, {h.Scan, []any{sums, uint32(1)}}} {
+	}{{h.Sums, []any{wrk, uint32(n), shift, sums}}, {h.Scan, []any{sums, uint32(1)}}} {
 		if err := launch(k.name, 1, k.args...); err != nil {
 			t.Fatal(err)
 		}
@@ -1151,11 +1179,11 @@ func TestPivotFakeBounds(t *testing.T) {
 	// Items for one class sized one short (pivots 1, 2 and 3 get an item
 	// each).
 	expect("bin past the item list's capacity",
-		launch(h.Bin, 1, off, cnt, wrk, uint32(n), uint32(0), sums, uint32(1), inoff, csz, alloc(16), uint64(2), nitems),
+		launch(h.Bin, 1, off, cnt, wrk, uint32(n), uint32(0), sums, uint32(1), inoff, csz, alloc(16), uint64(2), nitems, shift),
 		"overflows its capacity")
 	// Tails one short (K5 by id has 6 in-edges with a tail): scatter writes
 	// past the buffer.
-	expect("scatter past the tails", launch(h.Scatter, 1, off, adj, uint32(n), cnt, inoff, alloc(5*8)), "index out of range")
+	expect("scatter past the tails", launch(h.Scatter, 1, off, adj, uint32(n), rank, cnt, inoff, alloc(5*8)), "index out of range")
 	// A class kernel given an items address outside every buffer.
 	if len(d.pv.classes) != 1 {
 		t.Fatalf("%d pivot classes", len(d.pv.classes))

@@ -13,13 +13,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 
 # 1. The GPU tests of each package (compiled by make bundle).
 status=0
+# TESTS="runtime tune" picks test binaries; TEST_RUN is their -test.run.
 for t in "$G"/tests/*.test; do
   [ -n "${SKIP_TESTS:-}" ] && break
   n=$(basename "$t" .test)
+  [ -n "${TESTS:-}" ] && [[ " $TESTS " != *" $n "* ]] && continue
   # From the package's own directory (runtime_cuda: runtime/cuda), as go test
   # runs it: tests read files next to the package (../examples, testdata).
   bin=$(cd "$(dirname "$t")" && pwd)/$n.test
-  (cd "${n//_//}" && "$bin" -test.v -test.count=1 -test.timeout ${TEST_TIMEOUT:-300s}) > "$OUT/test-$n.log" 2>&1
+  (cd "${n//_//}" && "$bin" -test.v -test.count=1 -test.timeout ${TEST_TIMEOUT:-300s} ${TEST_RUN:+-test.run "$TEST_RUN"}) > "$OUT/test-$n.log" 2>&1
   rc=$?; echo "test $n: rc=$rc ($(grep -c '^--- PASS' "$OUT/test-$n.log") passed, $(grep -c '^--- FAIL' "$OUT/test-$n.log") failed, $(grep -c '^--- SKIP' "$OUT/test-$n.log") skipped)"
   [ $rc -ne 0 ] && status=1 && grep -A5 -- '--- FAIL' "$OUT/test-$n.log" | head -40
 done
@@ -42,6 +44,8 @@ fi
 # The canonical file, then the same graph oriented by degree and relabelled
 # (tcgen convert --orient degree --relabel), which count reads without orienting.
 if [ -n "${E2E:-}" ]; then
+  swept=/tmp/tcgen-cache/graphs/sweep-rmat$E2E.tcsr  # made by a sweep or gpu-pivot.sh of this call
+  [ -f "/tmp/rmat$E2E.tcsr" ] || { [ -f "$swept" ] && ln -s "$swept" "/tmp/rmat$E2E.tcsr"; }
   [ -f "/tmp/rmat$E2E.tcsr" ] || "$G/bin/tcgen" -q generate rmat --scale "$E2E" -o "/tmp/rmat$E2E.tcsr"
   "$G/bin/tcgen" -q convert "/tmp/rmat$E2E.tcsr" -o "/tmp/rmat$E2E-degree.tcsr" --orient degree --relabel
   for f in "/tmp/rmat$E2E.tcsr" "/tmp/rmat$E2E-degree.tcsr"; do

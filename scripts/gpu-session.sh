@@ -31,6 +31,10 @@ for gname in ${REUSE:-}; do
     python3 -c 'import json,sys; r=json.load(open("/tmp/reuse.json")); g=r["gpu"]; print("%s run %s: plan %s (%s), compile/cache+module %.1f ms, context %.1f ms, prepare %.1f ms, gpu pass %.4f ms = kernels %.4f + prep %.4f %s, triangles %d" % (sys.argv[1], sys.argv[2], r.get("plan"), r.get("plan_source"), g["compile_ms"], r.get("context_ms",0), r["prepare_ms"], r["gpu_ms"], g["kernel_ms"]["median_ms"], g.get("prep_ms",{}).get("median_ms",0), {k: round(v["median_ms"],4) for k,v in (g.get("prep_kernels_ms") or {}).items()}, r["triangles"]))' "$gname" "$i"
   done
 done 2>&1 | tee -a "${OUT:-gpu-out}/reuse.txt"
+# Pivot specs on RMAT (issue 5): PIVOT=1 (SPECS, SCALES as gpu-pivot.sh takes).
+if [ -n "${PIVOT:-}" ]; then
+  bash scripts/gpu-pivot.sh || status=1
+fi
 # End to end (issue 5) after the sweeps: E2E=24.
 if [ -n "${E2E:-}" ]; then
   SKIP_TESTS=1 SKIP_TABLE=1 bash scripts/gpu-check.sh || status=1
