@@ -54,5 +54,8 @@ if [ -n "${E2E:-}" ]; then
   done | tee "$OUT/e2e.txt"
 fi
 # At most 8 files come back from the device machine: pack the logs.
-(cd "$OUT" && tar czf logs.tgz ./*.log ./*.yaml 2>/dev/null; rm -f ./*.log ./*.yaml)
+# (only when this call wrote any: a second call in the same session keeps the first one's)
+if compgen -G "$OUT/*.log" >/dev/null || compgen -G "$OUT/*.yaml" >/dev/null; then
+  (cd "$OUT" && tar czf logs.tgz ./*.log ./*.yaml 2>/dev/null; rm -f ./*.log ./*.yaml)
+fi
 exit $status
