@@ -27,7 +27,7 @@ type pivotHost struct {
 	timer                           Timer    // around the five launches of a pass
 	ktimers                         [5]Timer // around each of them
 
-	cnt, wrk, rank, sumsBuf, inoff, csz, tails, items, nitems Buffer
+	cnt, wrk, sumsBuf, inoff, csz, tails, items, nitems Buffer
 	// spill holds the global tables of spill-global classes: the classes
 	// run one after the other, so they share the largest.
 	spill Buffer
@@ -50,7 +50,6 @@ func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint6
 	capacity = min(m, wedges/minWork+n) + 1
 	tiles := (n + uint64(h.Tile) - 1) / uint64(h.Tile)
 	bytes = n*4 + n*8 + n*4 + // cnt, wrk, csz
-		m*4 + // rank
 		(tiles+1)*8 + // tile sums
 		(n+1)*8 + // inoff
 		m*8 + // tails
@@ -88,8 +87,7 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 		buf   *Buffer
 		bytes uint64
 	}{
-		{"hub counters", &ph.cnt, max(n, 1) * 4},
-		{"in-edge ranks", &ph.rank, max(m, 1) * 4},
+		{"in-edge counters", &ph.cnt, max(n, 1) * 4},
 		{"work counters", &ph.wrk, max(n, 1) * 8},
 		{"in-edges per item", &ph.csz, max(n, 1) * 4},
 		{"tile sums", &ph.sumsBuf, (uint64(ph.tiles) + 1) * 8},
@@ -103,7 +101,7 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 		}
 	}
 	// The work counters start at zero; every pass leaves them so (bin
-	// zeroes them). cnt is written by bin before scatter reads it.
+	// zeroes them). cnt is written by bin before scatter counts it down.
 	if spillBytes := pr.spillBytes(); spillBytes > 0 {
 		if ph.spill, err = pr.alloc(spillBytes); err != nil {
 			return fail("global tables", err)
@@ -154,7 +152,7 @@ func (pr *Prepared) preparePivot() error {
 		return nil
 	}
 	h := ph.h
-	if err := launch(h.Count, ph.count, grid, pr.off, pr.adj, ph.n, ph.wrk, ph.rank, ph.nitems, ph.shift); err != nil {
+	if err := launch(h.Count, ph.count, grid, pr.off, pr.adj, ph.n, ph.wrk, ph.nitems, ph.shift); err != nil {
 		return err
 	}
 	if err := launch(h.Sums, ph.sums, tiles, ph.wrk, ph.n, ph.shift, ph.sumsBuf); err != nil {
@@ -167,7 +165,7 @@ func (pr *Prepared) preparePivot() error {
 		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems, ph.shift); err != nil {
 		return err
 	}
-	return launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.rank, ph.cnt, ph.inoff, ph.tails)
+	return launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.cnt, ph.inoff, ph.tails)
 }
 
 // pivotKernelNames name the preparation kernels in launch order.

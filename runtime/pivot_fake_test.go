@@ -24,16 +24,15 @@ import (
 //
 //   - count: a warp per u, one packed counter per pivot (tail entries <<
 //     shift | in-edges), the in-edges of the HUBS highest ids counted per
-//     block (in "shared memory") and added once, the others directly, their
-//     rank among the pivot's in-edges kept;
+//     block (in "shared memory") and added once, the others directly;
 //   - sums, scan: the tile sums and their one-block exclusive scan;
 //   - bin: inoff, class_of by d+(v) and guard variant, the split of a
 //     pivot's in-edges into items of about max(item_work, build_ratio *
 //     d+(v)) tail entries (csz), one append per block and class, pivots of
 //     more than a warp of items queued for the whole block up to QUEUE;
-//   - scatter: the in-edges placed by their rank, the hubs' by counting cnt
-//     (written by bin) down through a per-block range reserved with one
-//     atomic, tails packed as start << LEN_BITS | length;
+//   - scatter: the in-edges placed by counting cnt (written by bin) down,
+//     the hubs' through a per-block range reserved with one atomic, tails
+//     packed as start << LEN_BITS | length;
 //   - the class kernel: items and nitems read through raw device addresses
 //     (resolved inside the fake's buffers), the strides over groups and
 //     teams, the open-addressing table of N+(v) with its 8-bit filter (or the
@@ -179,20 +178,19 @@ func (p *fakePivot) warpRows(b, gx, n uint64, f func(u uint64) error) error {
 func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uint32, args []any) error {
 	p := d.pv
 	h := p.h
-	nargs := map[string]int{h.Count: 7, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 7}[name]
+	nargs := map[string]int{h.Count: 6, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 6}[name]
 	if block.X != uint32(p.block) || shared != 0 || len(args) != nargs {
 		return fmt.Errorf("%s: block %d, %d shared bytes, %d args; want block %d, none, %d args", name, block.X, shared, len(args), p.block, nargs)
 	}
 	blk, per, tile, nclasses := p.block, p.perThread, p.tile, p.nclasses
 	gx := uint64(grid.X)
 	switch name {
-	case h.Count: // (off, adj, n, wrk, rank, nitems, shift)
-		off, adj, n, wrk, rank, nitems := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU64s(args[3]), rxU32s(args[4]), rxU64s(args[5])
-		shift := uint64(args[6].(uint32))
+	case h.Count: // (off, adj, n, wrk, nitems, shift)
+		off, adj, n, wrk, nitems := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU64s(args[3]), rxU64s(args[4])
+		shift := uint64(args[5].(uint32))
 		if shift >= 64 || n >= 1<<shift {
 			return fmt.Errorf("%s: shift %d leaves no room for the in-edges of %d vertices", name, shift, n)
 		}
-		mask := uint64(1)<<shift - 1
 		p.ready = false
 		for v := range n {
 			if wrk[v] != 0 {
@@ -224,7 +222,6 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 						}
 						p.seen.hubEdges++
 					} else {
-						rank[e] = uint32(wrk[v] & mask) // the atomic's old value
 						if err := add(&wrk[v], inc); err != nil {
 							return err
 						}
@@ -275,7 +272,6 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 		off, cnt, wrk, n, vi := rxU64s(args[0]), rxU32s(args[1]), rxU64s(args[2]), uint64(args[3].(uint32)), args[4].(uint32)
 		shift := args[12].(uint32)
 		mask := uint64(1)<<shift - 1
-		h0 := n - min(n, p.hubs)
 		sums, nb, inoff, csz := rxU64s(args[5]), uint64(args[6].(uint32)), rxU64s(args[7]), rxU32s(args[8])
 		items, capacity, nitems := rxU64s(args[9]), args[10].(uint64), rxU64s(args[11])
 		p.wrk = args[2].(*fakeBuf)
@@ -300,9 +296,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 						continue
 					}
 					wrk[x] = 0
-					if x >= h0 {
-						cnt[x] = uint32(c[i]) // scatter counts the hubs down
-					}
+					cnt[x] = uint32(c[i]) // scatter counts it down
 					w := packed >> shift
 					dv := off[x+1] - off[x]
 					if dv == 0 {
@@ -382,9 +376,9 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 				}
 			}
 		}
-	case h.Scatter: // (off, adj, n, rank, cnt, inoff, tails)
-		off, adj, n, rank, cnt := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU32s(args[3]), rxU32s(args[4])
-		inoff, tails := rxU64s(args[5]), rxU64s(args[6])
+	case h.Scatter: // (off, adj, n, cnt, inoff, tails)
+		off, adj, n, cnt := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU32s(args[3])
+		inoff, tails := rxU64s(args[4]), rxU64s(args[5])
 		h0 := n - min(n, p.hubs)
 		hc := make([]uint32, p.hubs) // shared memory
 		written := make([]bool, inoff[n])
@@ -411,7 +405,9 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 						hc[v-h0]++
 						continue
 					}
-					if err := place(v, e, a1, uint64(rank[e])+1); err != nil {
+					old := uint64(cnt[v]) // atomicSub
+					cnt[v]--
+					if err := place(v, e, a1, old); err != nil {
 						return err
 					}
 				}
@@ -458,7 +454,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 		if i := slices.Index(written, false); i >= 0 {
 			return fmt.Errorf("%s: in-edge slot %d of %d left unwritten", name, i, len(written))
 		}
-		p.ready, p.cnt = true, args[4].(*fakeBuf)
+		p.ready, p.cnt = true, args[3].(*fakeBuf)
 		p.passes++
 	}
 	return nil
@@ -1156,9 +1152,9 @@ func TestPivotFakeBounds(t *testing.T) {
 		f := &fakeFunc{d: d, name: name}
 		return f.Launch(runtime.Dim3{X: grid, Y: 1, Z: 1}, runtime.Dim3{X: uint32(h.Block), Y: 1, Z: 1}, 0, args...)
 	}
-	cnt, wrk, rank, nitems := alloc(n*4), alloc(n*8), alloc(m*4), alloc(8)
+	cnt, wrk, nitems := alloc(n*4), alloc(n*8), alloc(8)
 	shift := uint32(bits.Len64(n))
-	if err := launch(h.Count, 1, off, adj, uint32(n), wrk, rank, nitems, shift); err != nil {
+	if err := launch(h.Count, 1, off, adj, uint32(n), wrk, nitems, shift); err != nil {
 		t.Fatal(err)
 	}
 	sums, inoff, csz := alloc(16), alloc((n+1)*8), alloc(n*4)
@@ -1183,7 +1179,7 @@ func TestPivotFakeBounds(t *testing.T) {
 		"overflows its capacity")
 	// Tails one short (K5 by id has 6 in-edges with a tail): scatter writes
 	// past the buffer.
-	expect("scatter past the tails", launch(h.Scatter, 1, off, adj, uint32(n), rank, cnt, inoff, alloc(5*8)), "index out of range")
+	expect("scatter past the tails", launch(h.Scatter, 1, off, adj, uint32(n), cnt, inoff, alloc(5*8)), "index out of range")
 	// A class kernel given an items address outside every buffer.
 	if len(d.pv.classes) != 1 {
 		t.Fatalf("%d pivot classes", len(d.pv.classes))
