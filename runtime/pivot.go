@@ -49,7 +49,7 @@ func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint6
 	}
 	capacity = min(m, wedges/minWork+n) + 1
 	tiles := (n + uint64(h.Tile) - 1) / uint64(h.Tile)
-	bytes = n*4 + n*8 + n*4 + // cnt, wrk, csz
+	bytes = n*8 + n*8 + n*4 + // end, wrk, csz
 		(tiles+1)*8 + // tile sums
 		(n+1)*8 + // inoff
 		m*8 + // tails
@@ -87,7 +87,7 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 		buf   *Buffer
 		bytes uint64
 	}{
-		{"in-edge counters", &ph.cnt, max(n, 1) * 4},
+		{"in-edge ends", &ph.cnt, max(n, 1) * 8},
 		{"work counters", &ph.wrk, max(n, 1) * 8},
 		{"in-edges per item", &ph.csz, max(n, 1) * 4},
 		{"tile sums", &ph.sumsBuf, (uint64(ph.tiles) + 1) * 8},
@@ -101,7 +101,8 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 		}
 	}
 	// The work counters start at zero; every pass leaves them so (bin
-	// zeroes them). cnt is written by bin before scatter counts it down.
+	// zeroes them). cnt (the in-edge ends) is written by bin before scatter
+	// counts it down.
 	if spillBytes := pr.spillBytes(); spillBytes > 0 {
 		if ph.spill, err = pr.alloc(spillBytes); err != nil {
 			return fail("global tables", err)
@@ -165,7 +166,7 @@ func (pr *Prepared) preparePivot() error {
 		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems, ph.shift); err != nil {
 		return err
 	}
-	return launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.cnt, ph.inoff, ph.tails)
+	return launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.cnt, ph.tails)
 }
 
 // pivotKernelNames name the preparation kernels in launch order.

@@ -30,7 +30,7 @@ import (
 //     pivot's in-edges into items of about max(item_work, build_ratio *
 //     d+(v)) tail entries (csz), one append per block and class, pivots of
 //     more than a warp of items queued for the whole block up to QUEUE;
-//   - scatter: the in-edges placed by counting cnt (written by bin) down,
+//   - scatter: the in-edges placed by counting end (written by bin) down,
 //     the hubs' through a per-block range reserved with one atomic, tails
 //     packed as start << LEN_BITS | length;
 //   - the class kernel: items and nitems read through raw device addresses
@@ -55,7 +55,8 @@ type fakePivot struct {
 
 	ready    bool     // a scatter ran since the last count: the lists are built
 	passes   int      // scatter launches
-	cnt, wrk *fakeBuf // the counters, as the last pass left them
+	wrk      *fakeBuf // the work counters, as the last pass left them
+	inoff    *fakeBuf // the in-edge offsets bin wrote
 	seen     pivotSeen
 }
 
@@ -178,7 +179,7 @@ func (p *fakePivot) warpRows(b, gx, n uint64, f func(u uint64) error) error {
 func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uint32, args []any) error {
 	p := d.pv
 	h := p.h
-	nargs := map[string]int{h.Count: 6, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 6}[name]
+	nargs := map[string]int{h.Count: 6, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 5}[name]
 	if block.X != uint32(p.block) || shared != 0 || len(args) != nargs {
 		return fmt.Errorf("%s: block %d, %d shared bytes, %d args; want block %d, none, %d args", name, block.X, shared, len(args), p.block, nargs)
 	}
@@ -269,11 +270,12 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 		}
 		sums[nb] = carry
 	case h.Bin: // (off, cnt, wrk, n, vi, sums, nb, inoff, csz, items, cap, nitems, shift)
-		off, cnt, wrk, n, vi := rxU64s(args[0]), rxU32s(args[1]), rxU64s(args[2]), uint64(args[3].(uint32)), args[4].(uint32)
+		off, end, wrk, n, vi := rxU64s(args[0]), rxU64s(args[1]), rxU64s(args[2]), uint64(args[3].(uint32)), args[4].(uint32)
 		shift := args[12].(uint32)
 		mask := uint64(1)<<shift - 1
 		sums, nb, inoff, csz := rxU64s(args[5]), uint64(args[6].(uint32)), rxU64s(args[7]), rxU32s(args[8])
 		items, capacity, nitems := rxU64s(args[9]), args[10].(uint64), rxU64s(args[11])
+		p.inoff = args[7].(*fakeBuf) // scatter's placements are checked against it
 		p.wrk = args[2].(*fakeBuf)
 		// Per thread t and vertex k of its PER_THREAD (index t*per + k):
 		// in-edges, items, class.
@@ -296,7 +298,6 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 						continue
 					}
 					wrk[x] = 0
-					cnt[x] = uint32(c[i]) // scatter counts it down
 					w := packed >> shift
 					dv := off[x+1] - off[x]
 					if dv == 0 {
@@ -319,6 +320,9 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 				for k := range per {
 					if base+k < n {
 						inoff[base+k] = at
+					}
+					if c[t*per+k] != 0 {
+						end[base+k] = at + c[t*per+k] // scatter counts it down
 					}
 					at += c[t*per+k]
 				}
@@ -376,15 +380,19 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 				}
 			}
 		}
-	case h.Scatter: // (off, adj, n, cnt, inoff, tails)
-		off, adj, n, cnt := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU32s(args[3])
-		inoff, tails := rxU64s(args[4]), rxU64s(args[5])
+	case h.Scatter: // (off, adj, n, end, tails)
+		off, adj, n, end := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU64s(args[3])
+		tails := rxU64s(args[4])
+		if p.inoff == nil {
+			return fmt.Errorf("%s: no bin ran before it", name)
+		}
+		inoff := rxU64s(p.inoff)
 		h0 := n - min(n, p.hubs)
-		hc := make([]uint32, p.hubs) // shared memory
+		hc := make([]uint64, p.hubs) // shared memory
 		written := make([]bool, inoff[n])
-		place := func(v, e, a1, old uint64) error {
-			k := inoff[v] + old - 1
-			if old == 0 || k >= inoff[v+1] || written[k] {
+		place := func(v, e, a1, old uint64) error { // old: the end before counting it down
+			k := old - 1
+			if old <= inoff[v] || k >= inoff[v+1] || written[k] {
 				return fmt.Errorf("%s: in-edge %d of %d placed at %d, outside [%d, %d) or twice", name, e, v, k, inoff[v], inoff[v+1])
 			}
 			written[k] = true
@@ -405,8 +413,8 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 						hc[v-h0]++
 						continue
 					}
-					old := uint64(cnt[v]) // atomicSub
-					cnt[v]--
+					old := end[v] // atomicAdd of -1
+					end[v]--
 					if err := place(v, e, a1, old); err != nil {
 						return err
 					}
@@ -419,11 +427,11 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 			// The block's range of each hub, reserved with one atomic.
 			for k := uint64(0); k < p.hubs && h0+k < n; k++ {
 				if hc[k] != 0 {
-					old := cnt[h0+k]
-					if old < hc[k] {
-						return fmt.Errorf("%s: hub %d: the block reserves %d in-edges, %d are left", name, h0+k, hc[k], old)
+					old := end[h0+k]
+					if old < inoff[h0+k]+hc[k] {
+						return fmt.Errorf("%s: hub %d: the block reserves %d in-edges, %d are left", name, h0+k, hc[k], old-inoff[h0+k])
 					}
-					cnt[h0+k] -= hc[k]
+					end[h0+k] -= hc[k]
 					hc[k] = old
 				}
 			}
@@ -434,7 +442,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 					if v < h0 {
 						continue
 					}
-					old := uint64(hc[v-h0]) // atomicSub on shared memory
+					old := hc[v-h0] // atomicAdd of -1 on shared memory
 					hc[v-h0]--
 					if err := place(v, e, a1, old); err != nil {
 						return err
@@ -447,14 +455,14 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 			}
 		}
 		for v := range n {
-			if cnt[v] != 0 {
-				return fmt.Errorf("%s: left cnt[%d] = %d", name, v, cnt[v])
+			if end[v] != inoff[v] && inoff[v+1] > inoff[v] {
+				return fmt.Errorf("%s: left end[%d] = %d, want inoff %d", name, v, end[v], inoff[v])
 			}
 		}
 		if i := slices.Index(written, false); i >= 0 {
 			return fmt.Errorf("%s: in-edge slot %d of %d left unwritten", name, i, len(written))
 		}
-		p.ready, p.cnt = true, args[3].(*fakeBuf)
+		p.ready = true
 		p.passes++
 	}
 	return nil
@@ -955,7 +963,7 @@ func checkPivotRun(t *testing.T, p ir.Plan, pg pivotGraph, seen *pivotSeen) *run
 	if !slices.Equal(prep, wantPrep) || d.pv.passes != len(wantPrep)/5 {
 		t.Errorf("%s on %s: preparation launches %v (%d scatters), want %v", p.Prefix, pg.name, prep, d.pv.passes, wantPrep)
 	}
-	for _, b := range []*fakeBuf{d.pv.cnt, d.pv.wrk} {
+	for _, b := range []*fakeBuf{d.pv.wrk} {
 		if b != nil && slices.ContainsFunc(b.data, func(b byte) bool { return b != 0 }) {
 			t.Errorf("%s on %s: counters not zero after the last pass", p.Prefix, pg.name)
 		}
@@ -1152,7 +1160,7 @@ func TestPivotFakeBounds(t *testing.T) {
 		f := &fakeFunc{d: d, name: name}
 		return f.Launch(runtime.Dim3{X: grid, Y: 1, Z: 1}, runtime.Dim3{X: uint32(h.Block), Y: 1, Z: 1}, 0, args...)
 	}
-	cnt, wrk, nitems := alloc(n*4), alloc(n*8), alloc(8)
+	end, wrk, nitems := alloc(n*8), alloc(n*8), alloc(8)
 	shift := uint32(bits.Len64(n))
 	if err := launch(h.Count, 1, off, adj, uint32(n), wrk, nitems, shift); err != nil {
 		t.Fatal(err)
@@ -1175,11 +1183,11 @@ func TestPivotFakeBounds(t *testing.T) {
 	// Items for one class sized one short (pivots 1, 2 and 3 get an item
 	// each).
 	expect("bin past the item list's capacity",
-		launch(h.Bin, 1, off, cnt, wrk, uint32(n), uint32(0), sums, uint32(1), inoff, csz, alloc(16), uint64(2), nitems, shift),
+		launch(h.Bin, 1, off, end, wrk, uint32(n), uint32(0), sums, uint32(1), inoff, csz, alloc(16), uint64(2), nitems, shift),
 		"overflows its capacity")
 	// Tails one short (K5 by id has 6 in-edges with a tail): scatter writes
 	// past the buffer.
-	expect("scatter past the tails", launch(h.Scatter, 1, off, adj, uint32(n), cnt, inoff, alloc(5*8)), "index out of range")
+	expect("scatter past the tails", launch(h.Scatter, 1, off, adj, uint32(n), end, alloc(5*8)), "index out of range")
 	// A class kernel given an items address outside every buffer.
 	if len(d.pv.classes) != 1 {
 		t.Fatalf("%d pivot classes", len(d.pv.classes))
