@@ -561,7 +561,7 @@ func (m *model) heatmapSVG() ([]byte, error) {
 	cb.Y.Label.TextStyle.Font.Size = fontLabel
 	cb.Y.Tick.Label.Font.Size = fontTick
 	cb.Y.Padding = 0
-	cb.Add(&plotter.ColorBar{ColorMap: cmap, Vertical: true})
+	cb.Add(colorStrip{cmap})
 	var ct []plot.Tick
 	for _, v := range append([]float64{1}, colorSteps...) {
 		if v > top {
@@ -583,6 +583,37 @@ func (m *model) heatmapSVG() ([]byte, error) {
 		bc.Min.Y, bc.Max.Y = data.Min.Y, data.Max.Y
 		cb.Draw(bc)
 	})
+}
+
+// colorStrip is the heat map's colour scale as filled rectangles, one per
+// step: gonum's ColorBar embeds a one-pixel image labelled image/jpg that
+// holds PNG data, which some SVG viewers (librsvg) leave out.
+type colorStrip struct{ cmap palette.ColorMap }
+
+// colorStripSteps is enough that neighbouring rectangles differ by less
+// than the eye sees.
+const colorStripSteps = 96
+
+func (s colorStrip) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	lo, hi := s.cmap.Min(), s.cmap.Max()
+	for i := range colorStripSteps {
+		v0 := lo + (hi-lo)*float64(i)/colorStripSteps
+		v1 := lo + (hi-lo)*float64(i+1)/colorStripSteps
+		col, err := s.cmap.At((v0 + v1) / 2)
+		if err != nil {
+			continue
+		}
+		// Each rectangle reaches a hair into the next, so no seam shows.
+		c.FillPolygon(col, c.ClipPolygonXY([]vg.Point{
+			{X: trX(0), Y: trY(v0)}, {X: trX(1), Y: trY(v0)},
+			{X: trX(1), Y: trY(v1) + 0.5}, {X: trX(0), Y: trY(v1) + 0.5},
+		}))
+	}
+}
+
+func (s colorStrip) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return 0, 1, s.cmap.Min(), s.cmap.Max()
 }
 
 // sizeSVG: time against edges, one line per plan, both axes logarithmic.
