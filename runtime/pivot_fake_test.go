@@ -53,11 +53,11 @@ type fakePivot struct {
 	// Constants of namespace pv, read from the generated source.
 	block, perThread, tile, hubs, queue, nclasses, lenBits uint64
 
-	ready    bool     // a scatter ran since the last count: the lists are built
-	passes   int      // scatter launches
-	wrk      *fakeBuf // the work counters, as the last pass left them
-	inoff    *fakeBuf // the in-edge offsets bin wrote
-	seen     pivotSeen
+	ready  bool     // a scatter ran since the last count: the lists are built
+	passes int      // scatter launches
+	wrk    *fakeBuf // the work counters, as the last pass left them
+	inoff  *fakeBuf // the in-edge offsets bin wrote
+	seen   pivotSeen
 }
 
 // pivotSeen counts what the kernels met, so the tests can check that they
