@@ -27,7 +27,7 @@ type pivotHost struct {
 	timer                           Timer    // around the five launches of a pass
 	ktimers                         [5]Timer // around each of them
 
-	cnt, wrk, sumsBuf, inoff, csz, tails, items, nitems Buffer
+	end, wrk, sumsBuf, inoff, csz, tails, items, nitems Buffer
 	// spill holds the global tables of spill-global classes: the classes
 	// run one after the other, so they share the largest.
 	spill Buffer
@@ -87,7 +87,7 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 		buf   *Buffer
 		bytes uint64
 	}{
-		{"in-edge ends", &ph.cnt, max(n, 1) * 8},
+		{"in-edge ends", &ph.end, max(n, 1) * 8},
 		{"work counters", &ph.wrk, max(n, 1) * 8},
 		{"in-edges per item", &ph.csz, max(n, 1) * 4},
 		{"tile sums", &ph.sumsBuf, (uint64(ph.tiles) + 1) * 8},
@@ -101,14 +101,14 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 		}
 	}
 	// The work counters start at zero; every pass leaves them so (bin
-	// zeroes them). cnt (the in-edge ends) is written by bin before scatter
+	// zeroes them). end is written by bin before scatter
 	// counts it down.
 	if spillBytes := pr.spillBytes(); spillBytes > 0 {
 		if ph.spill, err = pr.alloc(spillBytes); err != nil {
 			return fail("global tables", err)
 		}
 	}
-	if err = ph.cnt.Zero(); err != nil {
+	if err = ph.end.Zero(); err != nil {
 		return fail("zeroing the counters", err)
 	}
 	if err = ph.wrk.Zero(); err != nil {
@@ -162,11 +162,11 @@ func (pr *Prepared) preparePivot() error {
 	if err := launch(h.Scan, ph.scan, one, ph.sumsBuf, ph.tiles); err != nil {
 		return err
 	}
-	if err := launch(h.Bin, ph.bin, tiles, pr.off, ph.cnt, ph.wrk, ph.n, uint32(ph.variant), ph.sumsBuf, ph.tiles,
+	if err := launch(h.Bin, ph.bin, tiles, pr.off, ph.end, ph.wrk, ph.n, uint32(ph.variant), ph.sumsBuf, ph.tiles,
 		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems, ph.shift); err != nil {
 		return err
 	}
-	return launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.cnt, ph.tails)
+	return launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.end, ph.tails)
 }
 
 // pivotKernelNames name the preparation kernels in launch order.

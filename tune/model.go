@@ -198,6 +198,22 @@ func (m *Model) Rank(f graph.Features, exclude string, allow map[string]bool) []
 // budget of small spaces on the neighbours' opinion alone.
 const WarmStartN = 3
 
+// WarmStartFrom is WarmStart with a model trained on rows (one GPU's) less
+// those of the graph fp itself: what a tune of a graph not seen before can
+// know, and how the replay of a recording imitates it.
+func WarmStartFrom(rows []store.Row, fp string, f graph.Features, c *Candidates, n int) []int {
+	var others []store.Row
+	for _, r := range rows {
+		if r.Graph != fp {
+			others = append(others, r)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	return WarmStart(Train(others, 0), f, fp, c, n)
+}
+
 // WarmStart is the indices of c's candidates the model ranks best for a
 // graph with features f (its fingerprint exclude is left out of the
 // neighbours), at most n of them: the start of a tune on a graph the store

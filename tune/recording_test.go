@@ -75,13 +75,7 @@ func TestReplayRecording(t *testing.T) {
 			_, best := rp.Best()
 			budget := int(math.Ceil(float64(len(sp.Plans)) / 10))
 			fp := byGraph[name][0].Graph
-			var others []store.Row // the model never sees the graph it predicts for
-			for _, r := range rows {
-				if r.Graph != fp {
-					others = append(others, r)
-				}
-			}
-			warm := WarmStart(Train(others, 0), featuresOf(rows, fp), fp, &sp.Cands, WarmStartN)
+			warm := WarmStartFrom(rows, fp, featuresOf(rows, fp), &sp.Cands, WarmStartN)
 			if len(warm) == 0 {
 				t.Fatalf("%s: no warm start from the other graphs", name)
 			}

@@ -188,16 +188,13 @@ func (c *TuneCmd) replay(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) er
 	}
 	opt := c.options(g, sp, nil, nil)
 	if !c.Cold { // as a tune of an unseen graph: the model learns from the other graphs
-		fp := mine[0].Graph
-		var others []store.Row
+		var gpu []store.Row // the model learns from one GPU's measurements
 		for _, r := range rows {
-			if r.Graph != fp && r.GPU == mine[0].GPU {
-				others = append(others, r)
+			if r.GPU == mine[0].GPU {
+				gpu = append(gpu, r)
 			}
 		}
-		if len(others) > 0 {
-			opt.Start = tune.WarmStart(tune.Train(others, 0), mine[0].Features, fp, &sp.Cands, tune.WarmStartN)
-		}
+		opt.Start = tune.WarmStartFrom(gpu, mine[0].Graph, mine[0].Features, &sp.Cands, tune.WarmStartN)
 	}
 	out, err := tune.Run(g.ctx, &sp.Cands, strat, rp, opt)
 	if err != nil {
@@ -271,7 +268,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) e
 		// for it (the oriented files carry no undirected features).
 		if len(startIdx) == 0 && !c.Cold && l.rep.Orientation == graph.Undirected {
 			if rows, err := st.Rows(store.Filter{GPU: ev.Base.GPU}); err == nil && len(rows) > 0 {
-				startIdx = tune.WarmStart(tune.Train(rows, 0), graph.ComputeFeatures(l.g), ev.Base.Graph, &sp.Cands, tune.WarmStartN)
+				startIdx = tune.WarmStartFrom(rows, ev.Base.Graph, graph.ComputeFeatures(l.g), &sp.Cands, tune.WarmStartN)
 			}
 		}
 	}
