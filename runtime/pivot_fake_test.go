@@ -747,7 +747,7 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block runtime.Dim3, shared ui
 		return fmt.Errorf("%s: %d items past the list's %d words", c.Kernel, total, len(items))
 	}
 	sm := make([]uint32, words-4*width) // a group's part after the walk staging (zero at the kernel's start)
-	var wb, wi [32]uint64                // a team's staging: tail base, prefix end
+	var wb, wi [32]uint64               // a team's staging: tail base, prefix end
 	wv := make([]uint32, unroll)
 	var cnt uint64
 	var tb pvTable
