@@ -70,6 +70,14 @@ bundle:
 	  n=$$(echo $$p | sed 's|^\./||; s|/|_|g'); \
 	  CGO_ENABLED=1 GOOS=linux GOARCH=amd64 $(GO) test -c -ldflags='-s -w' -o $(GPUDIR)/tests/$$n.test $$p || exit 1; \
 	done
+	@# BASE=<commit>: that commit's tcgen too, as bin/tcgen-base, so
+	@# scripts/gpu-pivot.sh (BINS) times it beside this tree's in one call.
+	@rm -f $(GPUDIR)/bin/tcgen-base
+	@if [ -n "$(BASE)" ]; then \
+	  rm -rf $(GPUDIR)/base && git worktree add --detach $(GPUDIR)/base $(BASE) >/dev/null && \
+	  (cd $(GPUDIR)/base && CGO_ENABLED=1 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags='-s -w' -o ../bin/tcgen-base ./cmd/tcgen); \
+	  st=$$?; git worktree remove --force $(GPUDIR)/base; exit $$st; \
+	fi
 	@if [ -d $(DATASETS) ]; then rm -rf $(GPUDIR)/datasets; cp -r $(DATASETS) $(GPUDIR)/datasets; chmod -R u+w $(GPUDIR)/datasets; fi
 	@# What travels: carry .gpu/bundle.tgz (unpacked by scripts/gpu-session.sh),
 	@# .gpu/datasets and, when resuming, .gpu/tuning.db and .gpu/cache.tgz.

@@ -41,10 +41,8 @@ type PivotClass struct {
 
 // PivotArgs are the arguments of a pivot class kernel. items and nitems
 // point at the class's own list and counter (PivotHelpers.Classes order).
-// Each item is two u64 words (pv::Item: its first in-edge, v << 32 | its
-// in-edges).
 var PivotArgs = []string{
-	"off u64*", "adj u32*", "tails u64*", "items u64*", "nitems u64*", "counts u64*", "spill u32*", "n u32",
+	"off u64*", "adj u32*", "inoff u64*", "csz u32*", "tails u64*", "items u64*", "nitems u64*", "counts u64*", "spill u32*", "n u32",
 }
 
 // pivotBlock is the block of the preparation kernels: 256 threads, and 8
@@ -72,11 +70,9 @@ func lowerPivot(cd *classData, mc *Class, s ir.Strategy) error {
 	cd.Table = int(tb)
 	cd.Unroll = int(ir.Get(s, ir.ParamUnroll))
 	cd.Spill = ir.Get(s, ir.ParamSpill) == ir.SpillGlobal
-	// The walk's staging (a u64 tail base and a u32 prefix end per lane,
-	// padded to 4 words), the table and its filter (8 bits per slot).
-	cd.GroupWords = 4*cd.Width + cd.Table + cd.Table/4
+	cd.GroupWords = cd.Table + cd.Table/4 // the table and its filter (8 bits per slot)
 	if cd.Spill {
-		cd.GroupWords = 4*cd.Width + cd.Table/4 // the filter; the table is in global memory
+		cd.GroupWords = cd.Table / 4 // the filter; the table is in global memory
 		mc.SpillWords = cd.Table
 	}
 	cd.HubBits = int(ir.Get(s, ir.ParamHubBits))

@@ -27,7 +27,7 @@ type pivotHost struct {
 	timer                           Timer    // around the five launches of a pass
 	ktimers                         [5]Timer // around each of them
 
-	end, wrk, sumsBuf, tails, items, nitems Buffer
+	end, wrk, sumsBuf, inoff, csz, tails, items, nitems Buffer
 	// spill holds the global tables of spill-global classes: the classes
 	// run one after the other, so they share the largest.
 	spill Buffer
@@ -49,10 +49,11 @@ func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint6
 	}
 	capacity = min(m, wedges/minWork+n) + 1
 	tiles := (n + uint64(h.Tile) - 1) / uint64(h.Tile)
-	bytes = n*8 + n*8 + // end, wrk
+	bytes = n*8 + n*8 + n*4 + // end, wrk, csz
 		(tiles+1)*8 + // tile sums
+		(n+1)*8 + // inoff
 		m*8 + // tails
-		uint64(len(h.Classes))*(capacity*pivotItemBytes+8) // items, nitems
+		uint64(len(h.Classes))*(capacity*8+8) // items, nitems
 	return bytes, capacity
 }
 
@@ -88,9 +89,11 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 	}{
 		{"in-edge ends", &ph.end, max(n, 1) * 8},
 		{"work counters", &ph.wrk, max(n, 1) * 8},
+		{"in-edges per item", &ph.csz, max(n, 1) * 4},
 		{"tile sums", &ph.sumsBuf, (uint64(ph.tiles) + 1) * 8},
+		{"in-edge offsets", &ph.inoff, (n + 1) * 8},
 		{"tails", &ph.tails, max(m, 1) * 8},
-		{"items", &ph.items, uint64(len(h.Classes)) * capacity * pivotItemBytes},
+		{"items", &ph.items, uint64(len(h.Classes)) * capacity * 8},
 		{"item counts", &ph.nitems, uint64(len(h.Classes)) * 8},
 	} {
 		if *b.buf, err = pr.alloc(b.bytes); err != nil {
@@ -160,7 +163,7 @@ func (pr *Prepared) preparePivot() error {
 		return err
 	}
 	if err := launch(h.Bin, ph.bin, tiles, pr.off, ph.end, ph.wrk, ph.n, uint32(ph.variant), ph.sumsBuf, ph.tiles,
-		ph.items, ph.cap, ph.nitems, ph.shift); err != nil {
+		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems, ph.shift); err != nil {
 		return err
 	}
 	return launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.end, ph.tails)
@@ -191,10 +194,10 @@ func (pr *Prepared) launchPivot(pc *prepClass) error {
 	if i < 0 {
 		return fmt.Errorf("class %s is not among the plan's pivot classes", pc.c.Name)
 	}
-	items := ph.items.Ptr() + uint64(i)*ph.cap*pivotItemBytes
+	items := ph.items.Ptr() + uint64(i)*ph.cap*8
 	nitems := ph.nitems.Ptr() + uint64(i)*8
 	return pc.fn.Launch(Dim3{X: pc.grid, Y: 1, Z: 1}, Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
-		pr.off, pr.adj, ph.tails, items, nitems, pr.counts, spillArg(ph.spill), pr.n)
+		pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, items, nitems, pr.counts, spillArg(ph.spill), pr.n)
 }
 
 func spillArg(b Buffer) any {
@@ -236,10 +239,6 @@ func variantHasPivot(v gen.Variant) bool {
 	}
 	return false
 }
-
-// pivotItemBytes is the size of a work item (pv::Item: its first in-edge in
-// the pivot's list, v << 32 | its in-edges).
-const pivotItemBytes = 16
 
 // pivotLenBits is how the preparation packs a tail: start << 24 | length
 // (templates/pivot_prep.cu.tmpl, LEN_BITS).

@@ -26,21 +26,19 @@ import (
 //     shift | in-edges), the in-edges of the HUBS highest ids counted per
 //     block (in "shared memory") and added once, the others directly;
 //   - sums, scan: the tile sums and their one-block exclusive scan;
-//   - bin: the in-edge list offsets, class_of by d+(v) and guard variant,
-//     the split of a pivot's in-edges into items of about max(item_work,
-//     build_ratio * d+(v)) tail entries, each written as {first in-edge,
-//     v << 32 | in-edges}, one append per block and class, pivots of more
-//     than a warp of items queued for the whole block up to QUEUE;
+//   - bin: inoff, class_of by d+(v) and guard variant, the split of a
+//     pivot's in-edges into items of about max(item_work, build_ratio *
+//     d+(v)) tail entries (csz), one append per block and class, pivots of
+//     more than a warp of items queued for the whole block up to QUEUE;
 //   - scatter: the in-edges placed by counting end (written by bin) down,
 //     the hubs' through a per-block range reserved with one atomic, tails
 //     packed as start << LEN_BITS | length;
 //   - the class kernel: items and nitems read through raw device addresses
 //     (resolved inside the fake's buffers), the strides over groups and
-//     teams, the hub bitmap found by the team's sampled search and cleared
-//     by the words the item set, the open-addressing table of N+(v) with its
-//     8-bit filter (or the binary search of a pivot above TABLE / 2), and
-//     TEAM tails at a time concatenated, each lane's cursor moving forward
-//     over their prefix sums, UNROLL positions per lane.
+//     teams, the open-addressing table of N+(v) with its 8-bit filter (or the
+//     binary search of a pivot above TABLE / 2), long tails walked one by one
+//     and short ones concatenated by prefix sums, UNROLL positions per lane,
+//     and the [lo, hi] filter.
 //
 // The constants of namespace pv are read from the generated source. Blocks
 // reach their global atomics in a random order. Writes past a buffer, past a
@@ -58,7 +56,7 @@ type fakePivot struct {
 	ready  bool     // a scatter ran since the last count: the lists are built
 	passes int      // scatter launches
 	wrk    *fakeBuf // the work counters, as the last pass left them
-	inoff  []uint64 // where bin placed each pivot's in-edges (the GPU keeps them only in end and the items)
+	inoff  *fakeBuf // the in-edge offsets bin wrote
 	seen   pivotSeen
 }
 
@@ -66,8 +64,7 @@ type fakePivot struct {
 // reach every path.
 type pivotSeen struct {
 	items, split, big, teams, unrolled uint64 // items; of chunk > 0; of a big pivot; of a group of several teams; of unroll > 1
-	longs, shorts                      uint64 // tails of TEAM entries or more, and shorter ones
-	hubClears, wholeClears             uint64 // items that cleared the hub words they set; the whole bitmap
+	longs, shorts                      uint64 // tails walked one by one, and concatenated
 	hubEdges, globalEdges              uint64 // in-edges counted in shared memory, and in global memory
 	queued, overflow                   uint64 // pivots whose items the block wrote; the thread did, past QUEUE
 }
@@ -80,8 +77,6 @@ func (s *pivotSeen) add(o pivotSeen) {
 	s.unrolled += o.unrolled
 	s.longs += o.longs
 	s.shorts += o.shorts
-	s.hubClears += o.hubClears
-	s.wholeClears += o.wholeClears
 	s.hubEdges += o.hubEdges
 	s.globalEdges += o.globalEdges
 	s.queued += o.queued
@@ -184,7 +179,7 @@ func (p *fakePivot) warpRows(b, gx, n uint64, f func(u uint64) error) error {
 func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uint32, args []any) error {
 	p := d.pv
 	h := p.h
-	nargs := map[string]int{h.Count: 6, h.Sums: 4, h.Scan: 2, h.Bin: 11, h.Scatter: 5}[name]
+	nargs := map[string]int{h.Count: 6, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 5}[name]
 	if block.X != uint32(p.block) || shared != 0 || len(args) != nargs {
 		return fmt.Errorf("%s: block %d, %d shared bytes, %d args; want block %d, none, %d args", name, block.X, shared, len(args), p.block, nargs)
 	}
@@ -274,19 +269,17 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 			carry += x
 		}
 		sums[nb] = carry
-	case h.Bin: // (off, end, wrk, n, vi, sums, nb, items, cap, nitems, shift)
+	case h.Bin: // (off, cnt, wrk, n, vi, sums, nb, inoff, csz, items, cap, nitems, shift)
 		off, end, wrk, n, vi := rxU64s(args[0]), rxU64s(args[1]), rxU64s(args[2]), uint64(args[3].(uint32)), args[4].(uint32)
-		shift := args[10].(uint32)
+		shift := args[12].(uint32)
 		mask := uint64(1)<<shift - 1
-		sums, nb := rxU64s(args[5]), uint64(args[6].(uint32))
-		items, capacity, nitems := rxU64s(args[7]), args[8].(uint64), rxU64s(args[9])
-		inoff := make([]uint64, n+1) // scatter's placements are checked against it
-		p.inoff = inoff
+		sums, nb, inoff, csz := rxU64s(args[5]), uint64(args[6].(uint32)), rxU64s(args[7]), rxU32s(args[8])
+		items, capacity, nitems := rxU64s(args[9]), args[10].(uint64), rxU64s(args[11])
+		p.inoff = args[7].(*fakeBuf) // scatter's placements are checked against it
 		p.wrk = args[2].(*fakeBuf)
 		// Per thread t and vertex k of its PER_THREAD (index t*per + k):
-		// in-edges, items, class, in-edges per item, first in-edge.
+		// in-edges, items, class.
 		c, nch, cls := make([]uint64, blk*per), make([]uint64, blk*per), make([]uint64, blk*per)
-		csz, at0 := make([]uint64, blk*per), make([]uint64, blk*per)
 		for _, bi := range p.rng.Perm(int(gx)) {
 			b := uint64(bi)
 			at := sums[b] // the block's exclusive scan of the thread sums, plus its tile's offset
@@ -321,17 +314,13 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 						return fmt.Errorf("%s: pivot %d: %d in-edges, %d tail entries: no item (division by zero)", name, x, c[i], w)
 					}
 					cs := (c[i] + k0 - 1) / k0
-					if cs >= 1<<32 {
-						return fmt.Errorf("%s: pivot %d: %d in-edges per item do not fit the item's 32 bits", name, x, cs)
-					}
-					csz[i] = cs
+					csz[x] = uint32(cs)
 					nch[i] = (c[i] + cs - 1) / cs
 				}
 				for k := range per {
 					if base+k < n {
 						inoff[base+k] = at
 					}
-					at0[t*per+k] = at
 					if c[t*per+k] != 0 {
 						end[base+k] = at + c[t*per+k] // scatter counts it down
 					}
@@ -353,31 +342,29 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 					slot = nitems[cl]
 					nitems[cl] += total
 				}
-				write := func(i, slot, j uint64) error { // out[slot] = pv::item(v, at, cs, c, j) of thread-vertex i
-					if slot >= capacity {
+				write := func(v, at, j uint64) error { // out[at] = v << 32 | j
+					if at >= capacity {
 						return fmt.Errorf("%s: class %d's item list overflows its capacity %d (runtime/pivot.go sizes it)", name, cl, capacity)
 					}
-					first := j * csz[i]
-					items[2*(cl*capacity+slot)] = at0[i] + first
-					items[2*(cl*capacity+slot)+1] = (b*tile+i)<<32 | min(csz[i], c[i]-first)
+					items[cl*capacity+at] = v<<32 | j
 					return nil
 				}
 				// Pivots of more than WARP items go to the block's queue
 				// (while it has room), the others are written by their
 				// thread.
-				type queued struct{ i, slot, n uint64 }
+				type queued struct{ v, slot, n uint64 }
 				var queue []queued
 				for i := range blk * per { // threads, and each thread's vertices, in order
 					if cls[i] != cl {
 						continue
 					}
 					if nch[i] > 32 && uint64(len(queue)) < p.queue {
-						queue = append(queue, queued{i, slot, nch[i]})
+						queue = append(queue, queued{b*tile + i, slot, nch[i]})
 						p.seen.queued++
 					} else {
 						p.seen.overflow += b2u(nch[i] > 32)
 						for j := range nch[i] {
-							if err := write(i, slot+j, j); err != nil {
+							if err := write(b*tile+i, slot+j, j); err != nil {
 								return err
 							}
 						}
@@ -386,7 +373,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 				}
 				for _, q := range queue {
 					for j := range q.n {
-						if err := write(q.i, q.slot+j, j); err != nil {
+						if err := write(q.v, q.slot+j, j); err != nil {
 							return err
 						}
 					}
@@ -399,7 +386,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 		if p.inoff == nil {
 			return fmt.Errorf("%s: no bin ran before it", name)
 		}
-		inoff := p.inoff
+		inoff := rxU64s(p.inoff)
 		h0 := n - min(n, p.hubs)
 		hc := make([]uint64, p.hubs) // shared memory
 		written := make([]bool, inoff[n])
@@ -516,56 +503,25 @@ const (
 	pvGolden = 2654435769
 )
 
-// pivotTable is table_build: sm is the group's GROUP_WORDS (after the walk's
-// 4 * width words of staging), table slots and then table / 4 words of
-// filter; with spill, sm is the filter and gt the group's table slots in
-// global memory.
+// pivotTable is table_build: sm is the group's GROUP_WORDS, table slots and
+// then table / 4 words of filter; with spill, sm is the filter and gt the
+// group's table slots in global memory.
 //
 // The hub_bits highest ids of N+(v) (hub >= 1 of them: n - hub and up) are
 // bits of the hub bitmap, which follows the filter; the rest goes into the
 // table.
-func pivotTable(adj []uint32, b0, b1, table, hub, team uint64, n uint32, sm, gt []uint32) (pvTable, error) {
+func pivotTable(adj []uint32, b0, b1, table, hub uint64, n uint32, sm, gt []uint32) (pvTable, error) {
 	at := table + table/4
 	if gt != nil {
 		at = table / 4
 		tb := pvTable{t: gt[:table], f: sm[:table/4]}
-		return pivotFill(adj, b0, b1, table, hub, team, n, tb, sm[at:at+hub/32])
+		return pivotFill(adj, b0, b1, table, hub, n, tb, sm[at:at+hub/32])
 	}
 	tb := pvTable{t: sm[:table], f: sm[table : table+table/4]}
-	return pivotFill(adj, b0, b1, table, hub, team, n, tb, sm[at:at+hub/32])
+	return pivotFill(adj, b0, b1, table, hub, n, tb, sm[at:at+hub/32])
 }
 
-// hubSplit is hub_split: the first index of the sorted adj[lo, hi) whose
-// entry is >= h0, found by rounds of team evenly spaced samples (a binary
-// search for a team of one lane).
-func hubSplit(adj []uint32, lo, hi uint64, h0 uint32, team uint64) (uint64, error) {
-	if team == 1 {
-		return rxLowerBound(adj, lo, hi, h0), nil
-	}
-	for rounds := 0; lo < hi; rounds++ {
-		if rounds > 64 {
-			return 0, fmt.Errorf("hub_split does not end")
-		}
-		step := (hi - lo + team - 1) / team
-		var below uint64
-		for tl := range team {
-			if p := lo + tl*step; p < hi && adj[p] < h0 {
-				if below != tl {
-					return 0, fmt.Errorf("hub_split: the samples below %d are not a prefix of the team (unsorted list)", h0)
-				}
-				below++
-			}
-		}
-		if step == 1 || below == 0 {
-			return lo + below*step, nil
-		}
-		hi = min(hi, lo+below*step)
-		lo += (below-1)*step + 1
-	}
-	return lo, nil
-}
-
-func pivotFill(adj []uint32, b0, b1, table, hub, team uint64, n uint32, tb pvTable, hb []uint32) (pvTable, error) {
+func pivotFill(adj []uint32, b0, b1, table, hub uint64, n uint32, tb pvTable, hb []uint32) (pvTable, error) {
 	if b1 == b0 {
 		return tb, fmt.Errorf("an item of a pivot without out-neighbours")
 	}
@@ -577,19 +533,9 @@ func pivotFill(adj []uint32, b0, b1, table, hub, team uint64, n uint32, tb pvTab
 		if uint64(n) > hub {
 			tb.h0 = n - uint32(hub)
 		}
-		var err error
-		if bh, err = hubSplit(adj, b0, b1, tb.h0, team); err != nil {
-			return tb, err
-		}
-		if want := rxLowerBound(adj, b0, b1, tb.h0); bh != want {
-			return tb, fmt.Errorf("hub_split found %d, the first hub entry is at %d", bh, want)
-		}
+		bh = rxLowerBound(adj, b0, b1, tb.h0)
 	}
-	for k, w := range tb.hb {
-		if w != 0 {
-			return tb, fmt.Errorf("hub bitmap word %d is %#x at the start of an item: the last item did not clear it", k, w)
-		}
-	}
+	clear(tb.hb)
 	for j := bh; j < b1; j++ {
 		x := adj[j] - tb.h0
 		tb.hb[x>>5] |= 1 << (x & 31) // atomicOr
@@ -626,19 +572,6 @@ func pivotFill(adj []uint32, b0, b1, table, hub, team uint64, n uint32, tb pvTab
 		tb.t[h] = x
 	}
 	return tb, nil
-}
-
-// clearHubs is table_clear_hubs: the words the item's hubs set when they
-// are fewer than the bitmap's, else the whole bitmap. It reports which.
-func (tb pvTable) clearHubs(adj []uint32, b1 uint64) (whole bool) {
-	if b1-tb.b1 < uint64(len(tb.hb)) {
-		for j := tb.b1; j < b1; j++ {
-			tb.hb[(adj[j]-tb.h0)>>5] = 0
-		}
-		return false
-	}
-	clear(tb.hb)
-	return true
 }
 
 // has is table_has.
@@ -686,16 +619,14 @@ func pivotAsserts(c gen.Class) error {
 		return fmt.Errorf("static_assert: team %d is not a power of two", team)
 	case table&(table-1) != 0 || table < 32:
 		return fmt.Errorf("static_assert(TABLE is a power of two && TABLE >= 32) fails: table %d", table)
-	case c.Params[ir.ParamHubBits]%64 != 0:
-		return fmt.Errorf("static_assert(HUB %% 64 == 0) fails: hub_bits %d", c.Params[ir.ParamHubBits])
 	case unroll == 0:
 		return fmt.Errorf("unroll 0")
 	}
 	return nil
 }
 
-// pivotClass is the class kernel (iter_pivot): (off, adj, tails, items,
-// nitems, counts, spill, n), items and nitems as device addresses.
+// pivotClass is the class kernel (iter_pivot): (off, adj, inoff, csz,
+// tails, items, nitems, counts), items and nitems as device addresses.
 func (d *fakeDevice) pivotClass(c gen.Class, grid, block runtime.Dim3, shared uint32, args []any) error {
 	if len(args) != len(gen.PivotArgs) || block.X != uint32(c.Block) || shared != uint32(c.DynamicSharedBytes) {
 		return fmt.Errorf("%s: block %d, %d shared bytes, %d args; want block %d, %d shared bytes, args %v",
@@ -707,31 +638,32 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block runtime.Dim3, shared ui
 	if err := pivotAsserts(c); err != nil {
 		return fmt.Errorf("%s: %w", c.Kernel, err)
 	}
-	off, adj, tails := rxU64s(args[0]), rxU32s(args[1]), rxU64s(args[2])
-	items, err := d.pivotAt(args[3])
+	off, adj, inoff, csz := rxU64s(args[0]), rxU32s(args[1]), rxU64s(args[2]), rxU32s(args[3])
+	tails := rxU64s(args[4])
+	items, err := d.pivotAt(args[5])
 	if err != nil {
 		return fmt.Errorf("%s: items: %w", c.Kernel, err)
 	}
-	nitems, err := d.pivotAt(args[4])
+	nitems, err := d.pivotAt(args[6])
 	if err != nil {
 		return fmt.Errorf("%s: nitems: %w", c.Kernel, err)
 	}
-	counts := rxU64s(args[5])
+	counts := rxU64s(args[7])
 	var spill []uint32 // the global tables of a spill-global class
 	if c.SpillWords > 0 {
-		if _, ok := args[6].(uint64); ok {
+		if _, ok := args[8].(uint64); ok {
 			return fmt.Errorf("%s: spill global but no table buffer", c.Kernel)
 		}
-		spill = rxU32s(args[6])
+		spill = rxU32s(args[8])
 	}
 	lenBits := d.pv.lenBits
 	width, table, unroll := uint64(c.Width), uint64(c.Params[ir.ParamTable]), uint64(c.Params[ir.ParamUnroll])
 	team, groups := min(width, 32), uint64(c.Block)/width
 	hub := uint64(c.Params[ir.ParamHubBits])
-	n := args[7].(uint32)
-	words := 4*width + table + table/4 + hub/32 // GROUP_WORDS: walk staging, the table, its filter, the hub bitmap
+	n := args[9].(uint32)
+	words := table + table/4 + hub/32 // GROUP_WORDS: the table, its filter, the hub bitmap
 	if c.SpillWords > 0 {
-		words = 4*width + table/4 + hub/32 // the filter and the hubs; the table is in global memory
+		words = table/4 + hub/32 // the filter and the hubs; the table is in global memory
 		if uint64(c.SpillWords) != table {
 			return fmt.Errorf("%s: spill words %d for a table of %d", c.Kernel, c.SpillWords, table)
 		}
@@ -739,15 +671,9 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block runtime.Dim3, shared ui
 	if sh := uint64(c.StaticSharedBytes + c.DynamicSharedBytes); sh < groups*words*4 {
 		return fmt.Errorf("%s: %d bytes of shared memory for %d groups of %d words", c.Kernel, sh, groups, words)
 	}
-	if len(items)%2 != 0 {
-		return fmt.Errorf("%s: the item list is not a whole number of 16-byte items", c.Kernel)
-	}
 	total := nitems[0]
-	if 2*total > uint64(len(items)) {
-		return fmt.Errorf("%s: %d items past the list's %d words", c.Kernel, total, len(items))
-	}
-	sm := make([]uint32, words-4*width) // a group's part after the walk staging (zero at the kernel's start)
-	var wb, wi [32]uint64               // a team's staging: tail base, prefix end
+	sm := make([]uint32, words) // a group's part
+	var st, ln, sl, incl, excl [32]uint64
 	wv := make([]uint32, unroll)
 	var cnt uint64
 	var tb pvTable
@@ -766,13 +692,12 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block runtime.Dim3, shared ui
 	}
 	stride := uint64(grid.X) * groups
 	for g0 := range stride { // group g0 of the grid
-		clear(sm[len(sm)-int(hub/32):]) // the kernel clears the hub bitmap once
 		for i := g0; i < total; i += stride {
-			s, vc := items[2*i], items[2*i+1]
-			v, t := vc>>32, s+vc&0xffffffff
-			if v >= uint64(len(off)-1) || t > uint64(len(tails)) || t == s {
-				return fmt.Errorf("%s: item %d {%d, %#x}: pivot or in-edges out of range, or none", c.Kernel, i, s, vc)
-			}
+			it := items[i]
+			v := it >> 32
+			cs := uint64(csz[v])
+			s := inoff[v] + (it&0xffffffff)*cs
+			t := min(s+cs, inoff[v+1])
 			b0, b1 := off[v], off[v+1]
 			var gt []uint32
 			if spill != nil {
@@ -781,40 +706,64 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block runtime.Dim3, shared ui
 				}
 				gt = spill[g0*table : (g0+1)*table]
 			}
-			if tb, err = pivotTable(adj, b0, b1, table, hub, team, n, sm, gt); err != nil {
-				return fmt.Errorf("%s: item %d (pivot %d, in-edges [%d, %d)): %w", c.Kernel, i, v, s, t, err)
+			if tb, err = pivotTable(adj, b0, b1, table, hub, n, sm, gt); err != nil {
+				return fmt.Errorf("%s: item %d (pivot %d, chunk %d): %w", c.Kernel, i, v, it&0xffffffff, err)
 			}
-			d.pv.seen.add(pivotSeen{items: 1, split: b2u(s > d.pv.inoff[v]), big: b2u(tb.big), teams: b2u(width > team), unrolled: b2u(unroll > 1)})
+			d.pv.seen.add(pivotSeen{items: 1, split: b2u(it&0xffffffff > 0), big: b2u(tb.big), teams: b2u(width > team), unrolled: b2u(unroll > 1)})
 			for tm := range width / team { // the group's teams
 				for k0 := s + tm*team; k0 < t; k0 += width {
-					var sum uint64
 					for l := range team {
-						var x uint64
+						st[l], ln[l] = 0, 0
 						if k := k0 + l; k < t {
-							x = tails[k] // start << LEN_BITS | length
+							x := tails[k] // start << LEN_BITS | length
+							st[l], ln[l] = x>>lenBits, x&(1<<lenBits-1)
 						}
-						ln := x & (1<<lenBits - 1)
-						if ln >= team {
-							d.pv.seen.longs++
-						} else if ln > 0 {
-							d.pv.seen.shorts++
-						}
-						sum += ln
-						if sum >= 1<<32 {
-							return fmt.Errorf("%s: a team's tails sum to %d entries, past 32 bits", c.Kernel, sum)
-						}
-						wb[l], wi[l] = x>>lenBits-(sum-ln), sum // u64 wraps back
 					}
-					for l := range team {
-						var q uint64 // the cursor moves forward only
-						for p0 := uint64(0); p0 < sum; p0 += team * unroll {
-							for r := range unroll {
-								wv[r] = pvEmpty
-								if p := p0 + r*team + l; p < sum {
-									for wi[q] <= p {
-										q++
+					// Tails of TEAM entries or more, one by one in lane order.
+					for j := range team {
+						if ln[j] < team {
+							continue
+						}
+						d.pv.seen.longs++
+						for p0 := uint64(0); p0 < ln[j]; p0 += team * unroll {
+							for l := range team {
+								for r := range unroll {
+									wv[r] = pvEmpty
+									if p := p0 + r*team + l; p < ln[j] {
+										wv[r] = adj[st[j]+p]
 									}
-									wv[r] = adj[wb[q]+p]
+								}
+								if err := probe(v); err != nil {
+									return err
+								}
+							}
+						}
+					}
+					// The shorter ones, concatenated.
+					var acc uint64
+					for l := range team {
+						sl[l] = 0
+						if ln[l] < team {
+							sl[l] = ln[l]
+							d.pv.seen.shorts += b2u(ln[l] > 0)
+						}
+						acc += sl[l]
+						incl[l], excl[l] = acc, acc-sl[l]
+					}
+					sum := incl[team-1]
+					for p0 := uint64(0); p0 < sum; p0 += team * unroll {
+						for l := range team {
+							for r := range unroll {
+								p := p0 + r*team + l // the lane's position in the concatenated tails
+								var q uint64         // the lane whose tail holds p
+								for step := team / 2; step > 0; step >>= 1 {
+									if incl[q+step-1] <= p {
+										q += step
+									}
+								}
+								wv[r] = pvEmpty
+								if p < sum {
+									wv[r] = adj[st[q]+(p-excl[q])]
 								}
 							}
 							if err := probe(v); err != nil {
@@ -822,13 +771,6 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block runtime.Dim3, shared ui
 							}
 						}
 					}
-				}
-			}
-			if hub > 0 {
-				if tb.clearHubs(adj, b1) {
-					d.pv.seen.wholeClears++
-				} else {
-					d.pv.seen.hubClears++
 				}
 			}
 		}
@@ -1123,8 +1065,7 @@ func TestPivotFakePlans(t *testing.T) {
 	// The plans reach every path of the class kernel.
 	t.Logf("class kernels: %+v", seen)
 	if seen.split == 0 || seen.big == 0 || seen.teams == 0 || seen.unrolled == 0 || seen.split == seen.items || seen.big == seen.items ||
-		seen.longs == 0 || seen.shorts == 0 || seen.hubEdges == 0 || seen.globalEdges == 0 || seen.queued == 0 || seen.overflow == 0 ||
-		seen.hubClears == 0 || seen.wholeClears == 0 {
+		seen.longs == 0 || seen.shorts == 0 || seen.hubEdges == 0 || seen.globalEdges == 0 || seen.queued == 0 || seen.overflow == 0 {
 		t.Errorf("the plans miss a path of the class kernel: %+v", seen)
 	}
 	// The guards chose each variant on some graph.
@@ -1224,7 +1165,7 @@ func TestPivotFakeBounds(t *testing.T) {
 	if err := launch(h.Count, 1, off, adj, uint32(n), wrk, nitems, shift); err != nil {
 		t.Fatal(err)
 	}
-	sums := alloc(16)
+	sums, inoff, csz := alloc(16), alloc((n+1)*8), alloc(n*4)
 	for _, k := range []struct {
 		name string
 		args []any
@@ -1239,10 +1180,10 @@ func TestPivotFakeBounds(t *testing.T) {
 			t.Errorf("%s: got %v, want an error with %q", what, err, want)
 		}
 	}
-	// Items (16 bytes each) for one class sized one short (pivots 1, 2 and
-	// 3 get an item each).
+	// Items for one class sized one short (pivots 1, 2 and 3 get an item
+	// each).
 	expect("bin past the item list's capacity",
-		launch(h.Bin, 1, off, end, wrk, uint32(n), uint32(0), sums, uint32(1), alloc(2*16), uint64(2), nitems, shift),
+		launch(h.Bin, 1, off, end, wrk, uint32(n), uint32(0), sums, uint32(1), inoff, csz, alloc(16), uint64(2), nitems, shift),
 		"overflows its capacity")
 	// Tails one short (K5 by id has 6 in-edges with a tail): scatter writes
 	// past the buffer.
@@ -1256,7 +1197,7 @@ func TestPivotFakeBounds(t *testing.T) {
 		f := &fakeFunc{d: d, name: c.Kernel}
 		expect("class kernel with items at address 1",
 			f.Launch(runtime.Dim3{X: 4, Y: 1, Z: 1}, runtime.Dim3{X: uint32(c.Block), Y: 1, Z: 1}, uint32(c.DynamicSharedBytes),
-				off, adj, alloc(6*8), uint64(1), nitems.Ptr(), alloc(8), uint64(0), uint32(n)),
+				off, adj, inoff, csz, alloc(6*8), uint64(1), nitems.Ptr(), alloc(8), uint64(0), uint32(n)),
 			"lies in no live buffer")
 	}
 }
