@@ -13,14 +13,21 @@ import (
 // on a private writable mapping it copies every page (3 s instead of 0.7 on
 // RMAT-24's oriented file, 2 cores). The mapping lives
 // as long as the process: the graph's slices point into it. Every check of
-// ReadCSR is made. ok is false when the file cannot be mapped (not a
+// ReadCSR is made, those of the adjacency section in one pass on all cores
+// (adjcheck.go), or, with deferAdj, left to the caller through the graph's
+// AdjCheck, which keeps the file open for its reads. ok is false when the file cannot be mapped (not a
 // regular file, empty, mapping refused): the caller then reads it.
-func mapCSR(path string) (g *Graph, meta CacheMeta, ok bool, err error) {
+func mapCSR(path string, deferAdj bool) (g *Graph, meta CacheMeta, ok bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, meta, false, nil
 	}
-	defer f.Close()
+	keep := false
+	defer func() {
+		if !keep {
+			f.Close()
+		}
+	}()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() || st.Size() < csrHeaderSize || int64(int(st.Size())) != st.Size() {
 		return nil, meta, false, nil
@@ -29,7 +36,15 @@ func mapCSR(path string) (g *Graph, meta CacheMeta, ok bool, err error) {
 	if err != nil {
 		return nil, meta, false, nil
 	}
-	g, meta, err = readCSRFrom(&mappedReader{data: data}, path, st.Size(), false)
+	g, meta, err = readCSRFrom(&mappedReader{data: data, f: f}, path, st.Size(), false)
+	if err == nil && g.check != nil {
+		if deferAdj {
+			keep = true
+		} else {
+			err = g.check.Finish()
+			g.check = nil
+		}
+	}
 	if err != nil {
 		syscall.Munmap(data)
 		return nil, meta, true, err

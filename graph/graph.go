@@ -14,6 +14,9 @@ package graph
 type CSR struct {
 	Offsets []uint64 // len N()+1; Offsets[0] == 0
 	Adj     []uint32
+	// check, when not nil, holds the checks of Adj not yet made: Adj is a
+	// mapped file section read with ReadOptions.DeferAdjCheck (adjcheck.go).
+	check *AdjCheck
 }
 
 // N returns the number of vertices.

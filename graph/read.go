@@ -34,6 +34,12 @@ type ReadOptions struct {
 	// a private mapping that lives as long as the process. Other inputs are
 	// read as usual.
 	Map bool
+	// DeferAdjCheck, with Map, leaves the checks of the adjacency section
+	// (its checksum, ids and order; most of the file) to the caller:
+	// CSR.AdjCheck returns them, and the caller must call its Fill or
+	// Finish before anything reads Adj (adjcheck.go). The header and the
+	// offsets are checked as usual.
+	DeferAdjCheck bool
 }
 
 // InputError is what every reader returns for input it cannot accept: bad
@@ -77,7 +83,7 @@ const StdinPath = "-"
 func Open(path string, opt ReadOptions) (*Graph, *Report, error) {
 	if opt.Map && path != StdinPath {
 		if format, gz, err := DetectFormat(path, opt.Format); err == nil && format == "csr" && !gz {
-			g, meta, ok, err := mapCSR(path)
+			g, meta, ok, err := mapCSR(path, opt.DeferAdjCheck)
 			if ok {
 				if err != nil {
 					return nil, nil, err

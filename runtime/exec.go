@@ -337,6 +337,11 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		if g == nil {
 			return nil, fail("no graph")
 		}
+		if ck := g.AdjCheck(); ck != nil { // orienting reads the lists
+			if err := ck.Finish(); err != nil {
+				return nil, err
+			}
+		}
 		o = graph.Orient(g, by, man.Relabel)
 	} else if o.By != by || (by != graph.ByID && o.Relabelled != man.Relabel) {
 		return nil, fail("needs orientation %s (relabel %v), but the graph is oriented by %s (relabelled %v): convert the source with --orient %s%s",
@@ -356,6 +361,16 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		vi = pickVariant(man.Variants, fval)
 	}
 	variant := man.Variants[vi]
+	// An oriented graph whose list checks were deferred (graph.ReadOptions.
+	// DeferAdjCheck) is checked by its upload, piece by piece as it is read
+	// into the staging buffers, unless the host reads the lists first.
+	adjCheck := o.AdjCheck()
+	if adjCheck != nil && hostReadsAdj(variant) {
+		if err := adjCheck.Finish(); err != nil {
+			return nil, err
+		}
+		adjCheck = nil
+	}
 
 	t0 = time.Now()
 	lists, err := BuildWorkLists(o, variant)
@@ -520,7 +535,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	if err = WriteSlice(pr.off, 0, o.Offsets); err != nil {
 		return pr, fail("uploading offsets: %w", err)
 	}
-	if err = WriteSlice(pr.adj, 0, o.Adj); err != nil {
+	if err = uploadAdj(pr.adj, o, adjCheck); err != nil {
 		return pr, fail("uploading adjacency: %w", err)
 	}
 	for i := range pr.classes {
@@ -563,6 +578,43 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		return pr, fail("pass timer: %w", err)
 	}
 	return pr, nil
+}
+
+// hostReadsAdj reports whether preparing v reads the oriented lists on the
+// host: work-keyed lists (the work of an edge needs d+ of its head), the
+// radix classes' wedge offsets and TC-BW's bit slices. Out-degree keys and
+// the pivot's device-built items need the offsets alone.
+func hostReadsAdj(v gen.Variant) bool {
+	for _, c := range v.Classes {
+		if c.Skip {
+			continue
+		}
+		if c.Key != ir.KeyOutDegree || len(c.Phases) > 0 || c.Bitwise != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// uploadAdj copies o's lists to b. With ck (their checks deferred), the
+// upload reads them from the file into the staging buffers, checking each
+// piece there, and then joins the checks; a graph that fails them gets the
+// file's error, naming the first bad entry, and nothing runs on it.
+func uploadAdj(b Buffer, o *graph.Oriented, ck *graph.AdjCheck) error {
+	fw, ok := b.(FillWriter)
+	if ck == nil || !ok || len(o.Adj) == 0 {
+		if ck != nil {
+			if err := ck.Finish(); err != nil {
+				return err
+			}
+		}
+		return WriteSlice(b, 0, o.Adj)
+	}
+	werr := fw.WriteFrom(0, 4*uint64(len(o.Adj)), ck.Fill)
+	if err := ck.Finish(); err != nil {
+		return err // the file's first bad entry, also when a fill failed
+	}
+	return werr
 }
 
 // src is allocated by fillSrc and passed to every class kernel.

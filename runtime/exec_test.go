@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -40,6 +43,7 @@ type fakeDevice struct {
 	// allocBytes sums every allocation, to check the prediction Prepare
 	// makes before allocating (Result.DeviceBytes).
 	allocBytes uint64
+	fills      int // WriteFrom calls
 }
 
 func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
@@ -112,6 +116,21 @@ func (b *fakeBuf) Write(off uint64, src unsafe.Pointer, n uint64) error {
 	copy(b.data[off:off+n], unsafe.Slice((*byte)(src), n))
 	return nil
 }
+// WriteFrom fills the buffer as cuda.Buffer.WriteFrom does: pieces of
+// whole 64 KiB units (the last shorter) from several goroutines at once.
+func (b *fakeBuf) WriteFrom(off, n uint64, fill func(dst []byte, pos uint64) error) error {
+	b.d.fills++
+	const unit = 64 << 10
+	errs := make([]error, (n+unit-1)/unit)
+	var wg sync.WaitGroup
+	for i := range errs {
+		lo := uint64(i) * unit
+		wg.Go(func() { errs[i] = fill(b.data[off+lo:off+min(lo+unit, n)], lo) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 func (b *fakeBuf) Read(off uint64, dst unsafe.Pointer, n uint64) error {
 	copy(unsafe.Slice((*byte)(dst), n), b.data[off:off+n])
 	return nil
@@ -424,5 +443,63 @@ func TestExecFakeOriented(t *testing.T) {
 		case !tc.ok && d.allocs != 0:
 			t.Errorf("%s on %s/%v: %d allocations before refusing", tc.plan, tc.by, tc.relabel, d.allocs)
 		}
+	}
+}
+
+// TestExecFakeDeferredCheck: an oriented CSR file read with its list checks
+// deferred is checked by the upload (WriteFrom with the file's AdjCheck)
+// when the plan reads no lists on the host, before it otherwise; a corrupt
+// file is refused with its *graph.InputError before any kernel runs.
+func TestExecFakeDeferredCheck(t *testing.T) {
+	g, _, err := graph.Generate(graph.DefaultRMAT(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graph.Oracle(g)
+	o := graph.Orient(g, graph.ByDegree, true)
+	path := filepath.Join(t.TempDir(), "o.tcsr")
+	if err := graph.WriteCSR(path, &graph.Graph{CSR: graph.CSR{Offsets: o.Offsets, Adj: o.Adj}},
+		graph.CacheMeta{Orientation: graph.ByDegree, Relabelled: true}); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := os.ReadFile(path)
+	pivot, err := ir.Load("../examples/pivot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var polak ir.Plan
+	for _, p := range generatablePresets() {
+		if p.Prefix == "polak" {
+			polak = p
+		}
+	}
+	run := func(p ir.Plan) (*fakeDevice, *runtime.Result, *graph.AdjCheck, error) {
+		fg, rep, err := graph.Open(path, graph.ReadOptions{Map: true, DeferAdjCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fo := graph.FileOriented(fg, rep)
+		d := newFakeDevice(t, p, 1<<40)
+		res, err := runtime.Run(context.Background(), d, &fakeCompiler{}, p, nil, runtime.RunOptions{Oriented: fo})
+		return d, res, fo.AdjCheck(), err
+	}
+	for _, p := range []ir.Plan{pivot, polak} {
+		d, res, ck, err := run(p)
+		if err != nil || res.Triangles != want {
+			t.Fatalf("%s: %v, %v triangles, want %d", p.Prefix, err, res, want)
+		}
+		if ck == nil || ck.Finish() != nil || d.fills != 1 {
+			t.Fatalf("%s: pending %v, %d uploads through the check, want 1", p.Prefix, ck != nil, d.fills)
+		}
+	}
+	// The last word of the section, the largest id of the last list: past n.
+	at := len(good) - 4 - (4*len(o.Adj))%8
+	bad := slices.Clone(good)
+	binary.LittleEndian.PutUint32(bad[at:], uint32(o.N()))
+	os.WriteFile(path, bad, 0o644)
+	d, _, _, err := run(pivot)
+	var ie *graph.InputError
+	if !errors.Is(err, graph.ErrCorrupt) || !errors.As(err, &ie) || ie.File != path || len(d.launch) != 0 {
+		t.Fatalf("corrupt file: %v after %d launches, want the file's corrupt error before any", err, len(d.launch))
 	}
 }

@@ -68,6 +68,14 @@ type Buffer interface {
 	Free() error
 }
 
+// FillWriter is a Buffer that uploads bytes a fill function writes in
+// place (cuda.Buffer.WriteFrom): fill(dst, pos) puts bytes [pos,
+// pos+len(dst)) of the upload into dst, from several goroutines at once for
+// disjoint ranges of whole words; its first error stops the upload.
+type FillWriter interface {
+	WriteFrom(off, n uint64, fill func(dst []byte, pos uint64) error) error
+}
+
 // Module is a loaded image.
 type Module interface {
 	Function(name string) (Function, error)

@@ -92,7 +92,11 @@ func (c *CountCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	l, err := g.load(c.GraphArg)
+	gpu := c.Backend != "cpu" && c.PerVertex == ""
+	// On the GPU, the checks of an oriented CSR file's lists are made by
+	// the upload, as it reads them (runtime.Prepare): one pass over the
+	// file instead of two.
+	l, err := g.loadDeferred(c.GraphArg, gpu)
 	if err != nil {
 		return err
 	}
@@ -100,6 +104,11 @@ func (c *CountCmd) Run(g *Globals) error {
 	// orienting it again; commands and options that need the undirected
 	// graph refuse it.
 	o := graph.FileOriented(l.g, l.rep)
+	if o == nil {
+		if err := l.checked(); err != nil {
+			return err
+		}
+	}
 	if o != nil && c.PerVertex != "" {
 		return errorf(exitBadInput, "%s: --per-vertex needs the undirected graph; this file is oriented by %s", c.Graph, o.By)
 	}
@@ -121,7 +130,6 @@ func (c *CountCmd) Run(g *Globals) error {
 		res.DegreeMax = maxDegree(l.g)
 	}
 	var perVertex []uint64
-	gpu := c.Backend != "cpu" && c.PerVertex == ""
 	if gpu {
 		err := c.countGPU(g, p, l.g, o, &res, start)
 		switch {
@@ -134,6 +142,9 @@ func (c *CountCmd) Run(g *Globals) error {
 		}
 	} else if c.Backend == "auto" {
 		g.notice("count: --per-vertex is CPU only; counting on the CPU")
+	}
+	if err := l.checked(); err != nil { // made by the upload, or now
+		return err
 	}
 	if !gpu {
 		if err := c.countCPU(g, l.g, o, &res, &perVertex); err != nil {

@@ -30,14 +30,19 @@ func (g *Globals) cacheDir() (string, error) {
 
 // load reads the graph through the CSR cache (unless --no-cache) with a
 // progress bar, and reports on stderr what the reader skipped.
-func (g *Globals) load(a GraphArg) (*loaded, error) {
+func (g *Globals) load(a GraphArg) (*loaded, error) { return g.loadDeferred(a, false) }
+
+// loadDeferred is load; with deferAdj, the checks of a CSR file's lists
+// are left to the upload that reads them (graph.ReadOptions.DeferAdjCheck),
+// and the caller must call checked before anything else reads the lists.
+func (g *Globals) loadDeferred(a GraphArg, deferAdj bool) (*loaded, error) {
 	format := a.Format
 	if format == "auto" {
 		format = ""
 	}
 	pb := newProgress(g.Quiet, "reading "+filepath.Base(a.Graph), true)
 	// CSR files are mapped, not copied (graph.ReadOptions.Map).
-	opt := graph.ReadOptions{Format: format, Progress: pb.Update, Map: true}
+	opt := graph.ReadOptions{Format: format, Progress: pb.Update, Map: true, DeferAdjCheck: deferAdj}
 	start := time.Now()
 	var (
 		gr  *graph.Graph
@@ -64,6 +69,15 @@ func (g *Globals) load(a GraphArg) (*loaded, error) {
 		g.notice("%s:%d: skipped header line %q", a.Graph, rep.HeaderLine, rep.Header)
 	}
 	return &loaded{g: gr, rep: rep, loadMs: msSince(start)}, nil
+}
+
+// checked completes the deferred checks of the graph's lists
+// (loadDeferred), once; the error names the file and its first bad entry.
+func (l *loaded) checked() error {
+	if ck := l.g.AdjCheck(); ck != nil {
+		return ck.Finish()
+	}
+	return nil
 }
 
 // undirected refuses an oriented CSR file (convert --orient) for commands

@@ -1,12 +1,15 @@
 package cuda
 
 import (
+	"bytes"
 	_ "embed"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -389,6 +392,48 @@ func TestFakeDriverStagedUpload(t *testing.T) {
 			t.Fatalf("byte %d: %d, wrote %d", i, back[i], src[i])
 		}
 	}
+	// WriteFrom: the fill writes into the staging buffers, in whole 64 KiB
+	// units from several goroutines; its first error stops the upload
+	// before the failing range is sent.
+	var mu sync.Mutex
+	var calls [][2]uint64
+	fill := func(dst []byte, pos uint64) error {
+		mu.Lock()
+		calls = append(calls, [2]uint64{pos, uint64(len(dst))})
+		mu.Unlock()
+		copy(dst, src[pos:])
+		return nil
+	}
+	if err := buf.(*Buffer).WriteFrom(0, n, fill); err != nil {
+		t.Fatal(err)
+	}
+	if err := buf.Read(0, unsafe.Pointer(&back[0]), n); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(back, src) {
+		t.Fatal("WriteFrom: the buffer holds other bytes than the fill wrote")
+	}
+	covered := uint64(0)
+	for _, c := range calls {
+		covered += c[1]
+		if c[0]%copyAlign != 0 || (c[1]%copyAlign != 0 && c[0]+c[1] != n && (c[0]+c[1])%stageChunk != 0) {
+			t.Fatalf("fill of %d bytes at %d: not whole %d-byte units", c[1], c[0], copyAlign)
+		}
+	}
+	if covered != n {
+		t.Fatalf("fills covered %d bytes, want %d", covered, n)
+	}
+	copies = f.count(f.asyncCopies)
+	bad := errors.New("bad piece")
+	err = buf.(*Buffer).WriteFrom(0, n, func(dst []byte, pos uint64) error {
+		if pos+uint64(len(dst)) > stageChunk+1000 {
+			return bad
+		}
+		return nil
+	})
+	if !errors.Is(err, bad) || f.count(f.asyncCopies)-copies != 1 {
+		t.Fatalf("failing fill: %v after %d copies, want the fill's error after 1", err, f.count(f.asyncCopies)-copies)
+	}
 	// A small write takes the plain path.
 	copies = f.count(f.asyncCopies)
 	if err := buf.Write(0, unsafe.Pointer(&src[0]), 64); err != nil {
@@ -408,7 +453,7 @@ func TestFakeDriverStagedUpload(t *testing.T) {
 	}
 }
 
-func TestParallelCopy(t *testing.T) {
+func TestParallelFill(t *testing.T) {
 	for _, n := range []int{0, 1, copyPiece - 1, 3*copyPiece + 5} {
 		src := make([]byte, n+1)
 		for i := range src {
@@ -416,7 +461,9 @@ func TestParallelCopy(t *testing.T) {
 		}
 		dst := make([]byte, n+1)
 		if n > 0 {
-			parallelCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), uint64(n))
+			if err := parallelFill(dst[:n], 0, copyFrom(unsafe.Pointer(&src[0]))); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for i := range n {
 			if dst[i] != src[i] {
@@ -426,5 +473,20 @@ func TestParallelCopy(t *testing.T) {
 		if dst[n] != 0 {
 			t.Fatalf("n=%d: wrote past the end", n)
 		}
+	}
+	// The error of the lowest failing piece is returned.
+	var mu sync.Mutex
+	lowest := uint64(math.MaxUint64)
+	err := parallelFill(make([]byte, 8*copyPiece), 0, func(dst []byte, pos uint64) error {
+		if pos == 0 {
+			return nil
+		}
+		mu.Lock()
+		lowest = min(lowest, pos)
+		mu.Unlock()
+		return fmt.Errorf("at %d", pos)
+	})
+	if goruntime.GOMAXPROCS(0) > 1 && (err == nil || err.Error() != fmt.Sprintf("at %d", lowest)) {
+		t.Fatalf("got %v, want the error at %d", err, lowest)
 	}
 }

@@ -72,10 +72,31 @@ func (b *Buffer) Write(off uint64, src unsafe.Pointer, n uint64) error {
 	defer b.d.leave()
 	if n >= stagedMin {
 		if st, err := b.d.stagingBuffers(); err == nil {
-			return b.d.writeStaged(st, b.ptr+off, src, n)
+			return b.d.writeStaged(st, b.ptr+off, n, copyFrom(src))
 		}
 	}
 	return b.d.drv.cuMemcpyHtoD(b.ptr+off, src, n)
+}
+
+// WriteFrom uploads n bytes to the buffer at offset off that fill writes:
+// fill(dst, pos) puts bytes [pos, pos+len(dst)) of the upload into dst, and
+// is called from several goroutines at once for disjoint ranges, pos and
+// len(dst) multiples of 64 KiB except at the end. dst is pinned staging
+// memory the DMA engine reads, so a fill that reads a file into it touches
+// the data once on the host. The first error of fill stops the upload
+// before its range is sent, and is returned.
+func (b *Buffer) WriteFrom(off, n uint64, fill func(dst []byte, pos uint64) error) error {
+	if err := b.span("write", off, n); err != nil || n == 0 {
+		return err
+	}
+	if err := b.d.enter(); err != nil {
+		return err
+	}
+	defer b.d.leave()
+	if st, err := b.d.stagingBuffers(); err == nil {
+		return b.d.writeStaged(st, b.ptr+off, n, fill)
+	}
+	return b.d.writeUnstaged(b.ptr+off, n, fill)
 }
 
 // Read copies n bytes from the buffer at offset off to host memory at dst.

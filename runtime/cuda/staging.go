@@ -19,8 +19,12 @@ var (
 )
 
 // copyPiece is the least a goroutine copies: below it, starting one costs
-// more than the copy.
-const copyPiece = 4 << 20
+// more than the copy. copyAlign: pieces start at multiples of it, so a fill
+// gets whole words (and whole pages of a file).
+const (
+	copyPiece = 4 << 20
+	copyAlign = 64 << 10
+)
 
 // cuEventDisableTiming: the staging events only order, they time nothing.
 const cuEventDisableTiming = 0x2
@@ -73,9 +77,11 @@ func (d *Device) freeStaging(st *staging) {
 	}
 }
 
-// writeStaged uploads n bytes at src to dst through the staging buffers;
-// the caller is inside enter. It returns when the data is on the device.
-func (d *Device) writeStaged(st *staging, dst uint64, src unsafe.Pointer, n uint64) (err error) {
+// writeStaged uploads n bytes to dst through the staging buffers, fill
+// writing them into each buffer on all cores; the caller is inside enter. It
+// returns when the data is on the device, or at the first error of fill,
+// before the range that failed is sent.
+func (d *Device) writeStaged(st *staging, dst uint64, n uint64, fill func(dst []byte, pos uint64) error) (err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	defer func() { // nothing in flight reads a staging buffer after return
@@ -97,7 +103,9 @@ func (d *Device) writeStaged(st *staging, dst uint64, src unsafe.Pointer, n uint
 			}
 			st.busy[k] = false
 		}
-		parallelCopy(st.buf[k], unsafe.Add(src, pos), ln)
+		if err := parallelFill(unsafe.Slice((*byte)(st.buf[k]), ln), pos, fill); err != nil {
+			return err
+		}
 		if err := d.drv.cuMemcpyHtoDAsync(dst+pos, st.buf[k], ln, 0); err != nil {
 			return fmt.Errorf("cuda: staged upload of %d bytes at %d: %w", ln, pos, err)
 		}
@@ -110,21 +118,52 @@ func (d *Device) writeStaged(st *staging, dst uint64, src unsafe.Pointer, n uint
 	return nil
 }
 
-// parallelCopy copies n bytes from src to dst on all cores (reading a
-// mapped file's pages and writing pinned memory both gain from it).
-func parallelCopy(dst, src unsafe.Pointer, n uint64) {
-	to := unsafe.Slice((*byte)(dst), n)
-	from := unsafe.Slice((*byte)(src), n)
+// writeUnstaged uploads n bytes that fill writes, without pinned buffers
+// (none could be allocated): a pageable chunk at a time.
+func (d *Device) writeUnstaged(dst uint64, n uint64, fill func(dst []byte, pos uint64) error) error {
+	buf := make([]byte, min(n, stageChunk))
+	for pos := uint64(0); pos < n; pos += stageChunk {
+		b := buf[:min(stageChunk, n-pos)]
+		if err := parallelFill(b, pos, fill); err != nil {
+			return err
+		}
+		if err := d.drv.cuMemcpyHtoD(dst+pos, unsafe.Pointer(&b[0]), uint64(len(b))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyFrom is the fill of a plain upload: bytes of host memory at src.
+func copyFrom(src unsafe.Pointer) func(dst []byte, pos uint64) error {
+	return func(dst []byte, pos uint64) error {
+		copy(dst, unsafe.Slice((*byte)(unsafe.Add(src, pos)), len(dst)))
+		return nil
+	}
+}
+
+// parallelFill has fill write buf, the upload's bytes [pos, pos+len(buf)),
+// on all cores (reading a mapped file's pages or a file, and writing pinned
+// memory, all gain from it), in pieces of whole copyAlign units. It returns
+// the error of the lowest piece that failed.
+func parallelFill(buf []byte, pos uint64, fill func(dst []byte, pos uint64) error) error {
+	n := uint64(len(buf))
 	workers := uint64(max(1, min(goruntime.GOMAXPROCS(0), int(n/copyPiece))))
 	if workers == 1 {
-		copy(to, from)
-		return
+		return fill(buf, pos)
 	}
-	size := (n + workers - 1) / workers
+	size := ((n+workers-1)/workers + copyAlign - 1) / copyAlign * copyAlign
+	errs := make([]error, workers)
 	var wg sync.WaitGroup
-	for lo := uint64(0); lo < n; lo += size {
+	for w, lo := 0, uint64(0); lo < n; w, lo = w+1, lo+size {
 		hi := min(lo+size, n)
-		wg.Go(func() { copy(to[lo:hi], from[lo:hi]) })
+		wg.Go(func() { errs[w] = fill(buf[lo:hi], pos+lo) })
 	}
 	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

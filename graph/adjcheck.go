@@ -1,0 +1,205 @@
+package graph
+
+import (
+	"cmp"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"slices"
+	"sort"
+	"sync"
+	"unsafe"
+)
+
+// AdjCheck holds the checks of a mapped CSR file's adjacency section: its
+// share of the file's checksum, every neighbour a vertex, every list
+// strictly increasing without self loops. The section is most of the file
+// (RMAT-24's oriented file: 1.04 of 1.17 GB), and checking it on the mapping
+// touched every page once before the upload touched them again: 99 ms of
+// the 340 ms that reading, copying and counting took on the H200 machine
+// (docs/performance.md). With ReadOptions.DeferAdjCheck the checks wait:
+// Fill reads pieces of the section from the file into memory the caller
+// chose (pinned staging buffers on their way to the GPU) and checks each
+// piece while it is in the cache; Finish joins the pieces and checks what
+// no Fill covered from the mapping. Nothing may read the graph's Adj before
+// Finish returns nil, except through Fill.
+type AdjCheck struct {
+	name     string
+	f        *os.File // Fill's reads; closed by Finish
+	at       int64    // file offset of the section
+	off      []uint64 // the graph's offsets, already checked
+	adj      []uint32 // the section, mapped
+	n        uint64
+	before   uint32 // CRC-32C of the file before the section (checksum field zeroed)
+	after    uint32 // of the bytes after it
+	afterLen int64
+	want     uint32 // the stored checksum
+
+	mu     sync.Mutex
+	pieces []adjPiece
+	once   sync.Once
+	err    error
+}
+
+// adjPiece is what Fill or Finish learnt about words [lo, hi) of the section.
+type adjPiece struct {
+	lo, hi      uint64
+	crc         uint32
+	first, last uint32 // its first and last words, for the order across pieces
+	bad         uint64 // the first bad position in it, or noBad
+	msg         string // what is wrong there
+}
+
+const noBad = ^uint64(0)
+
+// adjPieceBytes is what Fill reads and checks at a time: small enough that
+// the checksum and the list checks find the bytes in the core's L2 cache
+// after the read put them there.
+const adjPieceBytes = 256 << 10
+
+// AdjCheck returns the checks still pending on c's adjacency (nil when none:
+// every graph except one read with ReadOptions.DeferAdjCheck, and copies of
+// its CSR such as FileOriented's).
+func (c *CSR) AdjCheck() *AdjCheck { return c.check }
+
+// Fill reads bytes [pos, pos+len(dst)) of the adjacency section from the
+// file into dst and checks them. pos and len(dst) are multiples of 4; calls
+// may run at once from several goroutines for disjoint ranges. A piece that
+// fails its checks gives the same *InputError Finish would; the caller
+// should then call Finish, which names the first bad entry of the section.
+func (a *AdjCheck) Fill(dst []byte, pos uint64) error {
+	if pos%4 != 0 || len(dst)%4 != 0 || pos+uint64(len(dst)) > 4*uint64(len(a.adj)) {
+		return fmt.Errorf("graph: %s: fill of %d bytes at %d outside the %d-byte adjacency section", a.name, len(dst), pos, 4*len(a.adj))
+	}
+	for s := 0; s < len(dst); s += adjPieceBytes {
+		b := dst[s:min(s+adjPieceBytes, len(dst))]
+		if _, err := a.f.ReadAt(b, a.at+int64(pos)+int64(s)); err != nil {
+			return &InputError{File: a.name, Msg: errMsg(err), Err: err}
+		}
+		lo := (pos + uint64(s)) / 4
+		p := a.checkWords(lo, unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4), crc32.Checksum(b, castagnoli))
+		a.mu.Lock()
+		a.pieces = append(a.pieces, p)
+		a.mu.Unlock()
+		if p.bad != noBad {
+			return a.corrupt(p.msg)
+		}
+	}
+	return nil
+}
+
+// Finish completes the checks (once; later calls return the same result):
+// the pieces no Fill covered are checked from the mapping on all cores, the
+// order across piece boundaries is checked, and the checksum is joined
+// from the pieces'. The error names the first bad entry of the section.
+func (a *AdjCheck) Finish() error {
+	a.once.Do(func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.err = a.finish()
+		if a.f != nil {
+			a.f.Close()
+		}
+	})
+	return a.err
+}
+
+func (a *AdjCheck) finish() error {
+	slices.SortFunc(a.pieces, func(x, y adjPiece) int { return cmp.Compare(x.lo, y.lo) })
+	m := uint64(len(a.adj))
+	var gaps [][2]uint64
+	at := uint64(0)
+	for _, p := range a.pieces {
+		if p.lo < at { // overlapping fills: start again from the mapping
+			a.pieces, gaps = nil, [][2]uint64{{0, m}}
+			at = m
+			break
+		}
+		if p.lo > at {
+			gaps = append(gaps, [2]uint64{at, p.lo})
+		}
+		at = p.hi
+	}
+	if at < m {
+		gaps = append(gaps, [2]uint64{at, m})
+	}
+	const words = 1 << 18 // 1 MiB per piece from the mapping
+	var todo [][2]uint64
+	for _, g := range gaps {
+		for lo := g[0]; lo < g[1]; lo += words {
+			todo = append(todo, [2]uint64{lo, min(lo+words, g[1])})
+		}
+	}
+	found := make([]adjPiece, len(todo))
+	parReduce(len(todo), 1, func() struct{} { return struct{}{} }, func(_ *struct{}, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			w := a.adj[todo[i][0]:todo[i][1]]
+			found[i] = a.checkWords(todo[i][0], w, crc32.Checksum(unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 4*len(w)), castagnoli))
+		}
+	})
+	a.pieces = append(a.pieces, found...)
+	slices.SortFunc(a.pieces, func(x, y adjPiece) int { return cmp.Compare(x.lo, y.lo) })
+
+	bad, msg := noBad, ""
+	crc := a.before
+	for i, p := range a.pieces {
+		if p.bad < bad {
+			bad, msg = p.bad, p.msg
+		}
+		if i > 0 && p.lo < bad {
+			// The boundary p.lo continues a list unless a list starts there.
+			v := a.owner(p.lo)
+			if a.off[v] < p.lo && a.pieces[i-1].last >= p.first {
+				bad, msg = p.lo, fmt.Sprintf("neighbours of vertex %d not increasing", v)
+			}
+		}
+		crc = crcCombine(crc, p.crc, int64(4*(p.hi-p.lo)))
+	}
+	if bad != noBad {
+		return a.corrupt(msg)
+	}
+	if crc = crcCombine(crc, a.after, a.afterLen); crc != a.want {
+		return a.corrupt(fmt.Sprintf("checksum mismatch (stored %08x, computed %08x)", a.want, crc))
+	}
+	return nil
+}
+
+func (a *AdjCheck) corrupt(msg string) error {
+	return &InputError{File: a.name, Msg: "corrupt tcgen CSR file: " + msg, Err: ErrCorrupt}
+}
+
+// owner returns the vertex whose list holds position p (p < arcs).
+func (a *AdjCheck) owner(p uint64) uint32 {
+	return uint32(sort.Search(len(a.off)-1, func(v int) bool { return a.off[v+1] > p }))
+}
+
+// checkWords checks words [lo, lo+len(ws)) of the section, ws holding them:
+// every entry a vertex, no self loop, each list increasing within ws (the
+// order across the piece's start is Finish's).
+func (a *AdjCheck) checkWords(lo uint64, ws []uint32, crc uint32) adjPiece {
+	hi := lo + uint64(len(ws))
+	p := adjPiece{lo: lo, hi: hi, crc: crc, bad: noBad}
+	if len(ws) == 0 {
+		return p
+	}
+	p.first, p.last = ws[0], ws[len(ws)-1]
+	for v, at := a.owner(lo), lo; at < hi; v++ {
+		end := min(a.off[v+1], hi)
+		seg := ws[at-lo : end-lo]
+		for i, w := range seg {
+			switch {
+			case uint64(w) >= a.n:
+				p.bad, p.msg = at+uint64(i), fmt.Sprintf("neighbour %d at position %d is not a vertex (n = %d)", w, at+uint64(i), a.n)
+			case w == v:
+				p.bad, p.msg = at+uint64(i), fmt.Sprintf("self loop at vertex %d", v)
+			case i > 0 && seg[i-1] >= w:
+				p.bad, p.msg = at+uint64(i), fmt.Sprintf("neighbours of vertex %d not increasing", v)
+			default:
+				continue
+			}
+			return p
+		}
+		at = end
+	}
+	return p
+}

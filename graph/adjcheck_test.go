@@ -1,0 +1,167 @@
+package graph
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"unsafe"
+)
+
+// writeOriented writes RMAT-scale's degree-oriented, relabelled graph as a
+// CSR file and returns its path and the oriented graph.
+func writeOriented(t *testing.T, scale int) (string, *Oriented) {
+	t.Helper()
+	g, _, err := Generate(DefaultRMAT(scale))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Orient(g, ByDegree, true)
+	p := filepath.Join(t.TempDir(), "o.tcsr")
+	if err := WriteCSR(p, &Graph{CSR: CSR{Offsets: o.Offsets, Adj: o.Adj}}, CacheMeta{Orientation: ByDegree, Relabelled: true}); err != nil {
+		t.Fatal(err)
+	}
+	return p, o
+}
+
+// fillPieces splits the section's bytes into pieces of random lengths (a
+// multiple of 4, some a few words so pieces end inside lists), fills the
+// share frac of them at once from several goroutines and returns what
+// they read, by byte position, and the first error.
+func fillPieces(t *testing.T, ck *AdjCheck, words int, frac float64, seed uint64) (map[uint64][]byte, error) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	got := map[uint64][]byte{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var first error
+	for at := 0; at < words; {
+		k := min(words-at, 1+r.IntN(3)+r.IntN(2)*r.IntN(200000))
+		if r.Float64() < frac {
+			pos, buf := uint64(4*at), make([]byte, 4*k)
+			wg.Go(func() {
+				err := ck.Fill(buf, pos)
+				mu.Lock()
+				defer mu.Unlock()
+				got[pos] = buf
+				if err != nil && first == nil {
+					first = err
+				}
+			})
+		}
+		at += k
+	}
+	wg.Wait()
+	return got, first
+}
+
+// TestAdjCheckDeferred: a mapped file read with DeferAdjCheck holds its
+// adjacency checks until Finish; Fill reads the file's bytes, whatever
+// share of the section the fills cover (none, some, all) and in whatever
+// order, and Finish then accepts the file.
+func TestAdjCheckDeferred(t *testing.T) {
+	p, o := writeOriented(t, 14)
+	words := len(o.Adj)
+	want := unsafe.Slice((*byte)(unsafe.Pointer(&o.Adj[0])), 4*words)
+	if g, _, err := Open(p, ReadOptions{Map: true}); err != nil || g.AdjCheck() != nil {
+		t.Fatalf("without DeferAdjCheck: err %v, pending %v", err, g.AdjCheck() != nil)
+	}
+	for i, frac := range []float64{0, 0.5, 1} {
+		g, rep, err := Open(p, ReadOptions{Map: true, DeferAdjCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ck := g.AdjCheck()
+		if ck == nil || rep.Orientation != ByDegree {
+			t.Fatalf("pending %v, orientation %v", ck != nil, rep.Orientation)
+		}
+		if fo := FileOriented(g, rep); fo.AdjCheck() != ck {
+			t.Fatal("FileOriented lost the pending checks")
+		}
+		got, err := fillPieces(t, ck, words, frac, uint64(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for pos, b := range got {
+			if !slices.Equal(b, want[pos:pos+uint64(len(b))]) {
+				t.Fatalf("fill at %d read other bytes than the file holds", pos)
+			}
+		}
+		for range 2 {
+			if err := ck.Finish(); err != nil {
+				t.Fatalf("share %v filled: %v", frac, err)
+			}
+		}
+		if !slices.Equal(g.Adj, o.Adj) {
+			t.Fatal("mapped lists differ")
+		}
+	}
+	g, _, _ := Open(p, ReadOptions{Map: true, DeferAdjCheck: true})
+	if err := g.AdjCheck().Fill(make([]byte, 6), 0); err == nil {
+		t.Fatal("a fill of 6 bytes was taken")
+	}
+	if err := g.AdjCheck().Fill(make([]byte, 8), uint64(4*words)); err == nil {
+		t.Fatal("a fill past the section was taken")
+	}
+}
+
+// TestAdjCheckCorrupt: every flipped bit of the adjacency section is found,
+// by a Fill or by Finish, however the fills split the section, and a
+// structurally bad file with a valid checksum gets the message ReadCSR
+// gives.
+func TestAdjCheckCorrupt(t *testing.T) {
+	p, o := writeOriented(t, 9)
+	good, _ := os.ReadFile(p)
+	at := len(good) - 4*len(o.Adj) - (4*len(o.Adj))%8 // the section ends 8-aligned, no original ids or text follow
+	q := filepath.Join(t.TempDir(), "bad.tcsr")
+	r := rand.New(rand.NewPCG(7, 7))
+	for trial := range 300 {
+		bad := slices.Clone(good)
+		i := at + r.IntN(4*len(o.Adj))
+		bad[i] ^= 1 << r.IntN(8)
+		os.WriteFile(q, bad, 0o644)
+		g, _, err := Open(q, ReadOptions{Map: true, DeferAdjCheck: true})
+		if err != nil {
+			t.Fatalf("byte %d: checked at open: %v", i, err)
+		}
+		_, ferr := fillPieces(t, g.AdjCheck(), len(o.Adj), []float64{0, 0.3, 1}[trial%3], uint64(trial))
+		err = g.AdjCheck().Finish()
+		var ie *InputError
+		if !errors.Is(err, ErrCorrupt) || !errors.As(err, &ie) || ie.File != q {
+			t.Fatalf("byte %d flipped: Finish %v", i, err)
+		}
+		if ferr != nil && !errors.Is(ferr, ErrCorrupt) {
+			t.Fatalf("byte %d flipped: Fill %v", i, ferr)
+		}
+	}
+
+	cases := map[string]*Graph{
+		"neighbour past n": {CSR: CSR{Offsets: []uint64{0, 1, 2}, Adj: []uint32{1, 2}}},
+		"unsorted list":    {CSR: CSR{Offsets: []uint64{0, 2, 3, 4}, Adj: []uint32{2, 1, 0, 0}}},
+		"unsorted across":  {CSR: CSR{Offsets: []uint64{0, 4, 4, 4, 4, 4}, Adj: []uint32{1, 3, 2, 4}}},
+		"self loop":        {CSR: CSR{Offsets: []uint64{0, 1, 1}, Adj: []uint32{0}}},
+	}
+	for name, h := range cases {
+		if err := WriteCSR(q, h, CacheMeta{}); err != nil {
+			t.Fatal(err)
+		}
+		_, _, want := ReadCSR(q)
+		for _, fill := range []bool{false, true} {
+			g, _, err := Open(q, ReadOptions{Map: true, DeferAdjCheck: true})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if fill { // one word per fill: every boundary falls between pieces
+				for k := range h.Adj {
+					_ = g.AdjCheck().Fill(make([]byte, 4), uint64(4*k))
+				}
+			}
+			if err := g.AdjCheck().Finish(); want == nil || err == nil || err.Error() != want.Error() {
+				t.Errorf("%s (filled %v): %v, ReadCSR: %v", name, fill, err, want)
+			}
+		}
+	}
+}
