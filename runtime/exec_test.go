@@ -116,6 +116,7 @@ func (b *fakeBuf) Write(off uint64, src unsafe.Pointer, n uint64) error {
 	copy(b.data[off:off+n], unsafe.Slice((*byte)(src), n))
 	return nil
 }
+
 // WriteFrom fills the buffer as cuda.Buffer.WriteFrom does: pieces of
 // whole 64 KiB units (the last shorter) from several goroutines at once.
 func (b *fakeBuf) WriteFrom(off, n uint64, fill func(dst []byte, pos uint64) error) error {
