@@ -35,6 +35,10 @@ done 2>&1 | tee -a "${OUT:-gpu-out}/reuse.txt"
 if [ -n "${PIVOT:-}" ]; then
   bash scripts/gpu-pivot.sh || status=1
 fi
+# End to end, the oriented file alone, each binary of BINS: E2E_AB=1 (SCALE).
+if [ -n "${E2E_AB:-}" ]; then
+  bash scripts/gpu-e2e.sh || status=1
+fi
 # End to end (issue 5) after the sweeps: E2E=24.
 if [ -n "${E2E:-}" ]; then
   SKIP_TESTS=1 SKIP_TABLE=1 FUZZ_PLANS= bash scripts/gpu-check.sh || status=1

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Issue 5, end to end on RMAT-SCALE (default 24): the degree-oriented,
+# relabelled CSR file counted cold and warm by each binary of BINS
+# (label:path pairs; make bundle BASE=<commit> adds .gpu/bin/tcgen-base), so
+# a change to reading or uploading is measured beside what it replaces in
+# one call. Run from the repository root with the bundle unpacked in .gpu
+# (scripts/gpu-session.sh does that: E2E_AB=1).
+#   BINS="base:.gpu/bin/tcgen-base new:.gpu/bin/tcgen" SCALE=24 bash scripts/gpu-e2e.sh
+set -uo pipefail
+G=${GPU_DIR:-.gpu}
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+S=${SCALE:-24}
+BINS=${BINS:-new:$G/bin/tcgen}
+declare -A want=([18]=83075942 [20]=424785436 [22]=2112253002 [24]=10282078419)
+f=/tmp/tcgen-cache/graphs/sweep-rmat$S.tcsr
+mkdir -p "$(dirname "$f")"
+[ -f "$f" ] || "$G/bin/tcgen" -q generate rmat --scale "$S" -o "$f"
+o=/tmp/rmat$S-degree.tcsr
+[ -f "$o" ] || "$G/bin/tcgen" -q convert "$f" -o "$o" --orient degree --relabel
+ls -l "$o"
+status=0
+for lb in $BINS; do
+  echo "== ${lb%%:*} ($o, ${E2E_SPEC:-examples/pivot.yaml})"
+  EXPECT=${want[$S]:-} python3 scripts/e2e.py "${lb#*:}" "$o" "${E2E_SPEC:-examples/pivot.yaml}" || status=1
+done 2>&1 | tee -a "$OUT/e2e.txt"
+exit $status
