@@ -63,7 +63,7 @@ const adjPieceBytes = 256 << 10
 func (c *CSR) AdjCheck() *AdjCheck { return c.check }
 
 // Fill reads bytes [pos, pos+len(dst)) of the adjacency section from the
-// file into dst and checks them. pos and len(dst) are multiples of 4; calls
+// file, checks them and copies them into dst. pos and len(dst) are multiples of 4; calls
 // may run at once from several goroutines for disjoint ranges. A piece that
 // fails its checks gives the same *InputError Finish would; the caller
 // should then call Finish, which names the first bad entry of the section.
@@ -71,8 +71,10 @@ func (a *AdjCheck) Fill(dst []byte, pos uint64) error {
 	if pos%4 != 0 || len(dst)%4 != 0 || pos+uint64(len(dst)) > 4*uint64(len(a.adj)) {
 		return fmt.Errorf("graph: %s: fill of %d bytes at %d outside the %d-byte adjacency section", a.name, len(dst), pos, 4*len(a.adj))
 	}
+	bp := piecePool.Get().(*[]byte)
+	defer piecePool.Put(bp)
 	for s := 0; s < len(dst); s += adjPieceBytes {
-		b := dst[s:min(s+adjPieceBytes, len(dst))]
+		b := (*bp)[:min(adjPieceBytes, len(dst)-s)]
 		if _, err := a.f.ReadAt(b, a.at+int64(pos)+int64(s)); err != nil {
 			return &InputError{File: a.name, Msg: errMsg(err), Err: err}
 		}
@@ -84,9 +86,16 @@ func (a *AdjCheck) Fill(dst []byte, pos uint64) error {
 		if p.bad != noBad {
 			return a.corrupt(p.msg)
 		}
+		copy(dst[s:], b)
 	}
 	return nil
 }
+
+// piecePool holds Fill's buffers: a piece is read and checked in ordinary
+// memory, in the core's cache, and only then copied to dst. Checking it in
+// dst itself, pinned memory, ran at 3.6 GB/s on the H100 machine against
+// 19 GB/s for a plain copy into it (docs/performance.md).
+var piecePool = sync.Pool{New: func() any { b := make([]byte, adjPieceBytes); return &b }}
 
 // Finish completes the checks (once; later calls return the same result):
 // the pieces no Fill covered are checked from the mapping on all cores, the
@@ -186,7 +195,12 @@ func (a *AdjCheck) checkWords(lo uint64, ws []uint32, crc uint32) adjPiece {
 	for v, at := a.owner(lo), lo; at < hi; v++ {
 		end := min(a.off[v+1], hi)
 		seg := ws[at-lo : end-lo]
-		for i, w := range seg {
+		at = end
+		if sortedFrom(seg, v, a.n) {
+			continue
+		}
+		at -= uint64(len(seg))
+		for i, w := range seg { // find the first bad entry
 			switch {
 			case uint64(w) >= a.n:
 				p.bad, p.msg = at+uint64(i), fmt.Sprintf("neighbour %d at position %d is not a vertex (n = %d)", w, at+uint64(i), a.n)
@@ -202,4 +216,23 @@ func (a *AdjCheck) checkWords(lo uint64, ws []uint32, crc uint32) adjPiece {
 		at = end
 	}
 	return p
+}
+
+// sortedFrom reports whether seg is strictly increasing, below n and
+// without v: one compare per entry in the common case, the entries' bounds
+// and v's absence then follow from the order.
+func sortedFrom(seg []uint32, v uint32, n uint64) bool {
+	if len(seg) == 0 {
+		return true
+	}
+	for i := 1; i < len(seg); i++ {
+		if seg[i] <= seg[i-1] {
+			return false
+		}
+	}
+	if uint64(seg[len(seg)-1]) >= n {
+		return false
+	}
+	_, found := slices.BinarySearch(seg, v)
+	return !found
 }

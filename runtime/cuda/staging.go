@@ -22,7 +22,7 @@ var (
 // more than the copy. copyAlign: pieces start at multiples of it, so a fill
 // gets whole words (and whole pages of a file).
 const (
-	copyPiece = 4 << 20
+	copyPiece = 1 << 20
 	copyAlign = 64 << 10
 )
 
