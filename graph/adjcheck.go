@@ -151,6 +151,7 @@ func (a *AdjCheck) finish() error {
 
 	bad, msg := noBad, ""
 	crc := a.before
+	shifts := map[int64]*crcShift{} // the pieces have few lengths
 	for i, p := range a.pieces {
 		if p.bad < bad {
 			bad, msg = p.bad, p.msg
@@ -162,7 +163,11 @@ func (a *AdjCheck) finish() error {
 				bad, msg = p.lo, fmt.Sprintf("neighbours of vertex %d not increasing", v)
 			}
 		}
-		crc = crcCombine(crc, p.crc, int64(4*(p.hi-p.lo)))
+		ln := int64(4 * (p.hi - p.lo))
+		if shifts[ln] == nil {
+			shifts[ln] = newCRCShift(ln)
+		}
+		crc = shifts[ln].combine(crc, p.crc)
 	}
 	if bad != noBad {
 		return a.corrupt(msg)

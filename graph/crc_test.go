@@ -36,5 +36,8 @@ func TestCRC32C(t *testing.T) {
 		if got, want := crcCombine(crc32.Checksum(x, castagnoli), crc32.Checksum(y, castagnoli), int64(b)), crc32.Checksum(data[:a+b], castagnoli); got != want {
 			t.Fatalf("combine %d + %d: %08x, want %08x", a, b, got, want)
 		}
+		if got, want := newCRCShift(int64(b)).combine(crc32.Checksum(x, castagnoli), crc32.Checksum(y, castagnoli)), crc32.Checksum(data[:a+b], castagnoli); got != want {
+			t.Fatalf("shift combine %d + %d: %08x, want %08x", a, b, got, want)
+		}
 	}
 }
