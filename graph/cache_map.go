@@ -3,7 +3,6 @@ package graph
 import (
 	"hash"
 	"io"
-	"os"
 	"unsafe"
 )
 
@@ -16,7 +15,6 @@ type mappedReader struct {
 	data []byte
 	off  int
 	crc  hash.Hash32 // set by readCSRFrom
-	f    *os.File    // the file mapped, for AdjCheck's reads
 }
 
 func (m *mappedReader) Read(p []byte) (int, error) {
