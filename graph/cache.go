@@ -317,7 +317,7 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 	mr, mapped := r.(*mappedReader)
 	var ck *AdjCheck
 	if mapped && littleEndian {
-		ck = &AdjCheck{name: name, at: int64(mr.off), n: n, before: crc.Sum32(), want: crcWant}
+		ck = &AdjCheck{name: name, f: mr.f, at: int64(mr.off), n: n, before: crc.Sum32(), want: crcWant}
 		mr.crc = nil
 	}
 	if g.Adj, err = readU32s(tr, arcs, known); err != nil {

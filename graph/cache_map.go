@@ -3,6 +3,7 @@ package graph
 import (
 	"hash"
 	"io"
+	"os"
 	"unsafe"
 )
 
@@ -15,6 +16,7 @@ type mappedReader struct {
 	data []byte
 	off  int
 	crc  hash.Hash32 // set by readCSRFrom
+	f    *os.File    // the file mapped, for AdjCheck's reads
 }
 
 func (m *mappedReader) Read(p []byte) (int, error) {

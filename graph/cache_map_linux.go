@@ -5,7 +5,6 @@ package graph
 import (
 	"os"
 	"syscall"
-	"unsafe"
 )
 
 // mapCSR reads a plain CSR file by mapping it into memory, private and
@@ -16,14 +15,19 @@ import (
 // as long as the process: the graph's slices point into it. Every check of
 // ReadCSR is made, those of the adjacency section in one pass on all cores
 // (adjcheck.go), or, with deferAdj, left to the caller through the graph's
-// AdjCheck. ok is false when the file cannot be mapped (not a
+// AdjCheck, which keeps the file open for its reads. ok is false when the file cannot be mapped (not a
 // regular file, empty, mapping refused): the caller then reads it.
 func mapCSR(path string, deferAdj bool) (g *Graph, meta CacheMeta, ok bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, meta, false, nil
 	}
-	defer f.Close()
+	keep := false
+	defer func() {
+		if !keep {
+			f.Close()
+		}
+	}()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() || st.Size() < csrHeaderSize || int64(int(st.Size())) != st.Size() {
 		return nil, meta, false, nil
@@ -32,9 +36,11 @@ func mapCSR(path string, deferAdj bool) (g *Graph, meta CacheMeta, ok bool, err 
 	if err != nil {
 		return nil, meta, false, nil
 	}
-	g, meta, err = readCSRFrom(&mappedReader{data: data}, path, st.Size(), false)
+	g, meta, err = readCSRFrom(&mappedReader{data: data, f: f}, path, st.Size(), false)
 	if err == nil && g.check != nil {
-		if !deferAdj {
+		if deferAdj {
+			keep = true
+		} else {
 			err = g.check.Finish()
 			g.check = nil
 		}
@@ -45,19 +51,3 @@ func mapCSR(path string, deferAdj bool) (g *Graph, meta CacheMeta, ok bool, err 
 	}
 	return g, meta, true, nil
 }
-
-// populate maps the pages of b, a part of a mapping, in one call
-// (MADV_POPULATE_READ, Linux 5.14): a page fault per page cost more than
-// reading it. Where the kernel refuses, the pages fault in as read.
-func populate(b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	start := uintptr(unsafe.Pointer(&b[0]))
-	page := uintptr(os.Getpagesize())
-	lo := start &^ (page - 1)
-	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, lo, start+uintptr(len(b))-lo, madvPopulateRead)
-}
-
-// madvPopulateRead is MADV_POPULATE_READ (linux/mman.h).
-const madvPopulateRead = 22

@@ -6,6 +6,3 @@ package graph
 func mapCSR(path string, deferAdj bool) (g *Graph, meta CacheMeta, ok bool, err error) {
 	return nil, meta, false, nil
 }
-
-// populate does nothing here: pages fault in as they are read.
-func populate([]byte) {}
