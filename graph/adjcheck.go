@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -21,8 +22,10 @@ import (
 // Fill reads pieces of the section from the file into memory the caller
 // chose (pinned staging buffers on their way to the GPU) and checks each
 // piece while it is in the cache; Finish joins the pieces and checks what
-// no Fill covered from the mapping. Nothing may read the graph's Adj before
-// Finish returns nil, except through Fill.
+// no Fill covered from the mapping. A Fill after Finish copies the checked
+// lists (or returns Finish's error), so a graph can be uploaded again.
+// Nothing may read the graph's Adj before Finish returns nil, except
+// through Fill.
 type AdjCheck struct {
 	name     string
 	f        *os.File // Fill's reads; closed by Finish
@@ -38,6 +41,7 @@ type AdjCheck struct {
 	mu     sync.Mutex
 	pieces []adjPiece
 	once   sync.Once
+	done   atomic.Bool // Finish has run; err is its verdict
 	err    error
 }
 
@@ -70,6 +74,13 @@ func (c *CSR) AdjCheck() *AdjCheck { return c.check }
 func (a *AdjCheck) Fill(dst []byte, pos uint64) error {
 	if pos%4 != 0 || len(dst)%4 != 0 || pos+uint64(len(dst)) > 4*uint64(len(a.adj)) {
 		return fmt.Errorf("graph: %s: fill of %d bytes at %d outside the %d-byte adjacency section", a.name, len(dst), pos, 4*len(a.adj))
+	}
+	if a.done.Load() { // checked (the file is closed): its verdict, or the mapped lists
+		if a.err != nil {
+			return a.err
+		}
+		copy(dst, unsafe.Slice((*byte)(unsafe.Pointer(&a.adj[0])), 4*len(a.adj))[pos:])
+		return nil
 	}
 	bp := piecePool.Get().(*[]byte)
 	defer piecePool.Put(bp)
@@ -109,6 +120,7 @@ func (a *AdjCheck) Finish() error {
 		if a.f != nil {
 			a.f.Close()
 		}
+		a.done.Store(true)
 	})
 	return a.err
 }

@@ -98,6 +98,10 @@ func TestAdjCheckDeferred(t *testing.T) {
 		if !slices.Equal(g.Adj, o.Adj) {
 			t.Fatal("mapped lists differ")
 		}
+		again := make([]byte, 4*words-8)
+		if err := ck.Fill(again, 8); err != nil || !slices.Equal(again, want[8:]) {
+			t.Fatalf("fill after Finish: %v", err)
+		}
 	}
 	g, _, _ := Open(p, ReadOptions{Map: true, DeferAdjCheck: true})
 	if err := g.AdjCheck().Fill(make([]byte, 6), 0); err == nil {
@@ -135,6 +139,9 @@ func TestAdjCheckCorrupt(t *testing.T) {
 		}
 		if ferr != nil && !errors.Is(ferr, ErrCorrupt) {
 			t.Fatalf("byte %d flipped: Fill %v", i, ferr)
+		}
+		if err := g.AdjCheck().Fill(make([]byte, 4), 0); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("byte %d flipped: Fill after Finish %v", i, err)
 		}
 	}
 

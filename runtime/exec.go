@@ -536,6 +536,10 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		return pr, fail("uploading offsets: %w", err)
 	}
 	if err = uploadAdj(pr.adj, o, adjCheck); err != nil {
+		var ie *graph.InputError
+		if errors.As(err, &ie) {
+			return pr, err // the file's error, as loading it would have given
+		}
 		return pr, fail("uploading adjacency: %w", err)
 	}
 	for i := range pr.classes {

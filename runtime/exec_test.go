@@ -493,6 +493,18 @@ func TestExecFakeDeferredCheck(t *testing.T) {
 			t.Fatalf("%s: pending %v, %d uploads through the check, want 1", p.Prefix, ck != nil, d.fills)
 		}
 	}
+	// The same graph prepared again (its file closed by the first check).
+	fg, rep, err := graph.Open(path, graph.ReadOptions{Map: true, DeferAdjCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fo := graph.FileOriented(fg, rep)
+	for range 2 {
+		d := newFakeDevice(t, pivot, 1<<40)
+		if res, err := runtime.Run(context.Background(), d, &fakeCompiler{}, pivot, nil, runtime.RunOptions{Oriented: fo}); err != nil || res.Triangles != want {
+			t.Fatalf("pivot, same graph again: %v", err)
+		}
+	}
 	// The last word of the section, the largest id of the last list: past n.
 	at := len(good) - 4 - (4*len(o.Adj))%8
 	bad := slices.Clone(good)
@@ -500,7 +512,7 @@ func TestExecFakeDeferredCheck(t *testing.T) {
 	os.WriteFile(path, bad, 0o644)
 	d, _, _, err := run(pivot)
 	var ie *graph.InputError
-	if !errors.Is(err, graph.ErrCorrupt) || !errors.As(err, &ie) || ie.File != path || len(d.launch) != 0 {
+	if !errors.Is(err, graph.ErrCorrupt) || !errors.As(err, &ie) || err != error(ie) || ie.File != path || len(d.launch) != 0 {
 		t.Fatalf("corrupt file: %v after %d launches, want the file's corrupt error before any", err, len(d.launch))
 	}
 }

@@ -95,8 +95,9 @@ func (c *CountCmd) Run(g *Globals) error {
 	gpu := c.Backend != "cpu" && c.PerVertex == ""
 	// On the GPU, the checks of an oriented CSR file's lists are made by
 	// the upload, as it reads them (runtime.Prepare): one pass over the
-	// file instead of two.
-	l, err := g.loadDeferred(c.GraphArg, gpu)
+	// file instead of two. Not when the plan comes from the tuning store:
+	// its key, graph.Fingerprint, reads every list first anyway.
+	l, err := g.loadDeferred(c.GraphArg, gpu && (c.Preset != "" || c.Spec != "" || g.NoStore))
 	if err != nil {
 		return err
 	}

@@ -107,7 +107,10 @@ func gpuError(err error) error {
 	var ce *cuda.CompileError
 	var le *cuda.LoadModuleError
 	var la *cuda.LaunchError
+	var ie *graph.InputError
 	switch {
+	case errors.As(err, &ie): // a CSR file whose deferred checks failed in the upload: the file's own error
+		return ie
 	case errors.Is(err, runtime.ErrTooLarge), errors.Is(err, cuda.ErrOutOfMemory):
 		return withCode(exitTooLarge, err)
 	case errors.As(err, &ce), errors.As(err, &le), errors.As(err, &la):
