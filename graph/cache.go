@@ -312,24 +312,26 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 	if g.Offsets, err = readU64s(tr, n+1, known); err != nil {
 		return nil, meta, trunc("offsets", err)
 	}
-	// A mapped file's adjacency section is checked by an AdjCheck: one pass
-	// for its checksum, ids and order, now or, deferred, by the caller.
+	// The adjacency section is checked by an AdjCheck: one pass on all cores
+	// for its ids and order and, in a mapped file, its share of the
+	// checksum; a mapped file's checks may be left to the caller.
 	mr, mapped := r.(*mappedReader)
-	var ck *AdjCheck
-	if mapped && littleEndian {
-		ck = &AdjCheck{name: name, f: mr.f, at: int64(mr.off), n: n, before: crc.Sum32(), want: crcWant}
+	mapped = mapped && littleEndian
+	ck := &AdjCheck{name: name, n: n, want: crcWant}
+	if mapped {
+		ck.f, ck.at, ck.before = mr.f, int64(mr.off), crc.Sum32()
 		mr.crc = nil
 	}
 	if g.Adj, err = readU32s(tr, arcs, known); err != nil {
 		return nil, meta, trunc("adjacency", err)
 	}
-	if ck != nil {
+	ck.off, ck.adj = g.Offsets, g.Adj
+	if mapped {
 		crc.Reset()
 		if arcs%2 == 1 { // the section's padding
 			crc.Write(mr.data[mr.off-4 : mr.off])
 		}
 		mr.crc = crc
-		ck.off, ck.adj = g.Offsets, g.Adj
 	}
 	if flags&csrFlagOrigIDs != 0 {
 		if g.OrigIDs, err = readU64s(tr, n, known); err != nil {
@@ -346,22 +348,21 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 			return nil, meta, corrupt("data after the last section")
 		}
 	}
-	if ck != nil {
+	if mapped {
 		ck.after, ck.afterLen = crc.Sum32(), int64(len(mr.data))-ck.at-4*int64(arcs)
-		if err := g.checkOffsets(); err != nil {
-			return nil, meta, corrupt("%s", strings.TrimPrefix(err.Error(), "graph: "))
-		}
-		g.check = ck
 	} else {
 		if got := crc.Sum32(); got != crcWant {
 			return nil, meta, corrupt("checksum mismatch (stored %08x, computed %08x)", crcWant, got)
 		}
-		if err := g.CheckStructure(); err != nil {
-			return nil, meta, corrupt("%s", strings.TrimPrefix(err.Error(), "graph: "))
-		}
-		if err := checkSortedLists(&g.CSR); err != nil {
-			return nil, meta, corrupt("%s", err)
-		}
+		ck.crcDone = true
+	}
+	if err := g.checkOffsets(); err != nil {
+		return nil, meta, corrupt("%s", strings.TrimPrefix(err.Error(), "graph: "))
+	}
+	if mapped {
+		g.check = ck // mapCSR finishes it, or leaves it to the caller
+	} else if err := ck.Finish(); err != nil {
+		return nil, meta, err
 	}
 	for i := 1; i < len(g.OrigIDs); i++ {
 		if g.OrigIDs[i] <= g.OrigIDs[i-1] {
@@ -369,41 +370,6 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 		}
 	}
 	return g, meta, nil
-}
-
-// checkSortedLists: every neighbour list strictly increasing, no self loop.
-// Vertices are checked on all cores; the error names the lowest bad vertex.
-func checkSortedLists(c *CSR) error {
-	type bad struct {
-		v    int
-		loop bool
-	}
-	found := parReduce(c.N(), 1<<14, func() bad { return bad{v: -1} }, func(b *bad, lo, hi int) {
-		for v := lo; v < hi && (b.v < 0 || v < b.v); v++ {
-			nb := c.Adj[c.Offsets[v]:c.Offsets[v+1]]
-			for i, u := range nb {
-				if u == uint32(v) || i > 0 && nb[i-1] >= u {
-					if b.v < 0 || v < b.v {
-						*b = bad{v: v, loop: u == uint32(v)}
-					}
-					break
-				}
-			}
-		}
-	})
-	first := bad{v: -1}
-	for _, b := range found {
-		if b.v >= 0 && (first.v < 0 || b.v < first.v) {
-			first = b
-		}
-	}
-	switch {
-	case first.v < 0:
-		return nil
-	case first.loop:
-		return fmt.Errorf("self loop at vertex %d", first.v)
-	}
-	return fmt.Errorf("neighbours of vertex %d not increasing", first.v)
 }
 
 // littleEndian: the host stores integers as the CSR file does, so sections

@@ -14,15 +14,16 @@ import (
 // RMAT-24's oriented file, 2 cores). The mapping lives
 // as long as the process: the graph's slices point into it. Every check of
 // ReadCSR is made, those of the adjacency section in one pass on all cores
-// (adjcheck.go), or, with deferAdj, left to the caller through the graph's
-// AdjCheck, which keeps the file open for its reads. ok is false when the file cannot be mapped (not a
-// regular file, empty, mapping refused): the caller then reads it.
+// (adjcheck.go) or, with deferAdj, left to the caller through the graph's
+// AdjCheck, which keeps the file open for its reads. ok is false when the
+// file cannot be mapped (not a regular file, empty, mapping refused): the
+// caller then reads it.
 func mapCSR(path string, deferAdj bool) (g *Graph, meta CacheMeta, ok bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, meta, false, nil
 	}
-	keep := false
+	keep := false // deferred checks read the file (AdjCheck.Fill) and close it
 	defer func() {
 		if !keep {
 			f.Close()
@@ -36,7 +37,11 @@ func mapCSR(path string, deferAdj bool) (g *Graph, meta CacheMeta, ok bool, err 
 	if err != nil {
 		return nil, meta, false, nil
 	}
-	g, meta, err = readCSRFrom(&mappedReader{data: data, f: f}, path, st.Size(), false)
+	mr := &mappedReader{data: data}
+	if deferAdj {
+		mr.f = f
+	}
+	g, meta, err = readCSRFrom(mr, path, st.Size(), false)
 	if err == nil && g.check != nil {
 		if deferAdj {
 			keep = true
