@@ -82,9 +82,10 @@ func (b *Buffer) Write(off uint64, src unsafe.Pointer, n uint64) error {
 // fill(dst, pos) puts bytes [pos, pos+len(dst)) of the upload into dst, and
 // is called from several goroutines at once for disjoint ranges, pos and
 // len(dst) multiples of 64 KiB except at the end. dst is pinned staging
-// memory the DMA engine reads, so a fill that reads a file into it touches
-// the data once on the host. The first error of fill stops the upload
-// before its range is sent, and is returned.
+// memory the DMA engine reads: what fill produces (graph.AdjCheck.Fill: a
+// file's pieces, checked) goes to the device with no other host copy. The
+// first error of fill stops the upload before its range is sent, and is
+// returned.
 func (b *Buffer) WriteFrom(off, n uint64, fill func(dst []byte, pos uint64) error) error {
 	if err := b.span("write", off, n); err != nil || n == 0 {
 		return err
