@@ -316,6 +316,7 @@ type classData struct {
 
 	Levels, Splitters int // edge binary search: cached top levels
 	Cache             int // vertex binary search: cached entries of N+(u)
+	Tile              int // merge: entries of each list held in registers
 	Buckets, Mask     int // hash
 	Slots             int
 	Chunk, Sub        int  // edge chunk
@@ -406,6 +407,7 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	switch s.Intersection {
 	case ir.Merge:
 		cd.isectPartial = "merge"
+		cd.Tile = int(ir.Get(s, ir.ParamTile))
 	case ir.MergePath:
 		lowerMergePath(cd, s) // gen/green.go
 	case ir.Radix:

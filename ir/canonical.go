@@ -17,7 +17,8 @@ const DefaultOrientation = OrientDegree
 // and class names lowercased with other characters folded to '_' and empty
 // class names filled by position ("c0", "c1", ...); orientation, width and
 // block defaults spelled out; every applicable parameter present with its
-// default where left out; chunk equal to the block folded to its default 0;
+// default where left out (except those marked OmitDefault, left out at
+// their default); chunk equal to the block folded to its default 0;
 // Relabel dropped under id order (renumbering by id changes nothing); the
 // strategy of skip classes cleared (it is never generated). Two plans that
 // generate the same kernels for every graph have the same canonical form.
@@ -84,7 +85,11 @@ func canonStrategy(s Strategy) Strategy {
 		t.Params = map[string]int64{}
 	}
 	for _, ps := range specs {
-		if _, set := t.Params[ps.Name]; !set {
+		v, set := t.Params[ps.Name]
+		switch {
+		case ps.OmitDefault && (!set || v == ps.Default):
+			delete(t.Params, ps.Name)
+		case !set:
 			t.Params[ps.Name] = ps.Default
 		}
 	}

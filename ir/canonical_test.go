@@ -209,6 +209,25 @@ func TestNameDefaults(t *testing.T) {
 	if spelled.Name() != g.Name() {
 		t.Error("grouptc: chunk spelled as the block size changed the name")
 	}
+	// A parameter added later (OmitDefault) keeps earlier names at its
+	// default, spelled or not, and changes them at any other value.
+	pol, _ := Preset("polak")
+	if _, ok := pol.Classes[0].Params[ParamTile]; ok {
+		t.Fatal("polak spells the tile")
+	}
+	const polakName = "polak_10f01137" // docs/results name it
+	if pol.Name() != polakName {
+		t.Errorf("polak is named %s, was %s before the tile existed", pol.Name(), polakName)
+	}
+	tiled := pol.Clone()
+	tiled.Classes[0].Params = map[string]int64{ParamTile: 1}
+	if tiled.Name() != pol.Name() {
+		t.Error("polak: tile 1 spelled out changed the name")
+	}
+	tiled.Classes[0].Params[ParamTile] = 4
+	if tiled.Name() == pol.Name() {
+		t.Error("polak: tile 4 kept the name of tile 1")
+	}
 	unnamed := g.Clone()
 	unnamed.Classes[0].Name = ""
 	named := g.Clone()

@@ -21,6 +21,10 @@ type ParamSpec struct {
 	Values []int64
 	// Enum names the values 0..len(Enum)-1 of an enumerated parameter.
 	Enum []string
+	// OmitDefault leaves the parameter out of the canonical form while it
+	// holds its default, so plans written before it existed keep their
+	// names (and their store entries).
+	OmitDefault bool
 	// Source is the paper and section, or the docs/ measurement, that chose
 	// the default.
 	Source string
@@ -103,6 +107,9 @@ const (
 
 	// edge-chunk
 	ParamChunk = "chunk"
+
+	// merge
+	ParamTile = "tile"
 )
 
 // Enumerated parameter values.
@@ -238,6 +245,16 @@ var (
 	}
 )
 
+// specTile: the classic merge (tile 1) makes one dependent load per step,
+// so a thread's chain of loads is as long as its two lists; on graphs of a
+// few hundred thousand edges every thread is resident at once and the
+// longest chains set the kernel time.
+var specTile = ParamSpec{
+	Name: ParamTile, Default: 1, Min: 1, Max: 8, Values: []int64{1, 4, 8}, OmitDefault: true,
+	Source: "Polak (comparative study §III-A): one entry of each list at a time",
+	Doc:    "entries of each list a merge holds in registers: aligned tiles read with 16-byte loads, every pair of the two tiles compared, the tile with the smaller last entry replaced (1 = the classic merge)",
+}
+
 type pair struct {
 	it Iterator
 	is Intersection
@@ -246,13 +263,13 @@ type pair struct {
 // paramTable lists, for every (iterator, intersection) pair the IR accepts,
 // the parameters that apply. A pair missing here is not a valid strategy.
 var paramTable = map[pair][]ParamSpec{
-	{IterVertex, Merge}:        nil,
+	{IterVertex, Merge}:        {specTile},
 	{IterVertex, MergePath}:    nil,
 	{IterVertex, BinarySearch}: {specCache},
 	{IterVertex, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop, specCTA},
 	{IterVertex, Bitmap}:       {specBitmapBits},
 
-	{IterEdge, Merge}:        nil,
+	{IterEdge, Merge}:        {specTile},
 	{IterEdge, MergePath}:    nil,
 	{IterEdge, BinarySearch}: {specLevels},
 	{IterEdge, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop},

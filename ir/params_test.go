@@ -60,7 +60,8 @@ func TestParamsForPairs(t *testing.T) {
 		is   Intersection
 		want []string
 	}{
-		{IterEdge, Merge, nil},
+		{IterEdge, Merge, []string{"tile"}},
+		{IterVertex, Merge, []string{"tile"}},
 		{IterEdge, MergePath, nil},
 		{IterEdge, BinarySearch, []string{"levels"}},
 		{IterVertex, BinarySearch, []string{"cache"}},

@@ -120,8 +120,8 @@ func TestValidateMessages(t *testing.T) {
 		{"unknown param", func(p *Plan) { p.Classes[0].Params["bukets"] = 32 },
 			`class "small": unknown parameter "bukets" for vertex/hash; known: buckets, slots, overflow, scheme, hop, cta`},
 		{"no params", func(p *Plan) {
-			p.Classes[0].Strategy = Strategy{Iterator: IterEdge, Intersection: Merge, Width: 1, Block: 256, Params: map[string]int64{"x": 1}}
-		}, `class "small": unknown parameter "x": edge/merge takes no parameters`},
+			p.Classes[0].Strategy = Strategy{Iterator: IterEdge, Intersection: MergePath, Width: 4, Block: 256, Params: map[string]int64{"x": 1}}
+		}, `class "small": unknown parameter "x": edge/merge-path takes no parameters`},
 		{"enum", func(p *Plan) { p.Classes[0].Params[ParamCTA] = 7 },
 			`class "small": cta must be one of 0 (fixed), 1 (block-degree), 2 (block-index), 3 (warp-index), got 7`},
 		{"gap", func(p *Plan) { p.Classes[1].Select.Lo = 20 },

@@ -382,6 +382,12 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		return nil, err
 	}
 
+	for _, c := range variant.Classes {
+		// A tiled merge pads its tiles with the ids 2^32-1 and 2^32-2.
+		if c.Params[ir.ParamTile] > 1 && o.N() >= 1<<32-2 {
+			return nil, fail("class %s: %d vertices: a merge with tile %d needs fewer than %d", c.Name, o.N(), c.Params[ir.ParamTile], uint64(1<<32-2))
+		}
+	}
 	needSrc := false
 	for i, c := range variant.Classes {
 		needSrc = needSrc || (c.NeedsSrc && lists[i].Count > 0)
@@ -393,7 +399,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 
 	// Memory: graph, src, lists and counters, checked before allocating.
 	n, m := uint64(o.N()), o.Arcs()
-	need := (n+1)*8 + m*4 + uint64(gen.CountsWords(len(variant.Classes)))*8
+	need := (n+1)*8 + adjBytes(m) + uint64(gen.CountsWords(len(variant.Classes)))*8
 	if needSrc {
 		need += m * 4
 	}
@@ -500,7 +506,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	if pr.off, err = pr.alloc((n + 1) * 8); err != nil {
 		return pr, fail("offsets: %w", err)
 	}
-	if pr.adj, err = pr.alloc(m * 4); err != nil {
+	if pr.adj, err = pr.alloc(adjBytes(m)); err != nil {
 		return pr, fail("adjacency: %w", err)
 	}
 	if pr.counts, err = pr.alloc(uint64(gen.CountsWords(len(variant.Classes))) * 8); err != nil {
@@ -583,6 +589,12 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	}
 	return pr, nil
 }
+
+// adjBytes is the adjacency buffer's size for m entries: whole 32-byte
+// tiles, since a tiled merge reads aligned tiles of up to 8 entries with
+// 16-byte loads (templates/isect_merge.cu.tmpl) and masks what lies past a
+// list. The padding is never written.
+func adjBytes(m uint64) uint64 { return (m*4 + 31) &^ 31 }
 
 // hostReadsAdj reports whether preparing v reads the oriented lists on the
 // host: work-keyed lists (the work of an edge needs d+ of its head), the

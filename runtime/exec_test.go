@@ -233,7 +233,7 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 	off, adj := args[0].(*fakeBuf), args[1].(*fakeBuf)
 	n, m := args[3].(uint32), args[4].(uint64)
 	nitems, counts := args[6].(uint64), args[7].(*fakeBuf)
-	if uint64(len(off.data)) != (uint64(n)+1)*8 || uint64(len(adj.data)) != m*4 {
+	if uint64(len(off.data)) != (uint64(n)+1)*8 || uint64(len(adj.data)) != runtime.AdjBytes(m) {
 		return fmt.Errorf("sizes do not match n=%d m=%d", n, m)
 	}
 	// Scratch (gen.Scratch): none, or grid * groups slices of scratch_words

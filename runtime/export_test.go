@@ -8,3 +8,7 @@ func SetRadixMaxBatch(n uint64) uint64 {
 	radixMaxBatch = n
 	return old
 }
+
+// AdjBytes is the adjacency buffer's padded size (adjBytes), which the fake
+// device checks its launches against.
+func AdjBytes(m uint64) uint64 { return adjBytes(m) }
