@@ -17,7 +17,9 @@ import (
 //   - A class with a whole block per vertex (width == block, Bisson's block
 //     case) declares a shared bitmap of bitmap_bits bits and uses it for
 //     every vertex whose span fits ("when allowed by size", §III-C); the
-//     others use the block's global bitmap.
+//     others use the block's global bitmap. With bitmap_shared group, every
+//     group of a narrower class has its own shared bitmap likewise (small
+//     graphs, where a warp's bitmap of all ids fits in a few KiB).
 //   - Every group owns a bitmap of n bits in global memory (gen.Scratch, one
 //     bit per vertex), enough for any span. n bits per group is what a
 //     bitmap of ids costs; what bounds it is the number of groups: the grid
@@ -35,7 +37,8 @@ import (
 // between vertices and after the kernel (Scratch.Zeroed).
 type bitmapData struct {
 	Bits   int  // BITMAP_BITS: ids a shared bitmap covers (bitmap_bits)
-	Shared bool // width == block: the block's shared bitmap serves vertices whose span fits
+	Shared bool // width == block or bitmap_shared group: the group's shared bitmap serves vertices whose span fits
+	Unroll int  // UNROLL: positions a team lane loads before testing them (unroll)
 }
 
 // residentThreadsPerSM is the most threads an SM holds at once on compute
@@ -54,9 +57,13 @@ func lowerBitmap(cd *classData, mc *Class, s ir.Strategy, t Target) error {
 		return fmt.Errorf("bitmap_bits %d is not a multiple of 64", bits)
 	}
 	cd.isectPartial, cd.iterPartial = "bitmap", "bisson"
-	bd := &bitmapData{Bits: int(bits), Shared: cd.Width == cd.Block}
+	bd := &bitmapData{
+		Bits:   int(bits),
+		Shared: cd.Width == cd.Block || ir.Get(s, ir.ParamBitmapShared) == ir.BitmapSharedGroup,
+		Unroll: int(ir.Get(s, ir.ParamWalkUnroll)),
+	}
 	if bd.Shared {
-		cd.GroupWords = int(bits / 32) // one u32 word per 32 ids, one group per block
+		cd.GroupWords = int(bits / 32) // one u32 word per 32 ids per group
 	}
 	cd.Bitmap = bd
 	cd.BlocksPerSM = max(1, residentThreadsPerSM/cd.Block)

@@ -172,7 +172,7 @@ __device__ __forceinline__ void gsync() { }
 // Bisson (comparative study §III-C): the bitmap of N+(u) has bit x - lo set
 // for every x in N+(u) = adj[a0, a1), lo = adj[a0] its smallest entry, so it
 // covers the span of ids [lo, adj[a1-1]]. It lives in shared memory
-// (not in this class: a group of WIDTH < BLOCK has none) or in the
+// (not in this class: its groups, narrower than the block, have none) or in the
 // group's n-bit slice of the global scratch; both are zero between
 // vertices, and each vertex clears just the words it set.
 
@@ -274,7 +274,7 @@ __device__ __forceinline__ void gsync() { __syncwarp(tmask()); }
 // Bisson (comparative study §III-C): the bitmap of N+(u) has bit x - lo set
 // for every x in N+(u) = adj[a0, a1), lo = adj[a0] its smallest entry, so it
 // covers the span of ids [lo, adj[a1-1]]. It lives in shared memory
-// (not in this class: a group of WIDTH < BLOCK has none) or in the
+// (not in this class: its groups, narrower than the block, have none) or in the
 // group's n-bit slice of the global scratch; both are zero between
 // vertices, and each vertex clears just the words it set.
 
@@ -307,6 +307,7 @@ __device__ __forceinline__ void bm_clear(const u32* __restrict__ adj, u64 a0, u6
 // v's at a time, sums their list lengths by shuffles and strides over the
 // concatenated lists, so neighbouring lanes read neighbouring entries and
 // every lane probes about as many w's whatever the degrees.
+constexpr u32 UNROLL = 1;  // positions a lane loads before testing them (unroll)
 __device__ __forceinline__ u64 walk(const u64* __restrict__ off, const u32* __restrict__ adj, u64 a0, u64 a1, u32 lo, u32 span, const u32* bm) {
   const u32 tm = tmask();
   const u32 tl = threadIdx.x % TEAM;  // lane in the team
@@ -328,15 +329,24 @@ __device__ __forceinline__ u64 walk(const u64* __restrict__ off, const u32* __re
     }
     const u64 excl = incl - dv;
     const u64 total = __shfl_sync(tm, incl, TEAM - 1, TEAM);
-    for (u64 p0 = 0; p0 < total; p0 += TEAM) {
-      const u64 p = p0 + tl;  // this lane's position in the concatenated lists
-      u32 k = 0;              // the lane whose list holds p: the first with incl > p
+    // UNROLL positions per lane are loaded before any is tested, so that
+    // many loads are in flight (the test needs the load, the next search
+    // does not).
+    for (u64 p0 = 0; p0 < total; p0 += TEAM * UNROLL) {
+      u32 w[UNROLL];
 #pragma unroll
-      for (u32 step = TEAM / 2; step > 0; step >>= 1)
-        if (__shfl_sync(tm, incl, k + step - 1, TEAM) <= p) k += step;
-      const u64 kb = __shfl_sync(tm, vb, k, TEAM);
-      const u64 kx = __shfl_sync(tm, excl, k, TEAM);
-      if (p < total) c += bm_test(bm, lo, span, adj[kb + (p - kx)]);
+      for (u32 r = 0; r < UNROLL; ++r) {
+        const u64 p = p0 + r * TEAM + tl;  // this lane's position in the concatenated lists
+        u32 k = 0;                         // the lane whose list holds p: the first with incl > p
+#pragma unroll
+        for (u32 step = TEAM / 2; step > 0; step >>= 1)
+          if (__shfl_sync(tm, incl, k + step - 1, TEAM) <= p) k += step;
+        const u64 kb = __shfl_sync(tm, vb, k, TEAM);
+        const u64 kx = __shfl_sync(tm, excl, k, TEAM);
+        w[r] = p < total ? adj[kb + (p - kx)] : lo - 1;  // lo - 1 is outside the span
+      }
+#pragma unroll
+      for (u32 r = 0; r < UNROLL; ++r) c += bm_test(bm, lo, span, w[r]);
     }
   }
   return c;
@@ -401,8 +411,8 @@ __device__ __forceinline__ u32 tmask() { return FULL_MASK; }
 // shared and global memory accesses).
 __device__ __forceinline__ void gsync() { __syncthreads(); }
 
-constexpr u32 BITMAP_BITS = 262144;  // ids the block's shared bitmap covers (bitmap_bits)
-static_assert(GROUPS == 1 && GROUP_WORDS == BITMAP_BITS / 32 && BITMAP_BITS % 64 == 0, "one shared bitmap of BITMAP_BITS bits per block");
+constexpr u32 BITMAP_BITS = 262144;  // ids a group's shared bitmap covers (bitmap_bits)
+static_assert(GROUP_WORDS == BITMAP_BITS / 32 && BITMAP_BITS % 64 == 0, "one shared bitmap of BITMAP_BITS bits per group");
 
 // Bisson (comparative study §III-C): the bitmap of N+(u) has bit x - lo set
 // for every x in N+(u) = adj[a0, a1), lo = adj[a0] its smallest entry, so it
@@ -441,6 +451,7 @@ __device__ __forceinline__ void bm_clear(const u32* __restrict__ adj, u64 a0, u6
 // v's at a time, sums their list lengths by shuffles and strides over the
 // concatenated lists, so neighbouring lanes read neighbouring entries and
 // every lane probes about as many w's whatever the degrees.
+constexpr u32 UNROLL = 1;  // positions a lane loads before testing them (unroll)
 __device__ __forceinline__ u64 walk(const u64* __restrict__ off, const u32* __restrict__ adj, u64 a0, u64 a1, u32 lo, u32 span, const u32* bm) {
   const u32 tm = tmask();
   const u32 tl = threadIdx.x % TEAM;  // lane in the team
@@ -462,15 +473,24 @@ __device__ __forceinline__ u64 walk(const u64* __restrict__ off, const u32* __re
     }
     const u64 excl = incl - dv;
     const u64 total = __shfl_sync(tm, incl, TEAM - 1, TEAM);
-    for (u64 p0 = 0; p0 < total; p0 += TEAM) {
-      const u64 p = p0 + tl;  // this lane's position in the concatenated lists
-      u32 k = 0;              // the lane whose list holds p: the first with incl > p
+    // UNROLL positions per lane are loaded before any is tested, so that
+    // many loads are in flight (the test needs the load, the next search
+    // does not).
+    for (u64 p0 = 0; p0 < total; p0 += TEAM * UNROLL) {
+      u32 w[UNROLL];
 #pragma unroll
-      for (u32 step = TEAM / 2; step > 0; step >>= 1)
-        if (__shfl_sync(tm, incl, k + step - 1, TEAM) <= p) k += step;
-      const u64 kb = __shfl_sync(tm, vb, k, TEAM);
-      const u64 kx = __shfl_sync(tm, excl, k, TEAM);
-      if (p < total) c += bm_test(bm, lo, span, adj[kb + (p - kx)]);
+      for (u32 r = 0; r < UNROLL; ++r) {
+        const u64 p = p0 + r * TEAM + tl;  // this lane's position in the concatenated lists
+        u32 k = 0;                         // the lane whose list holds p: the first with incl > p
+#pragma unroll
+        for (u32 step = TEAM / 2; step > 0; step >>= 1)
+          if (__shfl_sync(tm, incl, k + step - 1, TEAM) <= p) k += step;
+        const u64 kb = __shfl_sync(tm, vb, k, TEAM);
+        const u64 kx = __shfl_sync(tm, excl, k, TEAM);
+        w[r] = p < total ? adj[kb + (p - kx)] : lo - 1;  // lo - 1 is outside the span
+      }
+#pragma unroll
+      for (u32 r = 0; r < UNROLL; ++r) c += bm_test(bm, lo, span, w[r]);
     }
   }
   return c;
@@ -489,7 +509,7 @@ tc_bisson_7486a327_v2_c0(const u64* __restrict__ off, const u32* __restrict__ ad
   u32* const gsm = reinterpret_cast<u32*>(smem) + gindex() * GROUP_WORDS;  // this group's part
   const u32 lane = glane();
   u32* const gbm = reinterpret_cast<u32*>(scratch + ((u64)blockIdx.x * GROUPS + gindex()) * scratch_words);
-  for (u32 k = threadIdx.x; k < GROUP_WORDS; k += BLOCK) gsm[k] = 0;  // shared memory starts undefined
+  for (u32 k = threadIdx.x; k < GROUPS * GROUP_WORDS; k += BLOCK) reinterpret_cast<u32*>(smem)[k] = 0;  // shared memory starts undefined
   __syncthreads();
   u64 c = 0;
   for (u64 i = (u64)blockIdx.x * GROUPS + gindex(); i < nitems; i += (u64)gridDim.x * GROUPS) {
@@ -498,7 +518,7 @@ tc_bisson_7486a327_v2_c0(const u64* __restrict__ off, const u32* __restrict__ ad
     if (a1 - a0 < 2) continue;  // a triangle at u needs two out-neighbours (same for the group)
     const u32 lo = adj[a0];
     const u32 span = adj[a1 - 1] - lo + 1;  // ids are below 2^32 - 1: no overflow
-    u32* const bm = span <= BITMAP_BITS ? gsm : gbm;  // the same for the whole block
+    u32* const bm = span <= BITMAP_BITS ? gsm : gbm;  // the same for the whole group
     bm_build(adj, a0, a1, lo, lane, bm);
     c += walk(off, adj, a0, a1, lo, span, bm);
     bm_clear(adj, a0, a1, lo, lane, bm);

@@ -93,7 +93,9 @@ const (
 	ParamCTA      = "cta" // vertex iterator only
 
 	// bitmap
-	ParamBitmapBits = "bitmap_bits"
+	ParamBitmapBits   = "bitmap_bits"
+	ParamBitmapShared = "bitmap_shared"
+	ParamWalkUnroll   = "unroll" // also the pivot's (ParamUnroll), with its own default
 
 	// bitwise
 	ParamP1        = "p1"
@@ -122,6 +124,10 @@ const (
 	// scheme: how collisions are resolved.
 	SchemeBuckets   int64 = 0 // bucket lists, linear scan (H-INDEX, TRUST)
 	SchemeHopscotch int64 = 1 // lock-free hopscotch trie nodes (Skiff)
+
+	// bitmap_shared: which groups keep their bitmap in shared memory.
+	BitmapSharedBlock int64 = 0 // a whole-block group only (Bisson §III-C)
+	BitmapSharedGroup int64 = 1 // every group, GROUPS bitmaps per block
 
 	// cta: how threads are organised over vertex items (Skiff §IV-B).
 	CTAFixed       int64 = 0 // Width threads per vertex (TRUST)
@@ -208,6 +214,17 @@ var (
 		Source: "Bisson (comparative study §III-C): bitmap in shared memory \"when allowed by size\"; 2^18 bits = 32 KiB fits the 48 KiB static limit",
 		Doc:    "ids a shared-memory bitmap covers when a whole block shares the vertex (width == block): a vertex whose N+(u) spans at most this many ids uses it; the others, and groups narrower than the block, use the group's n-bit bitmap in global memory (gen/bisson.go)",
 	}
+	specBitmapShared = ParamSpec{
+		Name: ParamBitmapShared, Default: BitmapSharedBlock, Min: 0, Max: 1, OmitDefault: true,
+		Enum:   []string{"block", "group"},
+		Source: "Bisson (comparative study §III-C): only a block per vertex uses shared memory; narrower groups use global bitmaps",
+		Doc:    "block = a shared bitmap only when a whole block shares the vertex; group = every group has one of bitmap_bits bits (groups x bitmap_bits / 8 bytes per block), for graphs whose lists span few ids",
+	}
+	specWalkUnroll = ParamSpec{
+		Name: ParamWalkUnroll, Default: 1, Min: 1, Max: 8, OmitDefault: true,
+		Source: "Bisson (comparative study §III-C): one 2-hop neighbour per lane at a time",
+		Doc:    "positions of the concatenated lists each lane of a team loads before testing them (independent loads in flight; the pivot's unroll likewise)",
+	}
 	specP1 = ParamSpec{
 		Name: ParamP1, Default: 1, Min: 1, Max: 64,
 		Source: "TCBW §3.2 partitions only to fit device memory; one partition when the graph fits (issue 4)",
@@ -267,7 +284,7 @@ var paramTable = map[pair][]ParamSpec{
 	{IterVertex, MergePath}:    nil,
 	{IterVertex, BinarySearch}: {specCache},
 	{IterVertex, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop, specCTA},
-	{IterVertex, Bitmap}:       {specBitmapBits},
+	{IterVertex, Bitmap}:       {specBitmapBits, specBitmapShared, specWalkUnroll},
 
 	{IterEdge, Merge}:        {specTile},
 	{IterEdge, MergePath}:    nil,
@@ -397,8 +414,8 @@ func (s Strategy) SharedBytes() int64 {
 	case s.Iterator == IterVertex && s.Intersection == BinarySearch:
 		return items * Get(s, ParamCache) * 4
 	case s.Intersection == Bitmap:
-		if s.EffectiveWidth() == s.EffectiveBlock() {
-			return Get(s, ParamBitmapBits) / 8
+		if s.EffectiveWidth() == s.EffectiveBlock() || Get(s, ParamBitmapShared) == BitmapSharedGroup {
+			return items * Get(s, ParamBitmapBits) / 8
 		}
 	case s.Intersection == Radix:
 		// The scatter's rank counters, (warps + 1) x 2^radix_bits u32, and

@@ -67,7 +67,7 @@ func TestParamsForPairs(t *testing.T) {
 		{IterVertex, BinarySearch, []string{"cache"}},
 		{IterEdge, Hash, []string{"buckets", "slots", "overflow", "scheme", "hop"}},
 		{IterVertex, Hash, []string{"buckets", "slots", "overflow", "scheme", "hop", "cta"}},
-		{IterVertex, Bitmap, []string{"bitmap_bits"}},
+		{IterVertex, Bitmap, []string{"bitmap_bits", "bitmap_shared", "unroll"}},
 		{IterEdge, Bitwise, []string{"p1", "p2", "slice_bits"}},
 		{IterWedge, Radix, []string{"radix_bits", "threshold", "budget_mib"}},
 		{IterEdgeChunk, BinarySearch, []string{"chunk"}},

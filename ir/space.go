@@ -70,6 +70,9 @@ func Dimensions() []Dimension {
 			name := "param." + ps.Name
 			if i, ok := seen[name]; ok {
 				ds[i].AppliesTo = append(ds[i].AppliesTo, pr[0]+"/"+pr[1])
+				if def := strconv.FormatInt(ps.Default, 10); !strings.HasPrefix(ds[i].Default, def) {
+					ds[i].Default += "; " + def + " for " + pr[0] + "/" + pr[1]
+				}
 				continue
 			}
 			seen[name] = len(ds)

@@ -35,6 +35,15 @@ done 2>&1 | tee -a "${OUT:-gpu-out}/reuse.txt"
 if [ -n "${PIVOT:-}" ]; then
   bash scripts/gpu-pivot.sh || status=1
 fi
+# Nsight Compute on class kernels: NCU="spec:graph:kernel-regex:tag ..."
+# (graph a file under .gpu/datasets, or rmatS), after the warm-ups.
+for job in ${NCU:-}; do
+  IFS=: read -r spec graph kernel tag <<< "$job"
+  case "$graph" in
+    rmat*) GRAPH=/tmp/$graph.tcsr SCALE=${graph#rmat} SPEC=$spec KERNEL=$kernel TAG=-$tag SKIP=3 bash scripts/ncu-class.sh || status=1;;
+    *) GRAPH=.gpu/datasets/$graph SPEC=$spec KERNEL=$kernel TAG=-$tag SKIP=3 bash scripts/ncu-class.sh || status=1;;
+  esac
+done
 # End to end, the oriented file alone, each binary of BINS: E2E_AB=1 (SCALE).
 if [ -n "${E2E_AB:-}" ]; then
   bash scripts/gpu-e2e.sh || status=1
