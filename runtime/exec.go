@@ -26,6 +26,10 @@ type RunOptions struct {
 	// argument, which may then be nil. Its orientation and relabelling must
 	// be the plan's.
 	Oriented *graph.Oriented
+	// PassOnly records no events inside a pass: the pass is timed alone,
+	// and the classes' and preparation kernels' own times are not measured
+	// (their Timings stay zero; KernelMs is then the pass).
+	PassOnly bool
 }
 
 // Timing summarises the milliseconds of repeated runs.
@@ -721,7 +725,8 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		launched++
 		zero = zero || !pc.c.SelfReset
 	}
-	classTimers := launched > 1 || pr.pivot != nil || zero // a memset is not kernel time
+	classTimers := (launched > 1 || pr.pivot != nil || zero) && !opt.PassOnly // a memset is not kernel time
+	prepTimers := pr.pivot != nil && !opt.PassOnly
 	for r := range warm + repeat {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -735,14 +740,18 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 			}
 		}
 		if pr.pivot != nil {
-			if err := pr.pivot.timer.Start(); err != nil {
-				return nil, fmt.Errorf("plan %s: preparation timer: %w", pr.name, err)
+			if prepTimers {
+				if err := pr.pivot.timer.Start(); err != nil {
+					return nil, fmt.Errorf("plan %s: preparation timer: %w", pr.name, err)
+				}
 			}
-			if err := pr.preparePivot(); err != nil { // pivot.go
+			if err := pr.preparePivot(prepTimers); err != nil { // pivot.go
 				return nil, err
 			}
-			if err := pr.pivot.timer.Stop(); err != nil {
-				return nil, fmt.Errorf("plan %s: preparation timer: %w", pr.name, err)
+			if prepTimers {
+				if err := pr.pivot.timer.Stop(); err != nil {
+					return nil, fmt.Errorf("plan %s: preparation timer: %w", pr.name, err)
+				}
 			}
 		}
 		for i := range pr.classes {
@@ -808,7 +817,13 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 			}
 			timer := pc.timer
 			if !classTimers {
-				timer = pr.passTimer // the class is the pass
+				timer = pr.passTimer // the class is the pass (or, PassOnly, the classes are)
+				if launched > 1 || pr.pivot != nil {
+					if r >= warm {
+						perClass[i] = append(perClass[i], 0) // not measured
+					}
+					continue
+				}
 			}
 			ms, err := timer.Elapsed()
 			if err != nil {
@@ -831,10 +846,13 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
 		}
+		if !classTimers && (launched > 1 || pr.pivot != nil) {
+			total = pass // PassOnly: the kernels were not timed apart
+		}
 		if r >= warm {
 			totals = append(totals, total)
 			passes = append(passes, pass)
-			if pr.pivot != nil {
+			if prepTimers {
 				ms, err := pr.pivot.timer.Elapsed()
 				if err != nil {
 					return nil, fmt.Errorf("plan %s: preparation timer: %w", pr.name, err)
@@ -855,7 +873,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	res.GPUMs = summarize(passes)
 	res.GPUSamples = passes
 	res.PrepMs = summarize(preps)
-	if pr.pivot != nil {
+	if prepTimers {
 		res.PrepKernels = map[string]Timing{}
 		for i, name := range pivotKernelNames {
 			res.PrepKernels[name] = summarize(prepParts[i])

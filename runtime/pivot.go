@@ -127,8 +127,8 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 }
 
 // preparePivot launches the five preparation kernels (stream-ordered before
-// the class kernels of the pass).
-func (pr *Prepared) preparePivot() error {
+// the class kernels of the pass), each between two events when timed.
+func (pr *Prepared) preparePivot(timed bool) error {
 	ph := pr.pivot
 	if ph == nil || ph.n == 0 {
 		return nil
@@ -141,14 +141,18 @@ func (pr *Prepared) preparePivot() error {
 	launch := func(name string, fn Function, g Dim3, args ...any) error {
 		t := ph.ktimers[nth]
 		nth++
-		if err := t.Start(); err != nil {
-			return fmt.Errorf("plan %s: pivot preparation kernel %s: %w", pr.name, name, err)
+		if timed {
+			if err := t.Start(); err != nil {
+				return fmt.Errorf("plan %s: pivot preparation kernel %s: %w", pr.name, name, err)
+			}
 		}
 		if err := fn.Launch(g, blk, 0, args...); err != nil {
 			return fmt.Errorf("plan %s: pivot preparation kernel %s: %w", pr.name, name, err)
 		}
-		if err := t.Stop(); err != nil {
-			return fmt.Errorf("plan %s: pivot preparation kernel %s: %w", pr.name, name, err)
+		if timed {
+			if err := t.Stop(); err != nil {
+				return fmt.Errorf("plan %s: pivot preparation kernel %s: %w", pr.name, name, err)
+			}
 		}
 		return nil
 	}

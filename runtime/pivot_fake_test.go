@@ -1201,3 +1201,32 @@ func TestPivotFakeBounds(t *testing.T) {
 			"lies in no live buffer")
 	}
 }
+
+// TestPivotFakePassOnly: with PassOnly a pass records only its own two
+// events, counts the same, and reports no class or preparation times.
+func TestPivotFakePassOnly(t *testing.T) {
+	p, err := ir.Load("../examples/pivot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := pivotGraphs(t)[0]
+	d := newFakeDevice(t, p, 1<<40)
+	res, err := runtime.Run(context.Background(), d, &fakeCompiler{}, p, pg.g, runtime.RunOptions{Repeat: 3, PassOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := graph.CountTriangles(pivotOrient(t, p, pg.g)); res.Triangles != want {
+		t.Errorf("%d triangles, want %d", res.Triangles, want)
+	}
+	if res.PrepKernels != nil || res.PrepMs.Median != 0 {
+		t.Errorf("preparation timed: %+v, %+v", res.PrepMs, res.PrepKernels)
+	}
+	for _, c := range res.PerClass {
+		if c.Ms.Median != 0 {
+			t.Errorf("class %s timed: %+v", c.Name, c.Ms)
+		}
+	}
+	if res.GPUMs.Median <= 0 || res.KernelMs != res.GPUMs {
+		t.Errorf("kernel %+v, pass %+v: want the pass alone", res.KernelMs, res.GPUMs)
+	}
+}

@@ -4,7 +4,8 @@
 # count (RMAT) or the CPU oracle (--check), the pass split into class kernels
 # and the five preparation kernels. BINS lists label:binary pairs, so an
 # earlier build (make bundle BASE=...) runs beside the new one in the same
-# call. Run on the device machine from the repository root with the bundle
+# call. MODES="split pass" runs each count also with --pass-only (no events
+# between the pass's kernels; the breakdown is then not measured). Run on the device machine from the repository root with the bundle
 # unpacked in .gpu (scripts/gpu-session.sh does that).
 #   SPECS="examples/pivot.yaml examples/pivot-one.yaml" SCALES="18 20 22 24" bash scripts/gpu-pivot.sh
 set -uo pipefail
@@ -33,14 +34,20 @@ for s in ${SCALES:-18 20 22 24}; do
   [ -f "$f" ] || "$G/bin/tcgen" -q generate rmat --scale "$s" -o "$f"
   for spec in ${SPECS:-examples/pivot.yaml examples/pivot-one.yaml}; do
     for lb in $BINS; do
-      run "${lb%%:*}" "${lb#*:}" "$f" "rmat$s" "$spec" ${want[$s]:+--expect ${want[$s]}}
+      for mode in ${MODES:-split}; do
+        po=""; [ "$mode" = pass ] && po=--pass-only
+        run "${lb%%:*}${MODES:+-$mode}" "${lb#*:}" "$f" "rmat$s" "$spec" ${want[$s]:+--expect ${want[$s]}} $po
+      done
     done
   done
 done 2>&1 | tee "$OUT/pivot.txt"
 for d in ${DATASETS:-}; do
   for spec in ${DSPECS:-${SPECS:-examples/pivot-one.yaml}}; do
     for lb in $BINS; do
-      run "${lb%%:*}" "${lb#*:}" "$G/datasets/$d" "${d%%.*}" "$spec" --check
+      for mode in ${MODES:-split}; do
+        po=""; [ "$mode" = pass ] && po=--pass-only
+        run "${lb%%:*}${MODES:+-$mode}" "${lb#*:}" "$G/datasets/$d" "${d%%.*}" "$spec" --check $po
+      done
     done
   done
 done 2>&1 | tee -a "$OUT/pivot.txt"

@@ -23,6 +23,7 @@ type CountCmd struct {
 	Expect    *uint64 `help:"Compare the count with N (a known count); exit code 4 when they differ." placeholder:"N"`
 	Repeat    int     `help:"Timed GPU runs; the kernel time reported is their median." default:"1"`
 	Warmup    int     `help:"Untimed GPU runs before the timed ones." default:"1"`
+	PassOnly  bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
 	JSON      bool    `help:"Print the result as JSON."`
 	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (input ids, tab-separated; CPU only for now)." placeholder:"FILE" type:"path"`
 }

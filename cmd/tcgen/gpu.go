@@ -81,7 +81,7 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 	}
 	res.FirstRunMs = msSince(runStart)
 	res.TotalMs = msSince(start)
-	out, err := pr.Run(g.ctx, runtime.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup})
+	out, err := pr.Run(g.ctx, runtime.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly})
 	if err != nil {
 		return gpuError(err)
 	}
