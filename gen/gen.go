@@ -314,10 +314,11 @@ type classData struct {
 	BlockWalk bool // ... with a whole block per vertex: staged walk
 	WalkAt    int  // u64 index of the walk's staging arrays in smem
 
-	Levels, Splitters int // edge binary search: cached top levels
-	Cache             int // vertex binary search: cached entries of N+(u)
-	Tile              int // merge: entries of each list held in registers
-	Buckets, Mask     int // hash
+	Levels, Splitters int  // edge binary search: cached top levels
+	Cache             int  // vertex binary search: cached entries of N+(u)
+	Tile              int  // merge: entries of each list held in registers
+	Reverse           bool // edge merge: items taken last to first
+	Buckets, Mask     int  // hash
 	Slots             int
 	Chunk, Sub        int  // edge chunk
 	Table, Unroll     int  // pivot (gen/pivot.go)
@@ -408,6 +409,9 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	case ir.Merge:
 		cd.isectPartial = "merge"
 		cd.Tile = int(ir.Get(s, ir.ParamTile))
+		if s.Iterator == ir.IterEdge {
+			cd.Reverse = ir.Get(s, ir.ParamReverse) == 1
+		}
 	case ir.MergePath:
 		lowerMergePath(cd, s) // gen/green.go
 	case ir.Radix:

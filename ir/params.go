@@ -111,7 +111,8 @@ const (
 	ParamChunk = "chunk"
 
 	// merge
-	ParamTile = "tile"
+	ParamTile    = "tile"
+	ParamReverse = "reverse"
 )
 
 // Enumerated parameter values.
@@ -272,6 +273,15 @@ var specTile = ParamSpec{
 	Doc:    "entries of each list a merge holds in registers: aligned tiles read with 16-byte loads, every pair of the two tiles compared, the tile with the smaller last entry replaced (1 = the classic merge)",
 }
 
+// specReverse: the edge iterator's items are the CSR's edges in order, and
+// after relabelling by degree the heaviest merges (high-degree endpoints)
+// come last, so the blocks dispatched last carry the longest chains.
+var specReverse = ParamSpec{
+	Name: ParamReverse, Default: 0, Min: 0, Max: 1, Enum: []string{"forward", "reverse"}, OmitDefault: true,
+	Source: "Polak (comparative study §III-A): a thread per edge in edge order",
+	Doc:    "order in which the blocks take the items: forward, or reverse (the last items, the heaviest after relabelling by degree, dispatched first, the light ones filling the tail)",
+}
+
 type pair struct {
 	it Iterator
 	is Intersection
@@ -286,7 +296,7 @@ var paramTable = map[pair][]ParamSpec{
 	{IterVertex, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop, specCTA},
 	{IterVertex, Bitmap}:       {specBitmapBits, specBitmapShared, specWalkUnroll},
 
-	{IterEdge, Merge}:        {specTile},
+	{IterEdge, Merge}:        {specTile, specReverse},
 	{IterEdge, MergePath}:    nil,
 	{IterEdge, BinarySearch}: {specLevels},
 	{IterEdge, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop},

@@ -60,7 +60,7 @@ func TestParamsForPairs(t *testing.T) {
 		is   Intersection
 		want []string
 	}{
-		{IterEdge, Merge, []string{"tile"}},
+		{IterEdge, Merge, []string{"tile", "reverse"}},
 		{IterVertex, Merge, []string{"tile"}},
 		{IterEdge, MergePath, nil},
 		{IterEdge, BinarySearch, []string{"levels"}},
