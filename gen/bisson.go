@@ -49,8 +49,11 @@ type bitmapData struct {
 const residentThreadsPerSM = 2048
 
 func lowerBitmap(cd *classData, mc *Class, s ir.Strategy, t Target) error {
+	if s.Iterator == ir.IterEdge {
+		return lowerDense(cd, mc) // gen/dense.go
+	}
 	if s.Iterator != ir.IterVertex {
-		return fmt.Errorf("the bitmap intersection is generated for the vertex iterator only, not %s", s.Iterator)
+		return fmt.Errorf("the bitmap intersection is generated for the vertex and edge iterators only, not %s", s.Iterator)
 	}
 	bits := ir.Get(s, ir.ParamBitmapBits)
 	if bits < 64 || bits%64 != 0 {

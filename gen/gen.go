@@ -345,7 +345,7 @@ type classData struct {
 // such classes needs no memset of the counters (one launch, as the published
 // single-kernel codes are timed). Multi-launch classes (pivot, radix,
 // bitwise, Skiff's trie) still add into a zeroed slot.
-var selfResetting = map[string]bool{"edge": true, "vertex": true, "edgechunk": true, "bisson": true}
+var selfResetting = map[string]bool{"edge": true, "vertex": true, "edgechunk": true, "bisson": true, "dense": true}
 
 // edgeChunkBytesPerItem is what the edge-chunk kernel stages per edge: table
 // start, key start and prefix sum (u64 each) and the table length (u32).

@@ -119,7 +119,15 @@ type Class struct {
 	// SpillWords: a pivot class with spill global needs this many u32 words
 	// of global memory per group (grid * BLOCK / Width groups).
 	SpillWords int `json:"spill_words,omitempty"`
+	// Rows: the kernel that writes the dense rows of an edge/bitmap class
+	// (gen/dense.go) into its scratch, launched in every pass just before
+	// the class kernel, with RowsArgs; nil for other classes.
+	Rows *Helper `json:"rows,omitempty"`
 }
+
+// RowsArgs are the arguments of a Class.Rows kernel: the graph and the
+// scratch buffer, and the u64 words of a row.
+var RowsArgs = []string{"off u64*", "adj u32*", "n u32", "rows u64*", "row_words u64"}
 
 // Scratch is per-group global memory a class kernel needs besides the graph
 // (Bisson's bitmaps; any design may use it). The executor allocates
@@ -147,7 +155,15 @@ type Scratch struct {
 	// allocating it, and again before such a kernel only when a class
 	// without this promise shares the buffer.
 	Zeroed bool `json:"zeroed,omitempty"`
+	// Square: one n x n bit matrix for the whole grid instead of slices per
+	// group (the dense rows of gen/dense.go): n rows of ceil(n / 64) u64
+	// words, scratch_words being a row's words; the grid is not capped.
+	Square bool `json:"square,omitempty"`
 }
+
+// SquareWords returns a Square scratch's u64 words per row on a graph of n
+// vertices.
+func SquareWords(n uint64) uint64 { return max(1, (n+63)/64) }
 
 // WordsPerGroup returns the u64 words one group owns on a graph of n
 // vertices.

@@ -176,6 +176,7 @@ var Supported = map[[2]string]bool{
 	{string(IterVertex), string(Bitmap)}:          true, // gen/bisson.go
 	{string(IterWedge), string(Radix)}:            true, // gen/radix.go
 	{string(IterEdge), string(Bitwise)}:           true, // gen/tcbw.go
+	{string(IterEdge), string(Bitmap)}:            true, // gen/dense.go
 	{string(IterPivot), string(Hash)}:             true, // gen/pivot.go
 }
 

@@ -301,6 +301,7 @@ var paramTable = map[pair][]ParamSpec{
 	{IterEdge, BinarySearch}: {specLevels},
 	{IterEdge, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop},
 	{IterEdge, Bitwise}:      {specP1, specP2, specSliceBits},
+	{IterEdge, Bitmap}:       nil, // dense rows of n bits (gen/dense.go)
 
 	{IterEdgeChunk, Merge}:        {specChunk},
 	{IterEdgeChunk, BinarySearch}: {specChunk},
@@ -423,7 +424,7 @@ func (s Strategy) SharedBytes() int64 {
 		return items * ((int64(1) << Get(s, ParamLevels)) - 1) * 4
 	case s.Iterator == IterVertex && s.Intersection == BinarySearch:
 		return items * Get(s, ParamCache) * 4
-	case s.Intersection == Bitmap:
+	case s.Intersection == Bitmap && s.Iterator == IterVertex:
 		if s.EffectiveWidth() == s.EffectiveBlock() || Get(s, ParamBitmapShared) == BitmapSharedGroup {
 			return items * Get(s, ParamBitmapBits) / 8
 		}

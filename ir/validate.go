@@ -320,6 +320,8 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 			add("the edge-chunk iterator gives a whole block to a chunk: width must equal block (%d), got %d", b, w)
 		case s.Iterator == IterEdge && s.Intersection == Merge && w != 1:
 			add("a merge of one edge is sequential: width must be 1, got %d (use merge-path to share an edge)", w)
+		case s.Iterator == IterEdge && s.Intersection == Bitmap && w != 1:
+			add("the dense rows of an edge are ANDed by one thread: width must be 1, got %d", w)
 		case s.Iterator == IterWedge && s.Intersection == Radix && w != 1:
 			add("the radix phases give each thread its own candidate edges: width must be 1, got %d", w)
 		}

@@ -215,6 +215,10 @@ type prepClass struct {
 	zeroFirst    bool
 	// bitwise: a bitwise class's slices and passes (tcbw.go); nil otherwise.
 	bitwise *bitwiseClass
+	// rows: the kernel writing a dense class's rows (gen.Class.Rows), run
+	// before the class kernel in every pass, on rowsGrid blocks.
+	rows     Function
+	rowsGrid uint32
 }
 
 // Orientation maps the IR's orientation onto package graph's (the tuner
@@ -494,6 +498,12 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 			}
 			pc.grid = sp.grids[i] // c.Grid.Blocks, capped for scratch
 			pc.scratchWords, pc.zeroFirst = sp.words[i], sp.zeroFirst[i]
+			if c.Rows != nil && pc.items > 0 {
+				if pc.rows, err = pr.mod.Function(c.Rows.Kernel); err != nil {
+					return pr, fail("kernel %s: %w", c.Rows.Kernel, err)
+				}
+				pc.rowsGrid = c.Rows.Grid.Blocks(n, facts.SMs)
+			}
 			pc.shared = uint32(c.DynamicSharedBytes)
 			if pc.timer, err = pr.newTimer(); err != nil {
 				return pr, fail("kernel %s: %w", c.Kernel, err)
@@ -778,6 +788,12 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 			}
 			if classTimers {
 				if err := pc.timer.Start(); err != nil {
+					return nil, kerr(err)
+				}
+			}
+			if pc.rows != nil && pc.rowsGrid > 0 { // the dense rows of this pass (gen/dense.go)
+				if err := pc.rows.Launch(Dim3{X: pc.rowsGrid, Y: 1, Z: 1}, Dim3{X: uint32(pc.c.Rows.Block), Y: 1, Z: 1}, 0,
+					pr.off, pr.adj, pr.n, pr.scratch, pc.scratchWords); err != nil {
 					return nil, kerr(err)
 				}
 			}

@@ -30,6 +30,8 @@ type fakeDevice struct {
 	mem     uint64
 	kernels map[string]gen.Class // by symbol
 	srcSyms map[string]bool      // the src kernels of the plans it knows
+	rowsFor map[string]gen.Class // dense rows kernels, by symbol, and their class (dense_test.go)
+	idOrder bool                 // the last plan's Manifest.IDOrdered
 	slices  *gen.SliceHelpers    // bit-slice helpers (tcbw_test.go)
 	live    map[*fakeBuf]bool
 	allocs  int
@@ -51,7 +53,7 @@ func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, live: map[*fakeBuf]bool{}, srcSyms: map[string]bool{}}
+	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, live: map[*fakeBuf]bool{}, srcSyms: map[string]bool{}, rowsFor: map[string]gen.Class{}}
 	d.addPlan(t, out)
 	return d
 }
@@ -64,12 +66,16 @@ func (d *fakeDevice) addPlan(t *testing.T, out *gen.Output) {
 			if !c.Skip {
 				d.kernels[c.Kernel] = c
 				d.addPhases(c) // radix_fake_test.go
+				if c.Rows != nil {
+					d.rowsFor[c.Rows.Kernel] = c
+				}
 			}
 		}
 	}
 	if out.Manifest.Src != nil {
 		d.srcSyms[out.Manifest.Src.Kernel] = true
 	}
+	d.idOrder = out.Manifest.IDOrdered
 	if out.Manifest.Slices != nil {
 		d.slices = out.Manifest.Slices
 	}
@@ -147,7 +153,8 @@ func (b *fakeBuf) u32(i uint64) uint32 { return binary.LittleEndian.Uint32(b.dat
 type fakeModule struct{ d *fakeDevice }
 
 func (m *fakeModule) Function(name string) (runtime.Function, error) {
-	if _, ok := m.d.kernels[name]; !ok && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) {
+	_, rows := m.d.rowsFor[name]
+	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) {
 		return nil, fmt.Errorf("no kernel %s", name)
 	}
 	return &fakeFunc{d: m.d, name: name}, nil
@@ -217,6 +224,9 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 		}
 		return nil
 	}
+	if c, ok := f.d.rowsFor[f.name]; ok {
+		return f.d.launchRows(c, grid, block, args) // dense_test.go
+	}
 	if ph, ok := f.d.phases[f.name]; ok {
 		return f.d.launchPhase(ph, grid, block, shared, args) // radix_fake_test.go
 	}
@@ -242,6 +252,11 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 	if s := c.Scratch; s == nil {
 		if args[8] != any(uint64(0)) || words != 0 {
 			return fmt.Errorf("scratch %v, %d words for a class without scratch", args[8], words)
+		}
+	} else if s.Square {
+		sb, ok := args[8].(*fakeBuf)
+		if !ok || words != gen.SquareWords(uint64(n)) || uint64(len(sb.data)) < uint64(n)*words*8 {
+			return fmt.Errorf("square scratch %T, %d words a row for n=%d", args[8], words, n)
 		}
 	} else {
 		sb, ok := args[8].(*fakeBuf)
@@ -284,6 +299,10 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 		}
 		src := args[2].(*fakeBuf)
 		u, v := src.u32(id), adj.u32(id)
+		if c.Rows != nil {
+			total += denseEdge(f.d.idOrder, off, adj, args[8].(*fakeBuf), words, id, u, v) // dense_test.go
+			continue
+		}
 		total += intersect(nb(uint64(u)), nb(uint64(v)))
 	}
 	if c.SelfReset {

@@ -1,0 +1,154 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+	"testing"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime"
+)
+
+// The fake device's dense rows (gen/dense.go, templates/iter_dense.cu.tmpl):
+// the rows kernel first fills the whole matrix with ones, as stale content
+// of an earlier pass or class would be, then writes each vertex's span as
+// the template does; the class kernel reads only the words both spans
+// cover, as the template does, so a span computed wrong miscounts here.
+
+func (d *fakeDevice) launchRows(c gen.Class, grid, block runtime.Dim3, args []any) error {
+	if len(args) != len(gen.RowsArgs) {
+		return fmt.Errorf("rows kernel %s: %d args, want %d", c.Rows.Kernel, len(args), len(gen.RowsArgs))
+	}
+	off, adj, n := args[0].(*fakeBuf), args[1].(*fakeBuf), uint64(args[2].(uint32))
+	rows, ok := args[3].(*fakeBuf)
+	words := args[4].(uint64)
+	if !ok || words != gen.SquareWords(n) || uint64(len(rows.data)) < n*words*8 {
+		return fmt.Errorf("rows kernel %s: matrix %T of %d words a row for n=%d", c.Rows.Kernel, args[3], words, n)
+	}
+	if grid.X != c.Rows.Grid.Blocks(n, 4) || block.X != uint32(c.Rows.Block) {
+		return fmt.Errorf("rows kernel %s: launch %v %v", c.Rows.Kernel, grid, block)
+	}
+	for i := range rows.data {
+		rows.data[i] = 0xff
+	}
+	for v := range n {
+		b0, b1 := off.u64(v), off.u64(v+1)
+		if b0 == b1 {
+			continue
+		}
+		base := v * words * 2 // u32 words
+		for k := uint64(adj.u32(b0) >> 5); k <= uint64(adj.u32(b1-1)>>5); k++ {
+			binary.LittleEndian.PutUint32(rows.data[4*(base+k):], 0)
+		}
+		for j := b0; j < b1; j++ {
+			x := adj.u32(j)
+			at := 4 * (base + uint64(x>>5))
+			binary.LittleEndian.PutUint32(rows.data[at:], binary.LittleEndian.Uint32(rows.data[at:])|1<<(x&31))
+		}
+	}
+	return nil
+}
+
+// denseEdge counts edge e = (u, v) as the class kernel does.
+func denseEdge(idOrdered bool, off, adj, rows *fakeBuf, words, e uint64, u, v uint32) uint64 {
+	a0, a1 := off.u64(uint64(u)), off.u64(uint64(u)+1)
+	if idOrdered {
+		a0 = e + 1
+	}
+	b0, b1 := off.u64(uint64(v)), off.u64(uint64(v)+1)
+	if a0 >= a1 || b0 >= b1 {
+		return 0
+	}
+	lo := max(adj.u32(a0), adj.u32(b0)) >> 5
+	hi := min(adj.u32(a1-1), adj.u32(b1-1)) >> 5
+	var cnt uint64
+	for k := uint64(lo); k <= uint64(hi) && lo <= hi; k++ {
+		ru := binary.LittleEndian.Uint32(rows.data[4*(uint64(u)*words*2+k):])
+		rv := binary.LittleEndian.Uint32(rows.data[4*(uint64(v)*words*2+k):])
+		cnt += uint64(bits.OnesCount32(ru & rv))
+	}
+	return cnt
+}
+
+func denseClass(name string, lo, hi int64) ir.Class {
+	return ir.Class{Name: name, Select: ir.Selector{Key: ir.KeyOutDegree, Lo: lo, Hi: hi},
+		Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Bitmap, Width: 1, Block: 128}}
+}
+
+// TestDenseFake runs dense-row plans through the fake device against the
+// oracle: one class, under id and degree orders with and without
+// relabelling, beside a merge class and beside Bisson's zeroed bitmaps in
+// the shared scratch, on graphs with hubs, empty lists and none at all.
+func TestDenseFake(t *testing.T) {
+	merge := ir.Class{Name: "lo", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 4},
+		Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128}}
+	bisson := ir.Class{Name: "lo", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 4},
+		Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Bitmap, Width: 32, Block: 128}}
+	plans := []ir.Plan{
+		{Prefix: "dense_deg", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{denseClass("all", 0, 0)}},
+		{Prefix: "dense_deg_norelabel", Orientation: ir.OrientDegree, Classes: []ir.Class{denseClass("all", 0, 0)}},
+		{Prefix: "dense_id", Orientation: ir.OrientID, Classes: []ir.Class{denseClass("all", 0, 0)}},
+		{Prefix: "dense_merge", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{merge, denseClass("hi", 4, 0)}},
+		{Prefix: "dense_bisson", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{bisson, denseClass("hi", 4, 0)}},
+	}
+	gens := map[string]graph.Generator{
+		"rmat10": graph.DefaultRMAT(10),
+		"er":     graph.ErdosRenyi{N: 300, M: 6000, Seed: 3},
+		"wheel":  graph.Wheel{Rim: 500},
+		"hub":    graph.Hub{Leaves: 700, Extra: 2000, Seed: 5},
+		"K40":    graph.Complete{N: 40},
+		"grid":   graph.Grid{Rows: 20, Cols: 30},
+	}
+	for _, p := range plans {
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%s: %v", p.Prefix, err)
+		}
+		for name, gg := range gens {
+			g, _, err := graph.Generate(gg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := newFakeDevice(t, p, 1<<40)
+			res, err := runtime.Run(context.Background(), d, &fakeCompiler{}, p, g, runtime.RunOptions{Repeat: 2})
+			if err != nil {
+				t.Fatalf("%s on %s: %v", p.Prefix, name, err)
+			}
+			if want := graph.Oracle(g); res.Triangles != want {
+				t.Errorf("%s on %s: %d triangles, want %d", p.Prefix, name, res.Triangles, want)
+			}
+			// Each pass writes the rows just before the dense class.
+			for i, k := range d.launch {
+				if c, ok := d.rowsFor[k]; ok && (i+1 >= len(d.launch) || d.launch[i+1] != c.Kernel) {
+					t.Errorf("%s on %s: rows kernel %s not followed by its class: %v", p.Prefix, name, k, d.launch)
+				}
+			}
+			if d.allocBytes > res.DeviceBytes {
+				t.Errorf("%s on %s: allocated %d bytes, predicted %d", p.Prefix, name, d.allocBytes, res.DeviceBytes)
+			}
+		}
+	}
+}
+
+// TestDenseFakeTooLarge: a matrix that does not fit gets the executor's
+// error naming the bytes, before anything runs.
+func TestDenseFakeTooLarge(t *testing.T) {
+	p := ir.Plan{Prefix: "dense", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{denseClass("all", 0, 0)}}
+	g, _, err := graph.Generate(graph.ErdosRenyi{N: 20000, M: 40000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newFakeDevice(t, p, 256<<20+32<<20) // 32 MiB past the executor's headroom; the matrix alone is about 45 MB
+	_, err = runtime.Run(context.Background(), d, &fakeCompiler{}, p, g, runtime.RunOptions{Repeat: 1})
+	var tl *runtime.TooLargeError
+	if n := uint64(g.N()); !errors.As(err, &tl) || tl.Need < n*n/8 {
+		t.Fatalf("got %v, want a TooLargeError of at least the matrix", err)
+	}
+	if len(d.launch) != 0 {
+		t.Errorf("launched %v", d.launch)
+	}
+}
