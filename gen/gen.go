@@ -419,6 +419,9 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
 		}
 	case ir.Bitmap:
+		if s.Iterator == ir.IterEdge {
+			cd.Reverse = ir.Get(s, ir.ParamReverse) == 1
+		}
 		if err := lowerBitmap(cd, &mc, s, t); err != nil { // gen/bisson.go
 			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
 		}

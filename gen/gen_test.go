@@ -77,6 +77,17 @@ func goldenPlans() []ir.Plan {
 						Params: map[string]int64{ir.ParamP1: 4, ir.ParamP2: 8, ir.ParamSliceBits: 16}}},
 			},
 		},
+		ir.Plan{ // tiled merges, the edges in reverse, beside dense rows (gen/dense.go)
+			Prefix: "spec_tile_dense", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: []ir.Class{
+				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 16},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
+						Params: map[string]int64{ir.ParamTile: 8, ir.ParamReverse: 1}}},
+				{Name: "high", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 16},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Bitmap, Width: 1, Block: 256,
+						Params: map[string]int64{ir.ParamReverse: 1}}},
+			},
+		},
 	)
 }
 
@@ -209,6 +220,14 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			}
 			if c.Grid.ItemsPerBlock <= 0 && !(c.Pivot && c.Grid.BlocksPerSM > 0) { // pivot: persistent blocks
 				t.Errorf("%s: class %s has no grid formula", who, c.Name)
+			}
+			if dense := c.Iterator == ir.IterEdge && c.Intersection == ir.Bitmap; dense != (c.Rows != nil) || dense != (c.Scratch != nil && c.Scratch.Square) {
+				t.Errorf("%s: class %s: dense %v, rows %v, scratch %+v", who, c.Name, dense, c.Rows, c.Scratch)
+			} else if dense {
+				wantKernels++
+				if _, ok := defined[c.Rows.Kernel]; !ok {
+					t.Errorf("%s: rows kernel %s not defined", who, c.Rows.Kernel)
+				}
 			}
 			if c.Pivot != (c.Iterator == ir.IterPivot) || c.Pivot && (m.Pivot == nil || m.Pivot.Index(vi, c.Slot) < 0) {
 				t.Errorf("%s: class %s: pivot %v, iterator %s, helpers %v", who, c.Name, c.Pivot, c.Iterator, m.Pivot)

@@ -156,14 +156,19 @@ type Scratch struct {
 	// without this promise shares the buffer.
 	Zeroed bool `json:"zeroed,omitempty"`
 	// Square: one n x n bit matrix for the whole grid instead of slices per
-	// group (the dense rows of gen/dense.go): n rows of ceil(n / 64) u64
-	// words, scratch_words being a row's words; the grid is not capped.
+	// group (the dense rows of gen/dense.go): n rows of SquareWords(n) u64
+	// words, then a u64 per vertex (its row's span), scratch_words being a
+	// row's words; the grid is not capped.
 	Square bool `json:"square,omitempty"`
 }
 
 // SquareWords returns a Square scratch's u64 words per row on a graph of n
-// vertices.
-func SquareWords(n uint64) uint64 { return max(1, (n+63)/64) }
+// vertices: n bits rounded up to 128, so that every row is 16-byte aligned
+// for vector loads.
+func SquareWords(n uint64) uint64 { return max(2, (n+127)/128*2) }
+
+// SquareBytes returns a Square scratch's size on a graph of n vertices.
+func SquareBytes(n uint64) uint64 { return (n*SquareWords(n) + n) * 8 }
 
 // WordsPerGroup returns the u64 words one group owns on a graph of n
 // vertices.

@@ -301,7 +301,7 @@ var paramTable = map[pair][]ParamSpec{
 	{IterEdge, BinarySearch}: {specLevels},
 	{IterEdge, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop},
 	{IterEdge, Bitwise}:      {specP1, specP2, specSliceBits},
-	{IterEdge, Bitmap}:       nil, // dense rows of n bits (gen/dense.go)
+	{IterEdge, Bitmap}:       {specReverse}, // dense rows of n bits (gen/dense.go)
 
 	{IterEdgeChunk, Merge}:        {specChunk},
 	{IterEdgeChunk, BinarySearch}: {specChunk},

@@ -16,9 +16,10 @@ import (
 
 // The fake device's dense rows (gen/dense.go, templates/iter_dense.cu.tmpl):
 // the rows kernel first fills the whole matrix with ones, as stale content
-// of an earlier pass or class would be, then writes each vertex's span as
-// the template does; the class kernel reads only the words both spans
-// cover, as the template does, so a span computed wrong miscounts here.
+// of an earlier pass or class would be, then writes each vertex's span and
+// its words as the template does; the class kernel reads the aligned quads
+// over the words both spans cover and masks the rest, as the template does,
+// so a span or mask computed wrong miscounts here.
 
 func (d *fakeDevice) launchRows(c gen.Class, grid, block runtime.Dim3, args []any) error {
 	if len(args) != len(gen.RowsArgs) {
@@ -27,7 +28,7 @@ func (d *fakeDevice) launchRows(c gen.Class, grid, block runtime.Dim3, args []an
 	off, adj, n := args[0].(*fakeBuf), args[1].(*fakeBuf), uint64(args[2].(uint32))
 	rows, ok := args[3].(*fakeBuf)
 	words := args[4].(uint64)
-	if !ok || words != gen.SquareWords(n) || uint64(len(rows.data)) < n*words*8 {
+	if !ok || words != gen.SquareWords(n) || uint64(len(rows.data)) < gen.SquareBytes(n) {
 		return fmt.Errorf("rows kernel %s: matrix %T of %d words a row for n=%d", c.Rows.Kernel, args[3], words, n)
 	}
 	if grid.X != c.Rows.Grid.Blocks(n, 4) || block.X != uint32(c.Rows.Block) {
@@ -38,39 +39,40 @@ func (d *fakeDevice) launchRows(c gen.Class, grid, block runtime.Dim3, args []an
 	}
 	for v := range n {
 		b0, b1 := off.u64(v), off.u64(v+1)
-		if b0 == b1 {
-			continue
+		span := uint64(1) // empty: lo 1 > hi 0
+		if b0 < b1 {
+			base := v * words * 2 // u32 words
+			lo, hi := uint64(adj.u32(b0)>>5), uint64(adj.u32(b1-1)>>5)
+			for k := lo; k <= hi; k++ {
+				binary.LittleEndian.PutUint32(rows.data[4*(base+k):], 0)
+			}
+			for j := b0; j < b1; j++ {
+				x := adj.u32(j)
+				at := 4 * (base + uint64(x>>5))
+				binary.LittleEndian.PutUint32(rows.data[at:], binary.LittleEndian.Uint32(rows.data[at:])|1<<(x&31))
+			}
+			span = hi<<32 | lo
 		}
-		base := v * words * 2 // u32 words
-		for k := uint64(adj.u32(b0) >> 5); k <= uint64(adj.u32(b1-1)>>5); k++ {
-			binary.LittleEndian.PutUint32(rows.data[4*(base+k):], 0)
-		}
-		for j := b0; j < b1; j++ {
-			x := adj.u32(j)
-			at := 4 * (base + uint64(x>>5))
-			binary.LittleEndian.PutUint32(rows.data[at:], binary.LittleEndian.Uint32(rows.data[at:])|1<<(x&31))
-		}
+		binary.LittleEndian.PutUint64(rows.data[8*(n*words+v):], span)
 	}
 	return nil
 }
 
-// denseEdge counts edge e = (u, v) as the class kernel does.
-func denseEdge(idOrdered bool, off, adj, rows *fakeBuf, words, e uint64, u, v uint32) uint64 {
-	a0, a1 := off.u64(uint64(u)), off.u64(uint64(u)+1)
-	if idOrdered {
-		a0 = e + 1
-	}
-	b0, b1 := off.u64(uint64(v)), off.u64(uint64(v)+1)
-	if a0 >= a1 || b0 >= b1 {
-		return 0
-	}
-	lo := max(adj.u32(a0), adj.u32(b0)) >> 5
-	hi := min(adj.u32(a1-1), adj.u32(b1-1)) >> 5
+// denseEdge counts the edge (u, v) as the class kernel does: the words both
+// spans cover, by aligned quads, masking the quads' words outside them.
+func denseEdge(n uint64, rows *fakeBuf, words uint64, u, v uint32) uint64 {
+	su, sv := rows.u64(n*words+uint64(u)), rows.u64(n*words+uint64(v))
+	lo := max(uint32(su), uint32(sv))
+	hi := min(uint32(su>>32), uint32(sv>>32))
 	var cnt uint64
-	for k := uint64(lo); k <= uint64(hi) && lo <= hi; k++ {
-		ru := binary.LittleEndian.Uint32(rows.data[4*(uint64(u)*words*2+k):])
-		rv := binary.LittleEndian.Uint32(rows.data[4*(uint64(v)*words*2+k):])
-		cnt += uint64(bits.OnesCount32(ru & rv))
+	for q := lo &^ 3; lo <= hi && q <= hi; q += 4 {
+		for k := q; k < q+4; k++ {
+			ru := binary.LittleEndian.Uint32(rows.data[4*(uint64(u)*words*2+uint64(k)):])
+			rv := binary.LittleEndian.Uint32(rows.data[4*(uint64(v)*words*2+uint64(k)):])
+			if k >= lo && k <= hi {
+				cnt += uint64(bits.OnesCount32(ru & rv))
+			}
+		}
 	}
 	return cnt
 }
@@ -89,10 +91,13 @@ func TestDenseFake(t *testing.T) {
 		Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128}}
 	bisson := ir.Class{Name: "lo", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 4},
 		Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Bitmap, Width: 32, Block: 128}}
+	reverse := denseClass("all", 0, 0)
+	reverse.Params = map[string]int64{ir.ParamReverse: 1}
 	plans := []ir.Plan{
 		{Prefix: "dense_deg", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{denseClass("all", 0, 0)}},
 		{Prefix: "dense_deg_norelabel", Orientation: ir.OrientDegree, Classes: []ir.Class{denseClass("all", 0, 0)}},
 		{Prefix: "dense_id", Orientation: ir.OrientID, Classes: []ir.Class{denseClass("all", 0, 0)}},
+		{Prefix: "dense_reverse", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{reverse}},
 		{Prefix: "dense_merge", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{merge, denseClass("hi", 4, 0)}},
 		{Prefix: "dense_bisson", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{bisson, denseClass("hi", 4, 0)}},
 	}

@@ -31,7 +31,6 @@ type fakeDevice struct {
 	kernels map[string]gen.Class // by symbol
 	srcSyms map[string]bool      // the src kernels of the plans it knows
 	rowsFor map[string]gen.Class // dense rows kernels, by symbol, and their class (dense_test.go)
-	idOrder bool                 // the last plan's Manifest.IDOrdered
 	slices  *gen.SliceHelpers    // bit-slice helpers (tcbw_test.go)
 	live    map[*fakeBuf]bool
 	allocs  int
@@ -75,7 +74,6 @@ func (d *fakeDevice) addPlan(t *testing.T, out *gen.Output) {
 	if out.Manifest.Src != nil {
 		d.srcSyms[out.Manifest.Src.Kernel] = true
 	}
-	d.idOrder = out.Manifest.IDOrdered
 	if out.Manifest.Slices != nil {
 		d.slices = out.Manifest.Slices
 	}
@@ -255,7 +253,7 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 		}
 	} else if s.Square {
 		sb, ok := args[8].(*fakeBuf)
-		if !ok || words != gen.SquareWords(uint64(n)) || uint64(len(sb.data)) < uint64(n)*words*8 {
+		if !ok || words != gen.SquareWords(uint64(n)) || uint64(len(sb.data)) < gen.SquareBytes(uint64(n)) {
 			return fmt.Errorf("square scratch %T, %d words a row for n=%d", args[8], words, n)
 		}
 	} else {
@@ -300,7 +298,7 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 		src := args[2].(*fakeBuf)
 		u, v := src.u32(id), adj.u32(id)
 		if c.Rows != nil {
-			total += denseEdge(f.d.idOrder, off, adj, args[8].(*fakeBuf), words, id, u, v) // dense_test.go
+			total += denseEdge(uint64(n), args[8].(*fakeBuf), words, u, v) // dense_test.go
 			continue
 		}
 		total += intersect(nb(uint64(u)), nb(uint64(v)))

@@ -40,12 +40,12 @@ func planScratch(classes []gen.Class, items []uint64, n uint64, sms int, budget 
 		grid := c.Grid.Blocks(items[i], sms)
 		if c.Scratch != nil && c.Scratch.Square {
 			// One n x n bit matrix for the whole grid (gen/dense.go).
-			words := gen.SquareWords(n)
-			if n*words*8 > budget {
-				return sp, &scratchError{class: c.Name, kernel: c.Kernel, perBlock: n * words * 8}
+			bytes := gen.SquareBytes(n)
+			if bytes > budget {
+				return sp, &scratchError{class: c.Name, kernel: c.Kernel, perBlock: bytes} // the whole matrix
 			}
-			sp.words[i] = words
-			sp.bytes = max(sp.bytes, n*words*8)
+			sp.words[i] = gen.SquareWords(n)
+			sp.bytes = max(sp.bytes, bytes)
 			mixed = mixed || !c.Scratch.Zeroed
 			sp.grids[i] = grid
 			continue
