@@ -421,6 +421,7 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	case ir.Bitmap:
 		if s.Iterator == ir.IterEdge {
 			cd.Reverse = ir.Get(s, ir.ParamReverse) == 1
+			cd.Unroll = int(ir.Get(s, ir.ParamWalkUnroll)) // quads in flight (gen/dense.go)
 		}
 		if err := lowerBitmap(cd, &mc, s, t); err != nil { // gen/bisson.go
 			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)

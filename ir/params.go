@@ -224,7 +224,12 @@ var (
 	specWalkUnroll = ParamSpec{
 		Name: ParamWalkUnroll, Default: 1, Min: 1, Max: 8, OmitDefault: true,
 		Source: "Bisson (comparative study §III-C): one 2-hop neighbour per lane at a time",
-		Doc:    "positions of the concatenated lists each lane of a team loads before testing them (independent loads in flight; the pivot's unroll likewise)",
+		Doc:    "positions of the concatenated lists each lane of a team loads before testing them (independent loads in flight; the pivot's unroll and the dense rows' quads in flight likewise)",
+	}
+	specDenseUnroll = ParamSpec{
+		Name: ParamWalkUnroll, Default: 4, Min: 1, Max: 4, Values: []int64{1, 2, 4},
+		Source: "docs/performance.md (dense rows): on BlogCatalog3 one quad per step left the threads whose spans meet over hundreds of words waiting on a chain of dependent loads",
+		Doc:    "aligned quads (4 words) of each of the two rows loaded per step of an edge's AND (independent loads in flight)",
 	}
 	specP1 = ParamSpec{
 		Name: ParamP1, Default: 1, Min: 1, Max: 64,
@@ -301,7 +306,7 @@ var paramTable = map[pair][]ParamSpec{
 	{IterEdge, BinarySearch}: {specLevels},
 	{IterEdge, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop},
 	{IterEdge, Bitwise}:      {specP1, specP2, specSliceBits},
-	{IterEdge, Bitmap}:       {specReverse}, // dense rows of n bits (gen/dense.go)
+	{IterEdge, Bitmap}:       {specReverse, specDenseUnroll}, // dense rows of n bits (gen/dense.go)
 
 	{IterEdgeChunk, Merge}:        {specChunk},
 	{IterEdgeChunk, BinarySearch}: {specChunk},
