@@ -16,7 +16,9 @@ import "fmt"
 // The rows are written in every pass, inside the timed region, by the
 // class's Rows kernel, a warp per vertex: it zeroes the words its list spans
 // and sets its bits (the words outside the span are never read, so the
-// matrix needs no clearing). The class kernel is a thread per edge.
+// matrix needs no clearing). The class kernel is a thread per edge. The
+// matrix is a buffer of its own (runtime/scratch.go), written once per pass
+// for all the dense classes of a plan, whatever their share of the edges.
 
 func lowerDense(cd *classData, mc *Class) error {
 	if cd.Width != 1 {

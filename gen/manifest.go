@@ -158,7 +158,8 @@ type Scratch struct {
 	// Square: one n x n bit matrix for the whole grid instead of slices per
 	// group (the dense rows of gen/dense.go): n rows of SquareWords(n) u64
 	// words, then a u64 per vertex (its row's span), scratch_words being a
-	// row's words; the grid is not capped.
+	// row's words; the grid is not capped. The executor allocates it apart
+	// from the per-group scratch and shares it among a plan's dense classes.
 	Square bool `json:"square,omitempty"`
 }
 

@@ -213,7 +213,7 @@ var (
 	specBitmapBits = ParamSpec{
 		Name: ParamBitmapBits, Default: 1 << 18, Min: 1 << 10, Max: 1 << 18, Pow2: true,
 		Source: "Bisson (comparative study §III-C): bitmap in shared memory \"when allowed by size\"; 2^18 bits = 32 KiB fits the 48 KiB static limit",
-		Doc:    "ids a shared-memory bitmap covers when a whole block shares the vertex (width == block): a vertex whose N+(u) spans at most this many ids uses it; the others, and groups narrower than the block, use the group's n-bit bitmap in global memory (gen/bisson.go)",
+		Doc:    "ids a shared-memory bitmap covers when a whole block shares the vertex (width == block): a vertex whose N+(u) spans at most this many ids uses it; the others, and groups narrower than the block unless bitmap_shared is group, use the group's n-bit bitmap in global memory (gen/bisson.go)",
 	}
 	specBitmapShared = ParamSpec{
 		Name: ParamBitmapShared, Default: BitmapSharedBlock, Min: 0, Max: 1, OmitDefault: true,

@@ -28,7 +28,9 @@ type RunOptions struct {
 	Oriented *graph.Oriented
 	// PassOnly records no events inside a pass: the pass is timed alone,
 	// and the classes' and preparation kernels' own times are not measured
-	// (their Timings stay zero; KernelMs is then the pass).
+	// (their Timings stay zero and KernelMs is the pass; a plan launching
+	// one class without preparation is timed as before, its class's time
+	// being the pass).
 	PassOnly bool
 }
 
@@ -189,6 +191,7 @@ type Prepared struct {
 	counts  Buffer
 	srcBuf  Buffer // src[e] = first vertex of edge e; nil without edge classes
 	scratch Buffer // per-group scratch of the classes (scratch.go); nil when none needs it
+	square  Buffer // the dense classes' bit matrix (scratch.go, gen/dense.go); nil when none
 	n       uint32
 	m       uint64
 	classes []prepClass
@@ -392,8 +395,8 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 
 	for _, c := range variant.Classes {
 		// A tiled merge pads its tiles with the ids 2^32-1 and 2^32-2.
-		if c.Params[ir.ParamTile] > 1 && o.N() >= 1<<32-2 {
-			return nil, fail("class %s: %d vertices: a merge with tile %d needs fewer than %d", c.Name, o.N(), c.Params[ir.ParamTile], uint64(1<<32-2))
+		if c.Params[ir.ParamTile] > 1 && o.N() > 1<<32-2 {
+			return nil, fail("class %s: %d vertices: a merge with tile %d takes at most %d", c.Name, o.N(), c.Params[ir.ParamTile], uint64(1<<32-2))
 		}
 	}
 	needSrc := false
@@ -458,7 +461,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		}
 		return nil, fail("%v", err)
 	}
-	need += sp.bytes
+	need += sp.bytes + sp.square
 
 	t0 = time.Now()
 	major, minor := comp.Version()
@@ -549,6 +552,11 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 			return pr, fail("zeroing the scratch: %w", err)
 		}
 	}
+	if sp.square > 0 { // written by the rows kernel in every pass: never cleared
+		if pr.square, err = pr.alloc(sp.square); err != nil {
+			return pr, fail("dense rows: %w", err)
+		}
+	}
 	if err = copyTimer.Start(); err != nil {
 		return pr, fail("copy timer: %w", err)
 	}
@@ -561,6 +569,11 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 			return pr, err // the file's error, as loading it would have given
 		}
 		return pr, fail("uploading adjacency: %w", err)
+	}
+	if pad := adjBytes(m) - m*4; pad > 0 { // defined bytes past the last list (tiled merges read them, masked)
+		if err = WriteSlice(pr.adj, m*4, make([]byte, pad)); err != nil {
+			return pr, fail("uploading adjacency: %w", err)
+		}
 	}
 	for i := range pr.classes {
 		l := &lists[i]
@@ -764,6 +777,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 				}
 			}
 		}
+		rowsWritten := false // the dense classes of a pass share one matrix
 		for i := range pr.classes {
 			pc := &pr.classes[i]
 			if pc.fn == nil || pc.items == 0 {
@@ -774,7 +788,10 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 				list = pc.list
 			}
 			scratch := any(uint64(0))
-			if pc.scratchWords > 0 {
+			square := pc.c.Scratch != nil && pc.c.Scratch.Square
+			if square {
+				scratch = pr.square
+			} else if pc.scratchWords > 0 {
 				scratch = pr.scratch
 				if pc.zeroFirst {
 					if err := pr.scratch.Zero(); err != nil {
@@ -791,11 +808,12 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 					return nil, kerr(err)
 				}
 			}
-			if pc.rows != nil && pc.rowsGrid > 0 { // the dense rows of this pass (gen/dense.go)
+			if pc.rows != nil && pc.rowsGrid > 0 && !rowsWritten { // the dense rows of this pass (gen/dense.go), once
 				if err := pc.rows.Launch(Dim3{X: pc.rowsGrid, Y: 1, Z: 1}, Dim3{X: uint32(pc.c.Rows.Block), Y: 1, Z: 1}, 0,
-					pr.off, pr.adj, pr.n, pr.scratch, pc.scratchWords); err != nil {
+					pr.off, pr.adj, pr.n, pr.square, pc.scratchWords); err != nil {
 					return nil, kerr(err)
 				}
+				rowsWritten = true
 			}
 			if pc.bitwise != nil { // one launch per P1 x P2 block (tcbw.go)
 				if err := pr.launchBitwise(pc, srcArg, list); err != nil {
@@ -923,6 +941,7 @@ func (pr *Prepared) Close() error {
 	pr.buffers = nil
 	pr.srcBuf = nil
 	pr.scratch = nil
+	pr.square = nil
 	for _, t := range pr.timers {
 		errs = append(errs, t.Close())
 	}

@@ -13,6 +13,10 @@ import (
 // lists.
 type scratchPlan struct {
 	bytes uint64 // size of the shared buffer; 0: no class needs scratch
+	// square: size of the n x n bit matrix of the dense classes
+	// (gen.Scratch.Square), a buffer of its own so that the classes whose
+	// scratch must be zero never need it cleared; 0: none.
+	square uint64
 	// Per class, in class order: the grid to launch (0 for skipped or empty
 	// classes), the u64 words per group passed as scratch_words (0: the
 	// class gets a null scratch pointer), and whether to zero the buffer
@@ -32,6 +36,18 @@ func planScratch(classes []gen.Class, items []uint64, n uint64, sms int, budget 
 		words:     make([]uint64, len(classes)),
 		zeroFirst: make([]bool, len(classes)),
 	}
+	// The dense classes share one matrix (gen/dense.go), taken from the
+	// budget first.
+	for i, c := range classes {
+		if c.Skip || items[i] == 0 || c.Scratch == nil || !c.Scratch.Square {
+			continue
+		}
+		sp.square = gen.SquareBytes(n)
+		if sp.square > budget {
+			return sp, &scratchError{class: c.Name, kernel: c.Kernel, perBlock: sp.square} // the whole matrix
+		}
+	}
+	budget -= sp.square
 	mixed := false // some class with scratch does not promise to leave it zeroed
 	for i, c := range classes {
 		if c.Skip || items[i] == 0 {
@@ -39,14 +55,7 @@ func planScratch(classes []gen.Class, items []uint64, n uint64, sms int, budget 
 		}
 		grid := c.Grid.Blocks(items[i], sms)
 		if c.Scratch != nil && c.Scratch.Square {
-			// One n x n bit matrix for the whole grid (gen/dense.go).
-			bytes := gen.SquareBytes(n)
-			if bytes > budget {
-				return sp, &scratchError{class: c.Name, kernel: c.Kernel, perBlock: bytes} // the whole matrix
-			}
 			sp.words[i] = gen.SquareWords(n)
-			sp.bytes = max(sp.bytes, bytes)
-			mixed = mixed || !c.Scratch.Zeroed
 			sp.grids[i] = grid
 			continue
 		}
@@ -66,7 +75,7 @@ func planScratch(classes []gen.Class, items []uint64, n uint64, sms int, budget 
 	}
 	if mixed {
 		for i, c := range classes {
-			sp.zeroFirst[i] = sp.words[i] > 0 && c.Scratch.Zeroed
+			sp.zeroFirst[i] = sp.words[i] > 0 && c.Scratch.Zeroed && !c.Scratch.Square
 		}
 	}
 	return sp, nil

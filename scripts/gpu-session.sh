@@ -36,12 +36,14 @@ if [ -n "${PIVOT:-}" ]; then
   bash scripts/gpu-pivot.sh || status=1
 fi
 # Nsight Compute on class kernels: NCU="spec:graph:kernel-regex:tag ..."
-# (graph a file under .gpu/datasets, or rmatS), after the warm-ups.
-for job in ${NCU:-}; do
+# (graph a file under .gpu/datasets, or rmatS), the timed run after the
+# first run and the warm-ups. The list is split without globbing (regexes).
+read -ra ncu_jobs <<< "${NCU:-}"
+for job in "${ncu_jobs[@]}"; do
   IFS=: read -r spec graph kernel tag <<< "$job"
   case "$graph" in
-    rmat*) GRAPH=/tmp/$graph.tcsr SCALE=${graph#rmat} SPEC=$spec KERNEL=$kernel TAG=-$tag SKIP=3 bash scripts/ncu-class.sh || status=1;;
-    *) GRAPH=.gpu/datasets/$graph SPEC=$spec KERNEL=$kernel TAG=-$tag SKIP=3 bash scripts/ncu-class.sh || status=1;;
+    rmat*) GRAPH=/tmp/$graph.tcsr SCALE=${graph#rmat} SPEC=$spec KERNEL=$kernel TAG=-$tag SKIP=4 bash scripts/ncu-class.sh || status=1;;
+    *) GRAPH=.gpu/datasets/$graph SPEC=$spec KERNEL=$kernel TAG=-$tag SKIP=4 bash scripts/ncu-class.sh || status=1;;
   esac
 done
 # End to end, the oriented file alone, each binary of BINS: E2E_AB=1 (SCALE).
