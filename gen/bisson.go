@@ -49,11 +49,8 @@ type bitmapData struct {
 const residentThreadsPerSM = 2048
 
 func lowerBitmap(cd *classData, mc *Class, s ir.Strategy, t Target) error {
-	if s.Iterator == ir.IterEdge {
-		return lowerDense(cd, mc) // gen/dense.go
-	}
 	if s.Iterator != ir.IterVertex {
-		return fmt.Errorf("the bitmap intersection is generated for the vertex and edge iterators only, not %s", s.Iterator)
+		return fmt.Errorf("the bitmap intersection is generated for the vertex iterator (and the edge iterator's dense rows) only, not %s", s.Iterator)
 	}
 	bits := ir.Get(s, ir.ParamBitmapBits)
 	if bits < 64 || bits%64 != 0 {
@@ -63,7 +60,7 @@ func lowerBitmap(cd *classData, mc *Class, s ir.Strategy, t Target) error {
 	bd := &bitmapData{
 		Bits:   int(bits),
 		Shared: cd.Width == cd.Block || ir.Get(s, ir.ParamBitmapShared) == ir.BitmapSharedGroup,
-		Unroll: int(ir.Get(s, ir.ParamWalkUnroll)),
+		Unroll: int(ir.Get(s, ir.ParamUnroll)),
 	}
 	if bd.Shared {
 		cd.GroupWords = int(bits / 32) // one u32 word per 32 ids per group

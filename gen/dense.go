@@ -1,6 +1,10 @@
 package gen
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tcgen/tcgen/ir"
+)
 
 // Dense rows (iterator edge, intersection bitmap): every vertex v gets a
 // row of n bits, bit w set for each w in N+(v), and an edge (u,v) counts
@@ -20,11 +24,13 @@ import "fmt"
 // matrix is a buffer of its own (runtime/scratch.go), written once per pass
 // for all the dense classes of a plan, whatever their share of the edges.
 
-func lowerDense(cd *classData, mc *Class) error {
+func lowerDense(cd *classData, mc *Class, s ir.Strategy, _ Target) error {
 	if cd.Width != 1 {
 		return fmt.Errorf("the dense rows of an edge are ANDed by one thread: width must be 1, got %d", cd.Width)
 	}
 	cd.isectPartial, cd.iterPartial = "dense", "dense"
+	cd.Reverse = ir.Get(s, ir.ParamReverse) == 1
+	cd.Unroll = int(ir.Get(s, ir.ParamUnroll)) // quads of each row in flight
 	mc.Scratch = &Scratch{Groups: 1, Square: true}
 	mc.Rows = &Helper{
 		Kernel: cd.Kernel + "_rows", Block: cd.Block,

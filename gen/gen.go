@@ -419,11 +419,11 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
 		}
 	case ir.Bitmap:
+		lower := lowerBitmap // gen/bisson.go
 		if s.Iterator == ir.IterEdge {
-			cd.Reverse = ir.Get(s, ir.ParamReverse) == 1
-			cd.Unroll = int(ir.Get(s, ir.ParamWalkUnroll)) // quads in flight (gen/dense.go)
+			lower = lowerDense // gen/dense.go
 		}
-		if err := lowerBitmap(cd, &mc, s, t); err != nil { // gen/bisson.go
+		if err := lower(cd, &mc, s, t); err != nil {
 			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
 		}
 	case ir.Bitwise:

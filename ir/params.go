@@ -95,7 +95,7 @@ const (
 	// bitmap
 	ParamBitmapBits   = "bitmap_bits"
 	ParamBitmapShared = "bitmap_shared"
-	ParamWalkUnroll   = "unroll" // also the pivot's (ParamUnroll), with its own default
+	// unroll: ParamUnroll (ir/pivot.go), with a default of its own per pair
 
 	// bitwise
 	ParamP1        = "p1"
@@ -222,12 +222,12 @@ var (
 		Doc:    "block = a shared bitmap only when a whole block shares the vertex; group = every group has one of bitmap_bits bits (groups x bitmap_bits / 8 bytes per block), for graphs whose lists span few ids",
 	}
 	specWalkUnroll = ParamSpec{
-		Name: ParamWalkUnroll, Default: 1, Min: 1, Max: 8, OmitDefault: true,
+		Name: ParamUnroll, Default: 1, Min: 1, Max: 8, OmitDefault: true,
 		Source: "Bisson (comparative study §III-C): one 2-hop neighbour per lane at a time",
 		Doc:    "positions of the concatenated lists each lane of a team loads before testing them (independent loads in flight; the pivot's unroll and the dense rows' quads in flight likewise)",
 	}
 	specDenseUnroll = ParamSpec{
-		Name: ParamWalkUnroll, Default: 4, Min: 1, Max: 8, Values: []int64{1, 2, 4, 8},
+		Name: ParamUnroll, Default: 4, Min: 1, Max: 8, Values: []int64{1, 2, 4, 8},
 		Source: "docs/performance.md (dense rows): on BlogCatalog3 one quad per step left the threads whose spans meet over hundreds of words waiting on a chain of dependent loads",
 		Doc:    "aligned quads (4 words) of each of the two rows loaded per step of an edge's AND (independent loads in flight)",
 	}

@@ -620,7 +620,8 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 // adjBytes is the adjacency buffer's size for m entries: whole 32-byte
 // tiles, since a tiled merge reads aligned tiles of up to 8 entries with
 // 16-byte loads (templates/isect_merge.cu.tmpl) and masks what lies past a
-// list. The padding is never written.
+// list. Prepare writes the padding once (zeros), so those reads see defined
+// bytes.
 func adjBytes(m uint64) uint64 { return (m*4 + 31) &^ 31 }
 
 // hostReadsAdj reports whether preparing v reads the oriented lists on the
@@ -750,6 +751,8 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	}
 	classTimers := (launched > 1 || pr.pivot != nil || zero) && !opt.PassOnly // a memset is not kernel time
 	prepTimers := pr.pivot != nil && !opt.PassOnly
+	// untimed: PassOnly on a pass of several kernels, none timed apart.
+	untimed := opt.PassOnly && (launched > 1 || pr.pivot != nil)
 	for r := range warm + repeat {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -851,13 +854,13 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 			}
 			timer := pc.timer
 			if !classTimers {
-				timer = pr.passTimer // the class is the pass (or, PassOnly, the classes are)
-				if launched > 1 || pr.pivot != nil {
-					if r >= warm {
-						perClass[i] = append(perClass[i], 0) // not measured
-					}
-					continue
+				timer = pr.passTimer // the class is the pass
+			}
+			if untimed {
+				if r >= warm {
+					perClass[i] = append(perClass[i], 0) // not measured
 				}
+				continue
 			}
 			ms, err := timer.Elapsed()
 			if err != nil {
@@ -880,8 +883,8 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
 		}
-		if !classTimers && (launched > 1 || pr.pivot != nil) {
-			total = pass // PassOnly: the kernels were not timed apart
+		if untimed {
+			total = pass
 		}
 		if r >= warm {
 			totals = append(totals, total)

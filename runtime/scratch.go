@@ -75,7 +75,7 @@ func planScratch(classes []gen.Class, items []uint64, n uint64, sms int, budget 
 	}
 	if mixed {
 		for i, c := range classes {
-			sp.zeroFirst[i] = sp.words[i] > 0 && c.Scratch.Zeroed && !c.Scratch.Square
+			sp.zeroFirst[i] = sp.words[i] > 0 && c.Scratch.Zeroed
 		}
 	}
 	return sp, nil
