@@ -40,6 +40,10 @@ type AdjCheck struct {
 	want     uint32 // the stored checksum
 	crcDone  bool   // the file's checksum was checked as it was read (not mapped)
 
+	// listsOK: the caller checked the lists FillChecksum copied and found
+	// them sound (ListsChecked); without it Finish checks them itself.
+	listsOK atomic.Bool
+
 	mu     sync.Mutex
 	pieces []adjPiece
 	once   sync.Once
@@ -54,6 +58,7 @@ type adjPiece struct {
 	first, last uint32 // its first and last words, for the order across pieces
 	bad         uint64 // the first bad position in it, or noBad
 	msg         string // what is wrong there
+	sumOnly     bool   // FillChecksum's: the lists were not checked
 }
 
 const noBad = ^uint64(0)
@@ -74,7 +79,22 @@ func (c *CSR) AdjCheck() *AdjCheck { return c.check }
 // disjoint ranges. A piece that
 // fails its checks gives the same *InputError Finish would; the caller
 // should then call Finish, which names the first bad entry of the section.
-func (a *AdjCheck) Fill(dst []byte, pos uint64) error {
+func (a *AdjCheck) Fill(dst []byte, pos uint64) error { return a.fill(dst, pos, false) }
+
+// FillChecksum is Fill without the list checks: the caller checks the lists
+// where it sends them (runtime checks them on the GPU, which reads them
+// anyway, instead of the host cores that feed the upload) and reports its
+// verdict with ListsChecked before Finish. Finish still joins the checksum
+// and the order across pieces, and checks on the host every list whose
+// verdict was not given or was bad, so its error names the first bad entry.
+func (a *AdjCheck) FillChecksum(dst []byte, pos uint64) error { return a.fill(dst, pos, true) }
+
+// ListsChecked gives the caller's verdict on the lists FillChecksum copied:
+// ok says every list is increasing, below n and without a self loop. It
+// must come before Finish; ok false, or no call, makes Finish check them.
+func (a *AdjCheck) ListsChecked(ok bool) { a.listsOK.Store(ok) }
+
+func (a *AdjCheck) fill(dst []byte, pos uint64, sumOnly bool) error {
 	if pos%4 != 0 || len(dst)%4 != 0 || pos+uint64(len(dst)) > 4*uint64(len(a.adj)) {
 		return fmt.Errorf("graph: %s: fill of %d bytes at %d outside the %d-byte adjacency section", a.name, len(dst), pos, 4*len(a.adj))
 	}
@@ -85,22 +105,37 @@ func (a *AdjCheck) Fill(dst []byte, pos uint64) error {
 		copy(dst, unsafe.Slice((*byte)(unsafe.Pointer(&a.adj[0])), 4*len(a.adj))[pos:])
 		return nil
 	}
-	bp := piecePool.Get().(*[]byte)
-	defer piecePool.Put(bp)
+	var bp *[]byte
+	if !sumOnly {
+		bp = piecePool.Get().(*[]byte)
+		defer piecePool.Put(bp)
+	}
 	for s := 0; s < len(dst); s += adjPieceBytes {
-		b := (*bp)[:min(adjPieceBytes, len(dst)-s)]
+		// Fill checks a piece in a pooled buffer and then copies it;
+		// FillChecksum reads it in place, its checksum finding it in the
+		// cache.
+		b := dst[s:min(s+adjPieceBytes, len(dst))]
+		if !sumOnly {
+			b = (*bp)[:len(b)]
+		}
 		if _, err := a.f.ReadAt(b, a.at+int64(pos)+int64(s)); err != nil {
 			return &InputError{File: a.name, Msg: errMsg(err), Err: err}
 		}
 		lo := (pos + uint64(s)) / 4
-		p := a.checkWords(lo, unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4), crc32.Checksum(b, castagnoli))
+		ws, crc := unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4), crc32.Checksum(b, castagnoli)
+		p := adjPiece{lo: lo, hi: lo + uint64(len(ws)), crc: crc, first: ws[0], last: ws[len(ws)-1], bad: noBad, sumOnly: true}
+		if !sumOnly {
+			p = a.checkWords(lo, ws, crc)
+		}
 		a.mu.Lock()
 		a.pieces = append(a.pieces, p)
 		a.mu.Unlock()
 		if p.bad != noBad {
 			return a.corrupt(p.msg)
 		}
-		copy(dst[s:], b)
+		if !sumOnly {
+			copy(dst[s:], b)
+		}
 	}
 	return nil
 }
@@ -129,6 +164,22 @@ func (a *AdjCheck) Finish() error {
 }
 
 func (a *AdjCheck) finish() error {
+	if !a.listsOK.Load() {
+		// Lists FillChecksum copied without a good verdict: checked here,
+		// from the mapping, each piece keeping its checksum.
+		var todo []int
+		for i, p := range a.pieces {
+			if p.sumOnly {
+				todo = append(todo, i)
+			}
+		}
+		parReduce(len(todo), 1, func() struct{} { return struct{}{} }, func(_ *struct{}, lo, hi int) {
+			for _, i := range todo[lo:hi] {
+				p := &a.pieces[i]
+				*p = a.checkWords(p.lo, a.adj[p.lo:p.hi], p.crc)
+			}
+		})
+	}
 	slices.SortFunc(a.pieces, func(x, y adjPiece) int { return cmp.Compare(x.lo, y.lo) })
 	m := uint64(len(a.adj))
 	var gaps [][2]uint64
@@ -261,6 +312,9 @@ func sortedFrom(seg []uint32, v uint32, n uint64) bool {
 	}
 	if uint64(seg[len(seg)-1]) >= n {
 		return false
+	}
+	if seg[0] > v || seg[len(seg)-1] < v { // an oriented list lies past v
+		return true
 	}
 	_, found := slices.BinarySearch(seg, v)
 	return !found

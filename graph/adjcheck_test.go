@@ -32,6 +32,11 @@ func writeOriented(t *testing.T, scale int) (string, *Oriented) {
 // share frac of them at once from several goroutines and returns what
 // they read, by byte position, and the first error.
 func fillPieces(t *testing.T, ck *AdjCheck, words int, frac float64, seed uint64) (map[uint64][]byte, error) {
+	return fillPiecesWith(t, ck.Fill, words, frac, seed)
+}
+
+// fillPiecesWith is fillPieces with another fill (AdjCheck.FillChecksum).
+func fillPiecesWith(t *testing.T, fill func([]byte, uint64) error, words int, frac float64, seed uint64) (map[uint64][]byte, error) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 1))
 	got := map[uint64][]byte{}
@@ -43,7 +48,7 @@ func fillPieces(t *testing.T, ck *AdjCheck, words int, frac float64, seed uint64
 		if r.Float64() < frac {
 			pos, buf := uint64(4*at), make([]byte, 4*k)
 			wg.Go(func() {
-				err := ck.Fill(buf, pos)
+				err := fill(buf, pos)
 				mu.Lock()
 				defer mu.Unlock()
 				got[pos] = buf
@@ -103,6 +108,28 @@ func TestAdjCheckDeferred(t *testing.T) {
 			t.Fatalf("fill after Finish: %v", err)
 		}
 	}
+	// FillChecksum with the lists found sound elsewhere: the same bytes,
+	// and Finish joins the checksum alone.
+	for i, verdict := range []bool{true, false} {
+		g, _, err := Open(p, ReadOptions{Map: true, DeferAdjCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ck := g.AdjCheck()
+		got, err := fillPiecesWith(t, ck.FillChecksum, words, 1, uint64(10+i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for pos, b := range got {
+			if !slices.Equal(b, want[pos:pos+uint64(len(b))]) {
+				t.Fatalf("FillChecksum at %d read other bytes than the file holds", pos)
+			}
+		}
+		ck.ListsChecked(verdict)
+		if err := ck.Finish(); err != nil {
+			t.Fatalf("FillChecksum, verdict %v: %v", verdict, err)
+		}
+	}
 	g, _, _ := Open(p, ReadOptions{Map: true, DeferAdjCheck: true})
 	if err := g.AdjCheck().Fill(make([]byte, 6), 0); err == nil {
 		t.Fatal("a fill of 6 bytes was taken")
@@ -131,7 +158,13 @@ func TestAdjCheckCorrupt(t *testing.T) {
 		if err != nil {
 			t.Fatalf("byte %d: checked at open: %v", i, err)
 		}
-		_, ferr := fillPieces(t, g.AdjCheck(), len(o.Adj), []float64{0, 0.3, 1}[trial%3], uint64(trial))
+		ck := g.AdjCheck()
+		fill := ck.Fill
+		if trial%2 == 1 { // the lists judged sound elsewhere: the checksum still finds the flip
+			fill = ck.FillChecksum
+			ck.ListsChecked(true)
+		}
+		_, ferr := fillPiecesWith(t, fill, len(o.Adj), []float64{0, 0.3, 1}[trial%3], uint64(trial))
 		err = g.AdjCheck().Finish()
 		var ie *InputError
 		if !errors.Is(err, ErrCorrupt) || !errors.As(err, &ie) || ie.File != q {
@@ -156,18 +189,25 @@ func TestAdjCheckCorrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, _, want := ReadCSR(q)
-		for _, fill := range []bool{false, true} {
+		// Filled or not; FillChecksum's lists without a verdict, or with a
+		// bad one, are checked by Finish.
+		for _, fill := range []string{"", "Fill", "FillChecksum", "FillChecksum, bad verdict"} {
 			g, _, err := Open(q, ReadOptions{Map: true, DeferAdjCheck: true})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if fill { // one word per fill: every boundary falls between pieces
+			ck := g.AdjCheck()
+			f := map[string]func([]byte, uint64) error{"Fill": ck.Fill, "FillChecksum": ck.FillChecksum, "FillChecksum, bad verdict": ck.FillChecksum}[fill]
+			if f != nil { // one word per fill: every boundary falls between pieces
 				for k := range h.Adj {
-					_ = g.AdjCheck().Fill(make([]byte, 4), uint64(4*k))
+					_ = f(make([]byte, 4), uint64(4*k))
 				}
 			}
-			if err := g.AdjCheck().Finish(); want == nil || err == nil || err.Error() != want.Error() {
-				t.Errorf("%s (filled %v): %v, ReadCSR: %v", name, fill, err, want)
+			if fill == "FillChecksum, bad verdict" {
+				ck.ListsChecked(false)
+			}
+			if err := ck.Finish(); want == nil || err == nil || err.Error() != want.Error() {
+				t.Errorf("%s (filled by %q): %v, ReadCSR: %v", name, fill, err, want)
 			}
 		}
 	}

@@ -788,10 +788,26 @@ func (c *CSR) checkOffsets() error {
 	if c.Offsets[0] != 0 {
 		return fmt.Errorf("graph: offsets start at %d, not 0", c.Offsets[0])
 	}
-	for v := 1; v < len(c.Offsets); v++ {
-		if c.Offsets[v] < c.Offsets[v-1] {
-			return fmt.Errorf("graph: offsets decrease at vertex %d", v-1)
+	// On all cores (RMAT-24: 16.7 M offsets, mapped: their page faults too).
+	firsts := parReduce(len(c.Offsets)-1, 1<<18, func() int { return -1 }, func(first *int, lo, hi int) {
+		if *first >= 0 && *first < lo {
+			return
 		}
+		for v := lo + 1; v <= hi; v++ {
+			if c.Offsets[v] < c.Offsets[v-1] {
+				*first = v - 1
+				return
+			}
+		}
+	})
+	first := -1
+	for _, f := range firsts {
+		if f >= 0 && (first < 0 || f < first) {
+			first = f
+		}
+	}
+	if first >= 0 {
+		return fmt.Errorf("graph: offsets decrease at vertex %d", first)
 	}
 	if last := c.Offsets[len(c.Offsets)-1]; last != uint64(len(c.Adj)) {
 		return fmt.Errorf("graph: offsets end at %d but there are %d neighbours", last, len(c.Adj))

@@ -12,6 +12,7 @@ import (
 	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/runtime"
 	"github.com/tcgen/tcgen/runtime/cuda"
+	"github.com/tcgen/tcgen/templates"
 )
 
 // compileArchs are the architectures CI compiles every plan for: the oldest
@@ -122,5 +123,12 @@ func TestCompileAll(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("compiled %d kernels in %d translation units (%d plans x %d architectures)", kernels, units, len(plans), len(compileArchs))
+	// The fixed kernel that checks an uploaded CSR file's lists.
+	for _, arch := range compileArchs {
+		img, err := comp.Compile(runtime.CompileInput{Name: runtime.CheckListsFile, Source: templates.CheckLists, Arch: arch})
+		if err != nil || len(img.Data) == 0 {
+			t.Errorf("%s for %s: %v (%d bytes)", runtime.CheckListsFile, arch, err, len(img.Data))
+		}
+	}
+	t.Logf("compiled %d kernels in %d translation units (%d plans x %d architectures), and the list check", kernels, units, len(plans), len(compileArchs))
 }

@@ -122,6 +122,30 @@ type Result struct {
 	ListsMs    float64 `json:"lists_ms"`
 	GenerateMs float64 `json:"generate_ms"`
 	CompileMs  float64 `json:"compile_ms"`
+	// Phases splits Prepare's wall time, in order (end-to-end analysis:
+	// scripts/e2e.py prints them).
+	Phases []Phase `json:"phases,omitempty"`
+}
+
+// Phase is one step of Prepare and its wall time.
+type Phase struct {
+	Name string  `json:"name"`
+	Ms   float64 `json:"ms"`
+}
+
+// phaseClock records the wall time between its marks.
+type phaseClock struct {
+	last   time.Time
+	phases []Phase
+}
+
+func newPhaseClock() *phaseClock { return &phaseClock{last: time.Now()} }
+
+// mark ends the phase name: the time since the previous mark.
+func (c *phaseClock) mark(name string) {
+	now := time.Now()
+	c.phases = append(c.phases, Phase{Name: name, Ms: float64(now.Sub(c.last).Microseconds()) / 1e3})
+	c.last = now
 }
 
 // ErrTooLarge is matched (errors.Is) by every *TooLargeError.
@@ -158,6 +182,12 @@ const memoryHeadroom = 256 << 20
 // memInfo is implemented by devices that can report free memory.
 type memInfo interface {
 	MemInfo() (free, total uint64, err error)
+}
+
+// prestager is a device that can make its upload buffers ahead of a large
+// upload (cuda.Device.Prestage).
+type prestager interface {
+	Prestage(upload uint64)
 }
 
 // Run executes plan p on graph g: it prepares (orients g, builds the work
@@ -330,12 +360,24 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	target := Target(facts, opt.Arch)
 	arch := target.Arch
 
+	clk := newPhaseClock()
+	if ps, ok := dev.(prestager); ok { // pinning the upload's buffers overlaps the host's work below
+		var arcs uint64
+		switch {
+		case opt.Oriented != nil:
+			arcs = opt.Oriented.Arcs()
+		case g != nil:
+			arcs = g.Edges() // each edge once, as oriented
+		}
+		ps.Prestage(adjBytes(arcs))
+	}
 	t0 := time.Now()
 	out, err := gen.Generate(p, target)
 	if err != nil {
 		return nil, err // gen names the plan
 	}
 	genMs := msSince(t0)
+	clk.mark("generate")
 	man := out.Manifest
 
 	by, err := orientation(man.Orientation)
@@ -359,6 +401,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 			by, man.Relabel, o.By, o.Relabelled, by, map[bool]string{true: " --relabel"}[man.Relabel])
 	}
 	orientMs := msSince(t0)
+	clk.mark("orient")
 	if uint64(o.N()) > graph.MaxVertices {
 		return nil, fail("%d vertices exceed the 32-bit ids the kernels use", o.N())
 	}
@@ -383,12 +426,14 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		adjCheck = nil
 	}
 
+	clk.mark("feature")
 	t0 = time.Now()
 	lists, err := BuildWorkLists(o, variant)
 	if err != nil {
 		return nil, fail("%v", err)
 	}
 	listsMs := msSince(t0)
+	clk.mark("host lists")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -462,6 +507,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		return nil, fail("%v", err)
 	}
 	need += sp.bytes + sp.square
+	clk.mark("memory plan")
 
 	t0 = time.Now()
 	major, minor := comp.Version()
@@ -470,6 +516,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		return nil, fail("compiling %s (kernels %s): %w", out.FileName, kernelNames(variant), err)
 	}
 	compileMs := msSince(t0)
+	clk.mark("compile")
 
 	pr = &Prepared{dev: dev, name: name, manifest: man, variant: vi, n: uint32(n), m: m}
 	pr.res = Result{
@@ -486,6 +533,15 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	}()
 	if pr.mod, err = dev.Load(img); err != nil {
 		return pr, fail("loading %s: %w (NVRTC log: %s)", out.FileName, err, img.Log)
+	}
+	clk.mark("module load")
+	var lc *listChecker // deferred list checks run on the device (checklists.go)
+	if adjCheck != nil {
+		if lc, err = loadListChecker(dev, comp, arch); err != nil {
+			return pr, fail("%w", err)
+		}
+		defer lc.mod.Unload() // needed by the upload alone
+		clk.mark("check module")
 	}
 
 	for i, c := range variant.Classes {
@@ -514,6 +570,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		}
 		pr.classes = append(pr.classes, pc)
 	}
+	clk.mark("functions")
 
 	// Upload, timed with events.
 	copyTimer, err := pr.newTimer()
@@ -557,19 +614,22 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 			return pr, fail("dense rows: %w", err)
 		}
 	}
+	clk.mark("alloc")
 	if err = copyTimer.Start(); err != nil {
 		return pr, fail("copy timer: %w", err)
 	}
 	if err = WriteSlice(pr.off, 0, o.Offsets); err != nil {
 		return pr, fail("uploading offsets: %w", err)
 	}
-	if err = uploadAdj(pr.adj, o, adjCheck); err != nil {
+	clk.mark("copy offsets")
+	if err = pr.uploadAdj(o, adjCheck, lc, facts.SMs); err != nil {
 		var ie *graph.InputError
 		if errors.As(err, &ie) {
 			return pr, err // the file's error, as loading it would have given
 		}
 		return pr, fail("uploading adjacency: %w", err)
 	}
+	clk.mark("copy adjacency")
 	if pad := adjBytes(m) - m*4; pad > 0 { // defined bytes past the last list (tiled merges read them, masked)
 		if err = WriteSlice(pr.adj, m*4, make([]byte, pad)); err != nil {
 			return pr, fail("uploading adjacency: %w", err)
@@ -594,6 +654,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	if pr.res.CopyMs, err = copyTimer.Elapsed(); err != nil {
 		return pr, fail("copy: %w", err)
 	}
+	clk.mark("copy lists")
 
 	if needSrc {
 		if err = pr.fillSrc(facts.SMs); err != nil {
@@ -606,6 +667,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	if err = pr.setupRadix(rx); err != nil { // radix.go
 		return pr, err
 	}
+	clk.mark("src, slices, radix")
 	if pivot {
 		if err = pr.setupPivot(vi, facts.SMs, pvCap); err != nil { // pivot.go
 			return pr, err
@@ -614,6 +676,8 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	if pr.passTimer, err = pr.newTimer(); err != nil {
 		return pr, fail("pass timer: %w", err)
 	}
+	clk.mark("pivot setup")
+	pr.res.Phases = clk.phases
 	return pr, nil
 }
 
@@ -638,27 +702,6 @@ func hostReadsAdj(v gen.Variant) bool {
 		}
 	}
 	return false
-}
-
-// uploadAdj copies o's lists to b. With ck (their checks deferred), the
-// upload reads them from the file into the staging buffers, checking each
-// piece there, and then joins the checks; a graph that fails them gets the
-// file's error, naming the first bad entry, and nothing runs on it.
-func uploadAdj(b Buffer, o *graph.Oriented, ck *graph.AdjCheck) error {
-	fw, ok := b.(FillWriter)
-	if ck == nil || !ok || len(o.Adj) == 0 {
-		if ck != nil {
-			if err := ck.Finish(); err != nil {
-				return err
-			}
-		}
-		return WriteSlice(b, 0, o.Adj)
-	}
-	werr := fw.WriteFrom(0, 4*uint64(len(o.Adj)), ck.Fill)
-	if err := ck.Finish(); err != nil {
-		return err // the file's first bad entry, also when a fill failed
-	}
-	return werr
 }
 
 // src is allocated by fillSrc and passed to every class kernel.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
@@ -348,6 +349,69 @@ func TestExecGPULarge(t *testing.T) {
 					}
 				}
 				t.Logf("%-8s %-22s %14d triangles  kernel %9.3f ms  copy %8.3f ms  src %7.3f ms  [%s]", tg.name, res.Plan, res.Triangles, res.KernelMs.Median, res.CopyMs, res.SrcMs, strings.Join(per, "; "))
+			}
+		}
+	}
+}
+
+// TestExecGPUDeferredCheck: an oriented CSR file read with its list checks
+// deferred is checked on the device after the upload (checklists.go): a
+// sound file counts exactly, and files whose lists are bad under a valid
+// checksum (out of order, an id past n, a self loop, anywhere in the
+// section) get the error reading the file would give, before any count.
+func TestExecGPUDeferredCheck(t *testing.T) {
+	dev, comp := openGPU(t)
+	g, _, err := graph.Generate(graph.DefaultRMAT(14))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graph.Oracle(g)
+	o := graph.Orient(g, graph.ByDegree, true)
+	spec, err := examples.FS.ReadFile("pivot.yaml") // embedded: the test binary runs anywhere
+	if err != nil {
+		t.Fatal(err)
+	}
+	pivot, err := ir.Parse(spec, "examples/pivot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "o.tcsr")
+	count := func(adj []uint32) (*runtime.Result, error) {
+		if err := graph.WriteCSR(path, &graph.Graph{CSR: graph.CSR{Offsets: o.Offsets, Adj: adj}},
+			graph.CacheMeta{Orientation: graph.ByDegree, Relabelled: true}); err != nil {
+			t.Fatal(err)
+		}
+		fg, rep, err := graph.Open(path, graph.ReadOptions{Map: true, DeferAdjCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runtime.Run(context.Background(), dev, comp, pivot, nil, runtime.RunOptions{Oriented: graph.FileOriented(fg, rep)})
+	}
+	if res, err := count(o.Adj); err != nil || res.Triangles != want {
+		t.Fatalf("sound file: %v, %v triangles, want %d", err, res, want)
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, bad := range []string{"out of order", "past n", "self loop"} {
+		for range 3 {
+			adj := append([]uint32(nil), o.Adj...)
+			v := r.IntN(o.N())
+			for o.Offsets[v+1]-o.Offsets[v] < 2 {
+				v = r.IntN(o.N())
+			}
+			lo, hi := o.Offsets[v], o.Offsets[v+1]
+			e := lo + uint64(r.IntN(int(hi-lo)))
+			switch bad {
+			case "out of order":
+				adj[lo], adj[lo+1] = adj[lo+1], adj[lo]
+			case "past n":
+				adj[e] = uint32(o.N()) + uint32(r.IntN(5))
+			case "self loop":
+				adj[lo] = uint32(v)
+			}
+			res, err := count(adj)
+			_, _, wantErr := graph.ReadCSR(path)
+			if wantErr == nil || err == nil || err.Error() != wantErr.Error() {
+				t.Fatalf("%s at vertex %d: %v (%v), want %v", bad, v, err, res, wantErr)
 			}
 		}
 	}

@@ -152,7 +152,7 @@ type fakeModule struct{ d *fakeDevice }
 
 func (m *fakeModule) Function(name string) (runtime.Function, error) {
 	_, rows := m.d.rowsFor[name]
-	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) {
+	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && name != runtime.CheckListsKernel {
 		return nil, fmt.Errorf("no kernel %s", name)
 	}
 	return &fakeFunc{d: m.d, name: name}, nil
@@ -218,6 +218,18 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 		for u := range uint64(n) {
 			for e := off.u64(u); e < off.u64(u+1); e++ {
 				binary.LittleEndian.PutUint32(src.data[4*e:], uint32(u))
+			}
+		}
+		return nil
+	}
+	if f.name == runtime.CheckListsKernel { // templates/check_lists.cu
+		off, adj, n, bad := args[0].(*fakeBuf), args[1].(*fakeBuf), args[2].(uint64), args[3].(*fakeBuf)
+		for v := range n {
+			for e := off.u64(v); e < off.u64(v+1); e++ {
+				if w := adj.u32(e); uint64(w) >= n || uint64(w) == v || (e > off.u64(v) && adj.u32(e-1) >= w) {
+					binary.LittleEndian.PutUint64(bad.data, min(bad.u64(0), e))
+					break
+				}
 			}
 		}
 		return nil
@@ -318,7 +330,7 @@ type fakeCompiler struct{ calls int }
 func (c *fakeCompiler) Version() (int, int) { return 13, 0 }
 func (c *fakeCompiler) Compile(in runtime.CompileInput) (runtime.Image, error) {
 	c.calls++
-	if !strings.HasPrefix(in.Source, gen.Header) || in.Arch != "compute_90" {
+	if (!strings.HasPrefix(in.Source, gen.Header) && in.Name != runtime.CheckListsFile) || in.Arch != "compute_90" {
 		return runtime.Image{}, fmt.Errorf("unexpected input %s %s", in.Name, in.Arch)
 	}
 	return runtime.Image{Kind: "ptx", Data: []byte("ptx")}, nil
@@ -506,8 +518,14 @@ func TestExecFakeDeferredCheck(t *testing.T) {
 		if err != nil || res.Triangles != want {
 			t.Fatalf("%s: %v, %v triangles, want %d", p.Prefix, err, res, want)
 		}
-		if ck == nil || ck.Finish() != nil || d.fills != 1 {
-			t.Fatalf("%s: pending %v, %d uploads through the check, want 1", p.Prefix, ck != nil, d.fills)
+		checks := 0
+		for _, k := range d.launch {
+			if k == runtime.CheckListsKernel {
+				checks++
+			}
+		}
+		if ck == nil || ck.Finish() != nil || d.fills != 1 || checks != d.fills {
+			t.Fatalf("%s: pending %v, %d uploads through the check and %d device checks, want 1 each", p.Prefix, ck != nil, d.fills, checks)
 		}
 	}
 	// The same graph prepared again (its file closed by the first check).
@@ -529,7 +547,35 @@ func TestExecFakeDeferredCheck(t *testing.T) {
 	os.WriteFile(path, bad, 0o644)
 	d, _, _, err := run(pivot)
 	var ie *graph.InputError
-	if !errors.Is(err, graph.ErrCorrupt) || !errors.As(err, &ie) || err != error(ie) || ie.File != path || len(d.launch) != 0 {
-		t.Fatalf("corrupt file: %v after %d launches, want the file's corrupt error before any", err, len(d.launch))
+	if !errors.Is(err, graph.ErrCorrupt) || !errors.As(err, &ie) || err != error(ie) || ie.File != path || !onlyChecks(d.launch) {
+		t.Fatalf("corrupt file: %v after launches %v, want the file's corrupt error before any count", err, d.launch)
 	}
+	// Lists out of order under a valid checksum: the device's check finds
+	// them, and the host names the entry as reading the file would.
+	swapped := slices.Clone(o.Adj)
+	for v := range o.N() {
+		if lo, hi := o.Offsets[v], o.Offsets[v+1]; hi-lo >= 2 {
+			swapped[lo], swapped[lo+1] = swapped[lo+1], swapped[lo]
+			break
+		}
+	}
+	if err := graph.WriteCSR(path, &graph.Graph{CSR: graph.CSR{Offsets: o.Offsets, Adj: swapped}},
+		graph.CacheMeta{Orientation: graph.ByDegree, Relabelled: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, want2 := graph.ReadCSR(path)
+	d, _, _, err = run(pivot)
+	if want2 == nil || err == nil || err.Error() != want2.Error() || !onlyChecks(d.launch) || len(d.launch) != 1 {
+		t.Fatalf("lists out of order: %v after launches %v, want %v after the check alone", err, d.launch, want2)
+	}
+}
+
+// onlyChecks reports whether every launch was the list check.
+func onlyChecks(launches []string) bool {
+	for _, k := range launches {
+		if k != runtime.CheckListsKernel {
+			return false
+		}
+	}
+	return true
 }

@@ -12,3 +12,10 @@ func SetRadixMaxBatch(n uint64) uint64 {
 // AdjBytes is the adjacency buffer's padded size (adjBytes), which the fake
 // device checks its launches against.
 func AdjBytes(m uint64) uint64 { return adjBytes(m) }
+
+// CheckListsKernel and CheckListsFile name the GPU list check
+// (checklists.go), which the fake device emulates.
+const (
+	CheckListsKernel = checkListsKernel
+	CheckListsFile   = checkListsFile
+)

@@ -258,13 +258,29 @@ func pivotWedges(off []uint64) (uint64, string) {
 	if m := off[len(off)-1]; m >= 1<<(64-pivotLenBits) {
 		return 0, fmt.Sprintf("%d oriented edges: pivot classes pack tail starts in %d bits", m, 64-pivotLenBits)
 	}
-	var w uint64
-	for u := 1; u < len(off); u++ {
-		d := off[u] - off[u-1]
-		if d >= 1<<pivotLenBits {
-			return 0, fmt.Sprintf("vertex %d has out-degree %d: pivot classes pack tail lengths in %d bits (orient by degree)", u-1, d, pivotLenBits)
+	// On all cores: RMAT-24's 16.7 M vertices took about 20 ms on one.
+	n := len(off) - 1
+	chunks := (n + workChunk - 1) / workChunk
+	sums := make([]uint64, chunks)
+	long := make([]int, chunks) // the chunk's first vertex with a tail too long, or -1
+	parallelChunks(chunks, func(ch int) {
+		long[ch] = -1
+		var w uint64
+		for u := ch * workChunk; u < min((ch+1)*workChunk, n); u++ {
+			d := off[u+1] - off[u]
+			if d >= 1<<pivotLenBits && long[ch] < 0 {
+				long[ch] = u
+			}
+			w += d * (d - 1) / 2
 		}
-		w += d * (d - 1) / 2
+		sums[ch] = w
+	})
+	var w uint64
+	for ch := range chunks {
+		if u := long[ch]; u >= 0 {
+			return 0, fmt.Sprintf("vertex %d has out-degree %d: pivot classes pack tail lengths in %d bits (orient by degree)", u, off[u+1]-off[u], pivotLenBits)
+		}
+		w += sums[ch]
 	}
 	// Every pivot's tail entries (at most w) share a u64 with its in-edge
 	// count (pivotShift bits).

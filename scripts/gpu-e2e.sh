@@ -20,6 +20,13 @@ o=/tmp/rmat$S-degree.tcsr
 [ -f "$o" ] || "$G/bin/tcgen" -q convert "$f" -o "$o" --orient degree --relabel
 ls -l "$o"
 status=0
+# UPLOAD_PATHS=1: the ways the file can reach the GPU, measured apart
+# (runtime/cuda TestGPUUploadPaths), with what the machine is.
+if [ -n "${UPLOAD_PATHS:-}" ]; then
+  { uname -r; nproc; free -g; nvidia-smi -q | grep -iE 'confidential|cc mode|link (gen|width)|current *: *(gen|[0-9]+x)' | head -20
+    TCGEN_UPLOAD_FILE=$o "$G/tests/runtime_cuda.test" -test.run TestGPUUploadPaths -test.v -test.count=1 || status=1
+  } 2>&1 | tee -a "$OUT/upload-paths.txt"
+fi
 for lb in $BINS; do
   echo "== ${lb%%:*} ($o, ${E2E_SPEC:-examples/pivot.yaml})"
   EXPECT=${want[$S]:-} python3 scripts/e2e.py "${lb#*:}" "$o" "${E2E_SPEC:-examples/pivot.yaml}" || status=1

@@ -18,5 +18,11 @@ import "embed"
 //go:embed *.cu.tmpl
 var FS embed.FS
 
+// CheckLists is a fixed kernel, not a partial: the GPU's checks of a CSR
+// file's lists after the upload (runtime/checklists.go).
+//
+//go:embed check_lists.cu
+var CheckLists string
+
 // Pattern matches every partial in FS.
 const Pattern = "*.cu.tmpl"

@@ -53,7 +53,11 @@ type countResult struct {
 	// first_run_ms is the wall time of the first pass (launches, count read
 	// back). prepare_ms holds orientation, host lists, generation,
 	// compilation or kernel-cache hit, module load and upload (gpu.*_ms).
-	ContextMs   float64 `json:"context_ms,omitempty"`
+	ContextMs float64 `json:"context_ms,omitempty"`
+	// PlanMs reads the plan; FactsMs waits for NVML's facts and, without a
+	// plan given, picks one (GPU runs).
+	PlanMs      float64 `json:"plan_ms"`
+	FactsMs     float64 `json:"facts_ms,omitempty"`
 	FirstRunMs  float64 `json:"first_run_ms,omitempty"`
 	CountMs     float64 `json:"count_ms"`
 	EdgesPerSec float64 `json:"edges_per_second"`
@@ -93,6 +97,7 @@ func (c *CountCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	planMs := msSince(start)
 	gpu := c.Backend != "cpu" && c.PerVertex == ""
 	// On the GPU, the checks of an oriented CSR file's lists are made by
 	// the upload, as it reads them (runtime.Prepare): one pass over the
@@ -119,6 +124,7 @@ func (c *CountCmd) Run(g *Globals) error {
 		Vertices:   uint64(l.g.N()),
 		Edges:      l.g.Edges(),
 		LoadMs:     l.loadMs,
+		PlanMs:     planMs,
 		ParseMs:    l.rep.ParseMs,
 		CleanMs:    l.rep.CleanMs,
 		FromCache:  l.rep.FromCache,

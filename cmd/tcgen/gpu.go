@@ -48,6 +48,20 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, runtime.Compiler, error) {
 // countGPU prepares the plan on the device, runs it once (total_ms), then
 // runs the warm-ups and timed repeats.
 func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, start time.Time) error {
+	// NVML starts (nvmlInit: tens of ms) while the CUDA context is
+	// created, and its session serves both reads of the clocks.
+	nvs := make(chan *nvml.Session, 1)
+	go func() {
+		s, _ := nvml.Open() // without NVML the facts are the driver's
+		nvs <- s
+	}()
+	var nv *nvml.Session
+	defer func() {
+		if nv == nil {
+			nv = <-nvs
+		}
+		nv.Close()
+	}()
 	ctxStart := time.Now()
 	dev, comp, err := g.openGPU(c.GPUFlags)
 	if err != nil {
@@ -55,14 +69,17 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 	}
 	defer dev.Close()
 	res.ContextMs = msSince(ctxStart)
+	factsStart := time.Now()
 	facts := dev.Facts()
-	if nf, err := nvml.Read(facts.UUID); err == nil {
+	nv = <-nvs
+	if nf, err := nv.Read(facts.UUID); err == nil {
 		nf.Apply(&facts)
 	}
 	if c.Preset == "" && c.Spec == "" {
 		p, res.PlanSource = g.choosePlan(p, gr, o, facts, comp)
 	}
 	res.Backend, res.Device, res.Plan = "gpu", facts.Name, p.Name()
+	res.FactsMs = msSince(factsStart)
 	prepStart := time.Now()
 	popt := runtime.RunOptions{}
 	if o != nil {
@@ -90,7 +107,7 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 		// race in generated code.
 		return errorf(exitMismatch, "plan %s: runs disagree (%d then %d triangles): nondeterministic kernel", p.Name(), first.Triangles, out.Triangles)
 	}
-	if nf, err := nvml.Read(facts.UUID); err == nil {
+	if nf, err := nv.Read(facts.UUID); err == nil {
 		nf.Apply(&out.Device)
 	}
 	res.Triangles = out.Triangles

@@ -37,6 +37,7 @@ type Device struct {
 	stageOnce sync.Once
 	stage     *staging
 	stageErr  error
+	prestage  sync.WaitGroup // Prestage's allocation, waited for by Close
 }
 
 var _ runtime.Device = (*Device)(nil)
@@ -228,6 +229,7 @@ func (d *Device) MemInfo() (free, total uint64, err error) {
 // Close releases the primary context; memory and modules still held are
 // freed with it when no one else retains it.
 func (d *Device) Close() error {
+	d.prestage.Wait()
 	if d.stage != nil {
 		if err := d.enter(); err == nil {
 			d.freeStaging(d.stage)

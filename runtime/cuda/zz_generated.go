@@ -66,6 +66,8 @@ type driverLibAddrs struct {
 	cuMemcpyDtoH              uintptr
 	cuMemHostAlloc            uintptr
 	cuMemFreeHost             uintptr
+	cuMemHostRegister         uintptr
+	cuMemHostUnregister       uintptr
 	cuMemcpyHtoDAsync         uintptr
 	cuMemcpyDtoD              uintptr
 	cuMemsetD8                uintptr
@@ -107,6 +109,8 @@ func (a *driverLibAddrs) symbols() []symbolSlot {
 		{"cuMemcpyDtoH_v2", &a.cuMemcpyDtoH},
 		{"cuMemHostAlloc", &a.cuMemHostAlloc},
 		{"cuMemFreeHost", &a.cuMemFreeHost},
+		{"cuMemHostRegister_v2", &a.cuMemHostRegister},
+		{"cuMemHostUnregister", &a.cuMemHostUnregister},
 		{"cuMemcpyHtoDAsync_v2", &a.cuMemcpyHtoDAsync},
 		{"cuMemcpyDtoD_v2", &a.cuMemcpyDtoD},
 		{"cuMemsetD8_v2", &a.cuMemsetD8},
@@ -312,6 +316,24 @@ func (l *driverLib) cuMemFreeHost(p unsafe.Pointer) error {
 	}
 	r, _, _ := purego.SyscallN(l.addr.cuMemFreeHost, uintptr(p))
 	return l.check("cuMemFreeHost", r)
+}
+
+// cuMemHostRegister calls cuMemHostRegister_v2: CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags).
+func (l *driverLib) cuMemHostRegister(p unsafe.Pointer, bytesize uint64, Flags uint32) error {
+	if l.addr.cuMemHostRegister == 0 {
+		return l.missing("cuMemHostRegister_v2")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuMemHostRegister, uintptr(p), uintptr(bytesize), uintptr(Flags))
+	return l.check("cuMemHostRegister_v2", r)
+}
+
+// cuMemHostUnregister calls cuMemHostUnregister: CUresult cuMemHostUnregister(void *p).
+func (l *driverLib) cuMemHostUnregister(p unsafe.Pointer) error {
+	if l.addr.cuMemHostUnregister == 0 {
+		return l.missing("cuMemHostUnregister")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuMemHostUnregister, uintptr(p))
+	return l.check("cuMemHostUnregister", r)
 }
 
 // cuMemcpyHtoDAsync calls cuMemcpyHtoDAsync_v2: CUresult cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream).

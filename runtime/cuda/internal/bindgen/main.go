@@ -62,6 +62,10 @@ var driver = library{
 		// Pinned staging for large uploads (memory.go); every driver has them.
 		{decl: "CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)"},
 		{decl: "CUresult cuMemFreeHost(void *p)"},
+		// Page-locking memory the caller mapped (a file's pages), for DMA
+		// straight from it (TestGPUUploadPaths measures it).
+		{decl: "CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)", suffix: "_v2"},
+		{decl: "CUresult cuMemHostUnregister(void *p)"},
 		{decl: "CUresult cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)", suffix: "_v2"},
 		{decl: "CUresult cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)", suffix: "_v2"},
 		{decl: "CUresult cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)", suffix: "_v2"},
