@@ -70,7 +70,7 @@ func BuildWorkLists(o *graph.Oriented, v gen.Variant) ([]WorkList, error) {
 		return nil, fmt.Errorf("work lists: unknown work model %q", v.Work)
 	}
 
-	b := bucketer{o: o, classes: v.Classes, key: key, work: v.Work}
+	b := newBucketer(o, v.Classes, key, v.Work)
 	n := o.N()
 	nc := len(v.Classes)
 	chunks := (n + workChunk - 1) / workChunk
@@ -83,7 +83,7 @@ func BuildWorkLists(o *graph.Oriented, v gen.Variant) ([]WorkList, error) {
 	parallelChunks(chunks, func(ch int) {
 		cnt := perChunk[ch*nc : (ch+1)*nc]
 		lo, hi := ch*workChunk, min((ch+1)*workChunk, n)
-		if k, ok := b.scan(lo, hi, func(c int, _ uint64, _ uint64) { cnt[c]++ }, func(c int, _ uint32, k uint64) { cnt[c] += k }); !ok {
+		if k, ok := b.count(lo, hi, cnt); !ok {
 			bad.CompareAndSwap(0, k|1<<63)
 		}
 	})
@@ -158,19 +158,53 @@ type bucketer struct {
 	classes []gen.Class
 	key     ir.Key
 	work    ir.WorkModel
+	// The classes' key ranges [lo, hi) (hi 0: no bound) and whether their
+	// items are edges, apart from the large gen.Class: classOf runs per
+	// item (copying a gen.Class there made RMAT-24's host lists take 20 ms
+	// on 16 cores).
+	lo, hi []uint64
+	edges  []bool
+}
+
+func newBucketer(o *graph.Oriented, classes []gen.Class, key ir.Key, work ir.WorkModel) *bucketer {
+	b := &bucketer{o: o, classes: classes, key: key, work: work}
+	for _, c := range classes {
+		b.lo, b.hi = append(b.lo, uint64(c.Lo)), append(b.hi, uint64(c.Hi))
+		b.edges = append(b.edges, c.Items == gen.ItemsEdges)
+	}
+	return b
 }
 
 // classOf returns the class whose range holds k, or -1.
 func (b *bucketer) classOf(k uint64) int {
-	for i := range b.classes {
-		// By pointer: a gen.Class is large, and this runs per item (RMAT-24:
-		// copying it made the pivot's host lists take 20 ms on 16 cores).
-		c := &b.classes[i]
-		if k >= uint64(c.Lo) && (c.Hi == 0 || k < uint64(c.Hi)) {
+	for i, lo := range b.lo {
+		if k >= lo && (b.hi[i] == 0 || k < b.hi[i]) {
 			return i
 		}
 	}
 	return -1
+}
+
+// count adds the items of vertices [lo, hi) to cnt by class: scan's first
+// pass without its callbacks (for out-degree keys, a vertex at a time).
+func (b *bucketer) count(lo, hi int, cnt []uint64) (uint64, bool) {
+	if b.key != ir.KeyOutDegree {
+		return b.scan(lo, hi, func(c int, _ uint64, _ uint64) { cnt[c]++ }, nil)
+	}
+	off := b.o.Offsets
+	for u := lo; u < hi; u++ {
+		du := off[u+1] - off[u]
+		c := b.classOf(du)
+		if c < 0 {
+			return du, false
+		}
+		if b.edges[c] {
+			cnt[c] += du
+		} else {
+			cnt[c]++
+		}
+	}
+	return 0, true
 }
 
 // scan visits the items of vertices [lo, hi). Out-degree keys call vertex

@@ -49,7 +49,9 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, runtime.Compiler, error) {
 // runs the warm-ups and timed repeats.
 func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, start time.Time) error {
 	// NVML starts (nvmlInit: tens of ms) while the CUDA context is
-	// created, and its session serves both reads of the clocks.
+	// created. Its facts are read before choosing the store's plan (they
+	// are part of its key) and after the runs (the clocks they ran at);
+	// with a plan given, only after.
 	nvs := make(chan *nvml.Session, 1)
 	go func() {
 		s, _ := nvml.Open() // without NVML the facts are the driver's
@@ -71,11 +73,11 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 	res.ContextMs = msSince(ctxStart)
 	factsStart := time.Now()
 	facts := dev.Facts()
-	nv = <-nvs
-	if nf, err := nv.Read(facts.UUID); err == nil {
-		nf.Apply(&facts)
-	}
-	if c.Preset == "" && c.Spec == "" {
+	if c.Preset == "" && c.Spec == "" { // the store's key needs NVML's facts (its clocks after the runs)
+		nv = <-nvs
+		if nf, err := nv.Read(facts.UUID); err == nil {
+			nf.Apply(&facts)
+		}
 		p, res.PlanSource = g.choosePlan(p, gr, o, facts, comp)
 	}
 	res.Backend, res.Device, res.Plan = "gpu", facts.Name, p.Name()
@@ -106,6 +108,9 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 		// The same kernels on the same data must agree: a difference is a
 		// race in generated code.
 		return errorf(exitMismatch, "plan %s: runs disagree (%d then %d triangles): nondeterministic kernel", p.Name(), first.Triangles, out.Triangles)
+	}
+	if nv == nil {
+		nv = <-nvs
 	}
 	if nf, err := nv.Read(facts.UUID); err == nil {
 		nf.Apply(&out.Device)
