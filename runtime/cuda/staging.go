@@ -4,6 +4,7 @@ import (
 	"fmt"
 	goruntime "runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -23,10 +24,12 @@ var (
 
 // copyPiece is the least a goroutine copies: below it, starting one costs
 // more than the copy. copyAlign: pieces start at multiples of it, so a fill
-// gets whole words (and whole pages of a file).
+// gets whole words (and whole pages of a file). fillPiece, a multiple of
+// copyAlign, is what a worker fills at a time.
 const (
 	copyPiece = 1 << 20
 	copyAlign = 64 << 10
+	fillPiece = 256 << 10
 )
 
 // cuEventDisableTiming: the staging events only order, they time nothing.
@@ -165,20 +168,30 @@ func copyFrom(src unsafe.Pointer) func(dst []byte, pos uint64) error {
 
 // parallelFill has fill write buf, the upload's bytes [pos, pos+len(buf)),
 // on all cores (reading a mapped file's pages or a file, and writing pinned
-// memory, all gain from it), in pieces of whole copyAlign units. It returns
-// the error of the lowest piece that failed.
+// memory, all gain from it), in pieces of fillPiece bytes that the workers
+// take in turn: a worker the OS delays holds up one piece, not a whole
+// share of the buffer. It returns the error of the lowest piece that failed.
 func parallelFill(buf []byte, pos uint64, fill func(dst []byte, pos uint64) error) error {
 	n := uint64(len(buf))
 	workers := uint64(max(1, min(goruntime.GOMAXPROCS(0), int(n/copyPiece))))
 	if workers == 1 {
 		return fill(buf, pos)
 	}
-	size := ((n+workers-1)/workers + copyAlign - 1) / copyAlign * copyAlign
-	errs := make([]error, workers)
+	pieces := (n + fillPiece - 1) / fillPiece
+	errs := make([]error, pieces)
+	var next atomic.Uint64
 	var wg sync.WaitGroup
-	for w, lo := 0, uint64(0); lo < n; w, lo = w+1, lo+size {
-		hi := min(lo+size, n)
-		wg.Go(func() { errs[w] = fill(buf[lo:hi], pos+lo) })
+	for range min(workers, pieces) {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= pieces {
+					return
+				}
+				lo := i * fillPiece
+				errs[i] = fill(buf[lo:min(lo+fillPiece, n)], pos+lo)
+			}
+		})
 	}
 	wg.Wait()
 	for _, err := range errs {
