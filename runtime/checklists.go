@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/templates"
@@ -70,39 +71,125 @@ func (lc *listChecker) run(pr *Prepared, sms int) (bool, error) {
 	return got[0] == none[0], nil
 }
 
-// uploadAdj copies o's lists to pr.adj. With ck (their checks deferred),
-// the upload reads them from the file into the staging buffers, checking
-// each piece there (or, with lc, only its checksum, the lists then checked
-// on the device), and then joins the checks; a graph that fails them gets
-// the file's error, naming the first bad entry, and nothing runs on it.
-func (pr *Prepared) uploadAdj(o *graph.Oriented, ck *graph.AdjCheck, lc *listChecker, sms int) error {
-	b := pr.adj
-	fw, ok := b.(FillWriter)
-	if ck == nil || !ok || len(o.Adj) == 0 {
-		if ck != nil {
-			if err := ck.Finish(); err != nil {
-				return err
+// graphUpload is an oriented graph's upload (offsets, lists, padding),
+// running in the background while Prepare plans the rest: the buffers'
+// sizes are known once the graph is oriented, and the host's work lists,
+// memory plan, compiling (or the kernel cache) and module loads then
+// overlap the copy (docs/performance.md, "End to end"). With ck (the lists'
+// checks deferred) the lists are read from the file into the staging
+// buffers with their checksum only (graph.AdjCheck.FillChecksum) when the
+// device fills them; finish then checks them on the device and joins the
+// checksum.
+type graphUpload struct {
+	off, adj Buffer
+	ck       *graph.AdjCheck
+	sumOnly  bool // FillChecksum: the lists still need their verdict
+	timer    Timer
+	done     chan struct{}
+	err      error   // the copy's
+	ms       float64 // its event time
+	wallMs   float64 // and its wall time
+}
+
+// startGraphUpload allocates the graph's buffers and starts their upload.
+func startGraphUpload(dev Device, o *graph.Oriented, ck *graph.AdjCheck) (*graphUpload, error) {
+	n, m := uint64(o.N()), o.Arcs()
+	u := &graphUpload{ck: ck, done: make(chan struct{})}
+	var err error
+	if u.off, err = dev.Alloc((n + 1) * 8); err != nil {
+		return nil, fmt.Errorf("offsets: %w", err)
+	}
+	if u.adj, err = dev.Alloc(adjBytes(m)); err != nil {
+		u.off.Free()
+		return nil, fmt.Errorf("adjacency: %w", err)
+	}
+	if u.timer, err = dev.NewTimer(); err != nil {
+		u.off.Free()
+		u.adj.Free()
+		return nil, err
+	}
+	fw, fills := u.adj.(FillWriter)
+	u.sumOnly = ck != nil && fills && m > 0
+	go func() {
+		defer close(u.done)
+		start := time.Now()
+		u.err = u.copy(o, fw)
+		u.wallMs = msSince(start)
+	}()
+	return u, nil
+}
+
+func (u *graphUpload) copy(o *graph.Oriented, fw FillWriter) error {
+	m := o.Arcs()
+	if err := u.timer.Start(); err != nil {
+		return err
+	}
+	if err := WriteSlice(u.off, 0, o.Offsets); err != nil {
+		return fmt.Errorf("uploading offsets: %w", err)
+	}
+	var err error
+	switch {
+	case u.sumOnly:
+		err = fw.WriteFrom(0, 4*m, u.ck.FillChecksum)
+	case u.ck != nil:
+		if err = u.ck.Finish(); err == nil { // checked on the host, then sent
+			err = WriteSlice(u.adj, 0, o.Adj)
+		}
+	default:
+		err = WriteSlice(u.adj, 0, o.Adj)
+	}
+	if err != nil {
+		return err
+	}
+	if pad := adjBytes(m) - m*4; pad > 0 { // defined bytes past the last list (tiled merges read them, masked)
+		if err := WriteSlice(u.adj, m*4, make([]byte, pad)); err != nil {
+			return fmt.Errorf("uploading adjacency: %w", err)
+		}
+	}
+	if err := u.timer.Stop(); err != nil {
+		return err
+	}
+	u.ms, err = u.timer.Elapsed()
+	return err
+}
+
+// wait returns when the copy is over.
+func (u *graphUpload) wait() { <-u.done }
+
+// free waits for the copy and frees what it held (an error before Prepare
+// took the buffers).
+func (u *graphUpload) free() {
+	u.wait()
+	u.off.Free()
+	u.adj.Free()
+	u.timer.Close()
+}
+
+// finish waits for the copy, checks the lists on the device (lc) when the
+// copy sent them unchecked, and joins the file's checks: a graph that fails
+// them gets the file's error, naming the first bad entry, and nothing runs
+// on it.
+func (u *graphUpload) finish(pr *Prepared, lc *listChecker, sms int) error {
+	u.wait()
+	u.timer.Close()
+	var lerr error
+	if u.err == nil && u.sumOnly {
+		if lc == nil {
+			lerr = fmt.Errorf("lists sent unchecked, but no device check")
+		} else {
+			var sound bool
+			if sound, lerr = lc.run(pr, sms); lerr == nil {
+				u.ck.ListsChecked(sound) // else Finish checks them
 			}
 		}
-		return WriteSlice(b, 0, o.Adj)
 	}
-	fill := ck.Fill
-	if lc != nil {
-		fill = ck.FillChecksum
-	}
-	werr := fw.WriteFrom(0, 4*uint64(len(o.Adj)), fill)
-	var lerr error
-	if werr == nil && lc != nil {
-		var sound bool
-		if sound, lerr = lc.run(pr, sms); lerr == nil {
-			ck.ListsChecked(sound) // else Finish checks them
+	if u.ck != nil {
+		if err := u.ck.Finish(); err != nil {
+			return err // the file's first bad entry, also when a fill failed
 		}
 	}
-	if err := ck.Finish(); err != nil {
-		return err // the file's first bad entry, also when a fill failed
-	}
-	if werr != nil {
-		return werr
+	if u.err != nil {
+		return u.err
 	}
 	return lerr
 }

@@ -90,7 +90,9 @@ type Result struct {
 	Triangles    uint64      `json:"triangles"`
 	// PerClass lists the chosen variant's classes in order.
 	PerClass []ClassResult `json:"classes"`
-	// CopyMs is the event-timed upload of the graph and the work lists.
+	// CopyMs is the event-timed upload of the graph and the work lists
+	// (the graph's events also span what the planning queued beside it:
+	// memsets of counters).
 	CopyMs float64 `json:"copy_ms"`
 	// SrcMs is the event-timed src kernel (0 without edge classes).
 	SrcMs float64 `json:"src_ms"`
@@ -123,8 +125,10 @@ type Result struct {
 	GenerateMs float64 `json:"generate_ms"`
 	CompileMs  float64 `json:"compile_ms"`
 	// Phases splits Prepare's wall time, in order (end-to-end analysis:
-	// scripts/e2e.py prints them).
-	Phases []Phase `json:"phases,omitempty"`
+	// scripts/e2e.py prints them). UploadWallMs is the graph's upload, in
+	// the background from the "memory plan" phase on (graphUpload).
+	Phases       []Phase `json:"phases,omitempty"`
+	UploadWallMs float64 `json:"upload_wall_ms,omitempty"`
 }
 
 // Phase is one step of Prepare and its wall time.
@@ -227,8 +231,9 @@ type Prepared struct {
 	classes []prepClass
 	timers  []Timer
 
-	radix *radixHost // wedge/radix classes (radix.go)
-	pivot *pivotHost // pivot classes (pivot.go)
+	upload *graphUpload // the graph's upload until Prepare joins it (checklists.go)
+	radix  *radixHost   // wedge/radix classes (radix.go)
+	pivot  *pivotHost   // pivot classes (pivot.go)
 	// passTimer spans a whole pass: zeroing the counters, the device-side
 	// preparation and every class kernel.
 	passTimer Timer
@@ -509,6 +514,20 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	need += sp.bytes + sp.square
 	clk.mark("memory plan")
 
+	// The graph's upload starts now, every buffer predicted, and overlaps
+	// compiling (or the kernel cache), the module loads and the other
+	// allocations (graphUpload, checklists.go).
+	up, err := startGraphUpload(dev, o, adjCheck)
+	if err != nil {
+		return nil, fail("%w", err)
+	}
+	owned := false // the Prepared holds the upload (Close waits for it)
+	defer func() {
+		if !owned {
+			up.free()
+		}
+	}()
+
 	t0 = time.Now()
 	major, minor := comp.Version()
 	img, err := comp.Compile(CompileInput{Name: out.FileName, Source: out.Source, Arch: arch, Options: man.Options})
@@ -525,6 +544,9 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		Vertices: n, Edges: m, DeviceBytes: need,
 		OrientMs: orientMs, ListsMs: listsMs, GenerateMs: genMs, CompileMs: compileMs,
 	}
+	pr.upload, pr.off, pr.adj = up, up.off, up.adj
+	pr.buffers = append(pr.buffers, up.off, up.adj)
+	owned = true
 	defer func() {
 		if err != nil {
 			pr.Close()
@@ -572,17 +594,6 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	}
 	clk.mark("functions")
 
-	// Upload, timed with events.
-	copyTimer, err := pr.newTimer()
-	if err != nil {
-		return pr, fail("%w", err)
-	}
-	if pr.off, err = pr.alloc((n + 1) * 8); err != nil {
-		return pr, fail("offsets: %w", err)
-	}
-	if pr.adj, err = pr.alloc(adjBytes(m)); err != nil {
-		return pr, fail("adjacency: %w", err)
-	}
 	if pr.counts, err = pr.alloc(uint64(gen.CountsWords(len(variant.Classes))) * 8); err != nil {
 		return pr, fail("counts: %w", err)
 	}
@@ -615,25 +626,25 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		}
 	}
 	clk.mark("alloc")
-	if err = copyTimer.Start(); err != nil {
-		return pr, fail("copy timer: %w", err)
-	}
-	if err = WriteSlice(pr.off, 0, o.Offsets); err != nil {
-		return pr, fail("uploading offsets: %w", err)
-	}
-	clk.mark("copy offsets")
-	if err = pr.uploadAdj(o, adjCheck, lc, facts.SMs); err != nil {
+	err = up.finish(pr, lc, facts.SMs) // checklists.go
+	pr.upload = nil
+	if err != nil {
 		var ie *graph.InputError
 		if errors.As(err, &ie) {
 			return pr, err // the file's error, as loading it would have given
 		}
-		return pr, fail("uploading adjacency: %w", err)
+		return pr, fail("uploading the graph: %w", err)
 	}
-	clk.mark("copy adjacency")
-	if pad := adjBytes(m) - m*4; pad > 0 { // defined bytes past the last list (tiled merges read them, masked)
-		if err = WriteSlice(pr.adj, m*4, make([]byte, pad)); err != nil {
-			return pr, fail("uploading adjacency: %w", err)
-		}
+	pr.res.UploadWallMs = up.wallMs
+	clk.mark("graph upload wait, list check")
+
+	// The work lists' upload, timed with events.
+	copyTimer, err := pr.newTimer()
+	if err != nil {
+		return pr, fail("%w", err)
+	}
+	if err = copyTimer.Start(); err != nil {
+		return pr, fail("copy timer: %w", err)
 	}
 	for i := range pr.classes {
 		l := &lists[i]
@@ -654,6 +665,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	if pr.res.CopyMs, err = copyTimer.Elapsed(); err != nil {
 		return pr, fail("copy: %w", err)
 	}
+	pr.res.CopyMs += up.ms
 	clk.mark("copy lists")
 
 	if needSrc {
@@ -980,6 +992,11 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 // Close frees the device buffers, the timers and the module. It may be
 // called more than once.
 func (pr *Prepared) Close() error {
+	if u := pr.upload; u != nil { // an error before Prepare joined it
+		u.wait()
+		u.timer.Close()
+		pr.upload = nil
+	}
 	var errs []error
 	for _, b := range pr.buffers {
 		errs = append(errs, b.Free())

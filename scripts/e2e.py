@@ -3,9 +3,9 @@
 (default 2) and print where the wall time goes: "cold" after the file's pages
 were dropped from the page cache (posix_fadvise DONTNEED: no root needed,
 clean pages only), then with the page cache warm. "read+copy+count" is the
-issue's measure: start to first count without the context creation, the
-kernel cache's read and the module loads, which are reported apart; its bound
-is the gpu pass median + 100 ms. Each run also prints Prepare's phases.
+issue's measure: start to first count without the context creation (the
+module loads, which the issue lets be reported apart, overlap the graph's
+upload and are counted); its bound is the gpu pass median + 100 ms. Each run also prints Prepare's phases.
 EXPECT, when set, is the triangle count every run must give.
 
 Usage: e2e.py BIN GRAPH SPEC [CACHE_DIR]"""
@@ -30,10 +30,11 @@ for attempt in ["cold"] + ["warm%d" % (i + 1) for i in range(warm)]:
         sys.exit(1)
     r = json.loads(p.stdout)
     g = r["gpu"]
-    # Module loads (the plan's and the list check's) are reported apart,
-    # as the issue asks, like the context and the kernel cache's read.
+    # The issue lets the module load be reported apart; it now overlaps the
+    # graph's upload, so it is counted, with the kernel cache's read: only
+    # the context creation is left out.
     loads = sum(ph["ms"] for ph in g.get("phases") or [] if ph["name"] in ("module load", "check module"))
-    rcc = r["total_ms"] - r.get("context_ms", 0) - g["compile_ms"] - loads
+    rcc = r["total_ms"] - r.get("context_ms", 0)
     ok = "" if not expect else (" (expected)" if str(r["triangles"]) == expect else " WRONG, expected " + expect)
     if ok.startswith(" WRONG"):
         status = 1
@@ -41,7 +42,8 @@ for attempt in ["cold"] + ["warm%d" % (i + 1) for i in range(warm)]:
           f"load {r['load_ms']:.1f} + context {r.get('context_ms', 0):.1f} + "
           f"prepare {r['prepare_ms']:.1f} [orient {g['orient_ms']:.1f}, host lists {g['lists_ms']:.1f}, "
           f"generate {g['generate_ms']:.1f}, compile/cache+module {g['compile_ms']:.1f}, copy {g['copy_ms']:.1f}] + "
-          f"first pass {r.get('first_run_ms', 0):.1f} (gpu pass median {r['gpu_ms']:.1f}); module loads {loads:.1f}; "
+          f"first pass {r.get('first_run_ms', 0):.1f} (gpu pass median {r['gpu_ms']:.1f}); module loads {loads:.1f} (counted); "
+          f"graph upload {g.get('upload_wall_ms', 0):.1f} in the background; "
           f"read+copy+count {rcc:.1f} ms against {r['gpu_ms'] + 100:.1f}; triangles {r['triangles']}{ok}")
     # Where prepare and the rest went: Prepare's phases, and what the
     # command spent outside load, context, prepare and the first pass.
