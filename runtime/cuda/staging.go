@@ -15,7 +15,7 @@ import (
 // machine, about 4 GB/s (docs/results/e2e-rmat24-nvidia-h200.txt), while
 // pinned DMA over PCIe Gen5 runs several times faster.
 var (
-	stagedMin  uint64 = 64 << 20 // smaller uploads gain nothing from it
+	stagedMin uint64 = 64 << 20 // smaller uploads gain nothing from it
 	// Per buffer: pinning 2 x 32 MiB took 37 ms on the H100 machine and
 	// stalled the host's other work, 2 x 8 MiB 10 ms; uploads of 1 GB ran
 	// no slower (TestGPUStageChunk: median 90 ms against 111 ms).
