@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -260,4 +261,134 @@ func TestGPUStageChunk(t *testing.T) {
 		buf.Free()
 		d.Close()
 	}
+}
+
+// TestGPURegisterChunks: the file's mapping registered for DMA in pieces
+// from several goroutines at once, then copied, against the pread path; and
+// the checksum computed from the mapping on all cores (what the host would
+// still do with the lists copied straight from the page cache).
+func TestGPURegisterChunks(t *testing.T) {
+	path := os.Getenv("TCGEN_UPLOAD_FILE")
+	if path == "" {
+		t.Skip("TCGEN_UPLOAD_FILE not set: nothing to measure")
+	}
+	d := openGPU(t)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := uint64(st.Size()) &^ (64<<20 - 1) // whole 64 MiB pieces
+	buf, err := d.Alloc(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Free()
+	b := buf.(*Buffer)
+	castagnoli := crc32.MakeTable(crc32.Castagnoli)
+	for _, piece := range []uint64{64 << 20, 16 << 20} {
+		for _, workers := range []int{1, 4, 16} {
+			m, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pieces := size / piece
+			var next atomic.Uint64
+			var wg sync.WaitGroup
+			errs := make([]error, workers)
+			start := time.Now()
+			for w := range workers {
+				wg.Go(func() {
+					if err := d.enter(); err != nil {
+						errs[w] = err
+						return
+					}
+					defer d.leave()
+					for {
+						i := next.Add(1) - 1
+						if i >= pieces {
+							return
+						}
+						if err := d.drv.cuMemHostRegister(unsafe.Pointer(&m[i*piece]), piece, 0x08); err != nil {
+							errs[w] = err
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			reg := time.Since(start)
+			for _, err := range errs {
+				if err != nil {
+					t.Fatalf("register: %v", err)
+				}
+			}
+			if err := d.enter(); err != nil {
+				t.Fatal(err)
+			}
+			start = time.Now()
+			for i := uint64(0); i < pieces; i++ {
+				if err := d.drv.cuMemcpyHtoDAsync(b.ptr+i*piece, unsafe.Pointer(&m[i*piece]), piece, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := d.drv.cuCtxSynchronize(); err != nil {
+				t.Fatal(err)
+			}
+			dma := time.Since(start)
+			start = time.Now()
+			for i := uint64(0); i < pieces; i++ {
+				d.drv.cuMemHostUnregister(unsafe.Pointer(&m[i*piece]))
+			}
+			unreg := time.Since(start)
+			d.leave()
+			// The checksum from the mapping (already faulted in by the
+			// registration), on all cores.
+			start = time.Now()
+			var wg2 sync.WaitGroup
+			var at atomic.Uint64
+			for range 16 {
+				wg2.Go(func() {
+					for {
+						i := at.Add(1) - 1
+						if i >= size/(1<<20) {
+							return
+						}
+						crc32.Checksum(m[i<<20:(i+1)<<20], castagnoli)
+					}
+				})
+			}
+			wg2.Wait()
+			crcT := time.Since(start)
+			syscall.Munmap(m)
+			t.Logf("pieces of %2d MiB, %2d workers: register %v, DMA %v (%.1f GB/s), unregister %v; CRC from the mapping on 16 cores %v",
+				piece>>20, workers, reg, dma, float64(size)/dma.Seconds()/1e9, unreg, crcT)
+		}
+	}
+	// A fresh mapping's checksum (page faults included).
+	m, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	var at atomic.Uint64
+	for range 16 {
+		wg.Go(func() {
+			for {
+				i := at.Add(1) - 1
+				if i >= size/(1<<20) {
+					return
+				}
+				crc32.Checksum(m[i<<20:(i+1)<<20], castagnoli)
+			}
+		})
+	}
+	wg.Wait()
+	t.Logf("CRC from a fresh mapping on 16 cores: %v", time.Since(start))
+	syscall.Munmap(m)
 }
