@@ -231,7 +231,7 @@ type Prepared struct {
 	classes []prepClass
 	timers  []Timer
 
-	upload *graphUpload // the graph's upload until Prepare joins it (checklists.go)
+	upload *graphUpload // the graph's upload until Prepare joins it (upload.go)
 	radix  *radixHost   // wedge/radix classes (radix.go)
 	pivot  *pivotHost   // pivot classes (pivot.go)
 	// passTimer spans a whole pass: zeroing the counters, the device-side
@@ -524,7 +524,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 
 	// The graph's upload starts now, every buffer predicted, and overlaps
 	// compiling (or the kernel cache), the module loads and the other
-	// allocations (graphUpload, checklists.go).
+	// allocations (graphUpload, upload.go).
 	up, err := startGraphUpload(dev, o, adjCheck)
 	if err != nil {
 		return nil, fail("%w", err)
@@ -565,7 +565,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		return pr, fail("loading %s: %w (NVRTC log: %s)", out.FileName, err, img.Log)
 	}
 	clk.mark("module load")
-	var lc *listChecker // deferred list checks run on the device (checklists.go)
+	var lc *listChecker // deferred list checks run on the device (upload.go)
 	if adjCheck != nil {
 		if lc, err = loadListChecker(dev, comp, arch); err != nil {
 			return pr, fail("%w", err)
@@ -634,7 +634,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		}
 	}
 	clk.mark("alloc")
-	err = up.finish(pr, lc, facts.SMs) // checklists.go
+	err = up.finish(pr, lc, facts.SMs) // upload.go
 	pr.upload = nil
 	if err != nil {
 		var ie *graph.InputError

@@ -355,7 +355,7 @@ func TestExecGPULarge(t *testing.T) {
 }
 
 // TestExecGPUDeferredCheck: an oriented CSR file read with its list checks
-// deferred is checked on the device after the upload (checklists.go): a
+// deferred is checked on the device after the upload (upload.go): a
 // sound file counts exactly, and files whose lists are bad under a valid
 // checksum (out of order, an id past n, a self loop, anywhere in the
 // section) get the error reading the file would give, before any count.

@@ -14,7 +14,7 @@ func SetRadixMaxBatch(n uint64) uint64 {
 func AdjBytes(m uint64) uint64 { return adjBytes(m) }
 
 // CheckListsKernel and CheckListsFile name the GPU list check
-// (checklists.go), which the fake device emulates.
+// (upload.go), which the fake device emulates.
 const (
 	CheckListsKernel = checkListsKernel
 	CheckListsFile   = checkListsFile

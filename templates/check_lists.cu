@@ -1,5 +1,5 @@
 // tcgen: the adjacency checks of a CSR file, made on the GPU after the
-// upload (runtime/checklists.go): every list strictly increasing, every
+// upload (runtime/upload.go): every list strictly increasing, every
 // entry a vertex, no self loop. The host then joins only the file's
 // checksum (graph.AdjCheck.FillChecksum). A warp takes a vertex at a time
 // and reads its list 32 entries per step, so the section is read once,

@@ -19,7 +19,7 @@ import "embed"
 var FS embed.FS
 
 // CheckLists is a fixed kernel, not a partial: the GPU's checks of a CSR
-// file's lists after the upload (runtime/checklists.go).
+// file's lists after the upload (runtime/upload.go).
 //
 //go:embed check_lists.cu
 var CheckLists string
