@@ -67,7 +67,7 @@ func (d *Device) stagingBuffers() (*staging, error) {
 
 // Prestage allocates the staging buffers in the background when an upload
 // of the given size will use them, so that it need not wait while they are
-// pinned (about 30 ms on the H100 machine: docs/performance.md, "End to
+// pinned (about 10 ms on the H100 machine: docs/performance.md, "End to
 // end"). The upload waits for an allocation in progress; a failed one
 // leaves it the pageable path.
 func (d *Device) Prestage(upload uint64) {
