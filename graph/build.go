@@ -789,25 +789,15 @@ func (c *CSR) checkOffsets() error {
 		return fmt.Errorf("graph: offsets start at %d, not 0", c.Offsets[0])
 	}
 	// On all cores (RMAT-24: 16.7 M offsets, mapped: their page faults too).
-	firsts := parReduce(len(c.Offsets)-1, 1<<18, func() int { return -1 }, func(first *int, lo, hi int) {
-		if *first >= 0 && *first < lo {
-			return
-		}
-		for v := lo + 1; v <= hi; v++ {
-			if c.Offsets[v] < c.Offsets[v-1] {
-				*first = v - 1
-				return
+	if v := firstBad(len(c.Offsets)-1, 1<<18, func(lo, hi int) int {
+		for v := lo; v < hi; v++ {
+			if c.Offsets[v+1] < c.Offsets[v] {
+				return v
 			}
 		}
-	})
-	first := -1
-	for _, f := range firsts {
-		if f >= 0 && (first < 0 || f < first) {
-			first = f
-		}
-	}
-	if first >= 0 {
-		return fmt.Errorf("graph: offsets decrease at vertex %d", first)
+		return -1
+	}); v >= 0 {
+		return fmt.Errorf("graph: offsets decrease at vertex %d", v)
 	}
 	if last := c.Offsets[len(c.Offsets)-1]; last != uint64(len(c.Adj)) {
 		return fmt.Errorf("graph: offsets end at %d but there are %d neighbours", last, len(c.Adj))
@@ -820,15 +810,29 @@ func (c *CSR) checkIDs() error {
 	// Every neighbour a vertex, on all cores (RMAT-24 has 520M entries); the
 	// error names the first bad position.
 	n := uint64(c.N())
-	firsts := parReduce(len(c.Adj), 1<<20, func() int { return -1 }, func(first *int, lo, hi int) {
+	if i := firstBad(len(c.Adj), 1<<20, func(lo, hi int) int {
+		for i := lo; i < hi; i++ {
+			if uint64(c.Adj[i]) >= n {
+				return i
+			}
+		}
+		return -1
+	}); i >= 0 {
+		return fmt.Errorf("graph: neighbour %d at position %d is not a vertex (n = %d)", c.Adj[i], i, n)
+	}
+	return nil
+}
+
+// firstBad returns the lowest bad index in [0, n), or -1: scan(lo, hi)
+// returns the first bad one in [lo, hi) or -1, run on chunks of chunk
+// indices on all cores (a chunk after a bad one already found is skipped).
+func firstBad(n, chunk int, scan func(lo, hi int) int) int {
+	firsts := parReduce(n, chunk, func() int { return -1 }, func(first *int, lo, hi int) {
 		if *first >= 0 && *first < lo {
 			return
 		}
-		for i := lo; i < hi; i++ {
-			if uint64(c.Adj[i]) >= n {
-				*first = i
-				return
-			}
+		if i := scan(lo, hi); i >= 0 {
+			*first = i
 		}
 	})
 	first := -1
@@ -837,10 +841,7 @@ func (c *CSR) checkIDs() error {
 			first = f
 		}
 	}
-	if first >= 0 {
-		return fmt.Errorf("graph: neighbour %d at position %d is not a vertex (n = %d)", c.Adj[first], first, n)
-	}
-	return nil
+	return first
 }
 
 // CheckCanonical verifies every invariant of a canonical graph: a sound

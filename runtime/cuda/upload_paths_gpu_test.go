@@ -22,20 +22,8 @@ import (
 // on the device side by a checksum-free spot check: the first and last
 // 4 KiB of each 32 MiB read back.
 func TestGPUUploadPaths(t *testing.T) {
-	path := os.Getenv("TCGEN_UPLOAD_FILE")
-	if path == "" {
-		t.Skip("TCGEN_UPLOAD_FILE not set: nothing to measure")
-	}
+	f, st := uploadFile(t)
 	d := openGPU(t)
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
 	size := uint64(st.Size()) &^ (64<<10 - 1) // whole copyAlign units
 	buf, err := d.Alloc(size)
 	if err != nil {
@@ -58,18 +46,25 @@ func TestGPUUploadPaths(t *testing.T) {
 	}
 	castagnoli := crc32.MakeTable(crc32.Castagnoli)
 	pool := sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
-	preadCopy := func(dst []byte, pos uint64) error {
-		bp := pool.Get().(*[]byte)
-		defer pool.Put(bp)
-		for s := 0; s < len(dst); s += len(*bp) {
-			p := (*bp)[:min(len(*bp), len(dst)-s)]
-			if _, err := f.ReadAt(p, int64(pos)+int64(s)); err != nil {
-				return err
+	// pread into a cached buffer, a checksum there or not, then a copy.
+	preadCopyCRC := func(sum bool) func(dst []byte, pos uint64) error {
+		return func(dst []byte, pos uint64) error {
+			bp := pool.Get().(*[]byte)
+			defer pool.Put(bp)
+			for s := 0; s < len(dst); s += len(*bp) {
+				p := (*bp)[:min(len(*bp), len(dst)-s)]
+				if _, err := f.ReadAt(p, int64(pos)+int64(s)); err != nil {
+					return err
+				}
+				if sum {
+					crc32.Checksum(p, castagnoli)
+				}
+				copy(dst[s:], p)
 			}
-			copy(dst[s:], p)
+			return nil
 		}
-		return nil
 	}
+	preadCopy := preadCopyCRC(false)
 	check := func(what string) {
 		back := make([]byte, 4096)
 		want := make([]byte, 4096)
@@ -131,33 +126,12 @@ func TestGPUUploadPaths(t *testing.T) {
 
 		// With the file's checksum (graph.AdjCheck.FillChecksum's work).
 		start = time.Now()
-		if err := b.WriteFrom(0, size, func(dst []byte, pos uint64) error {
-			for s := 0; s < len(dst); s += 256 << 10 {
-				p := dst[s:min(s+256<<10, len(dst))]
-				if _, err := f.ReadAt(p, int64(pos)+int64(s)); err != nil {
-					return err
-				}
-				crc32.Checksum(p, castagnoli)
-			}
-			return nil
-		}); err != nil {
+		if err := b.WriteFrom(0, size, preadCRC(f)); err != nil {
 			t.Fatal(err)
 		}
 		rate("pread into staging, CRC there, DMA", time.Since(start))
 		start = time.Now()
-		if err := b.WriteFrom(0, size, func(dst []byte, pos uint64) error {
-			bp := pool.Get().(*[]byte)
-			defer pool.Put(bp)
-			for s := 0; s < len(dst); s += len(*bp) {
-				p := (*bp)[:min(len(*bp), len(dst)-s)]
-				if _, err := f.ReadAt(p, int64(pos)+int64(s)); err != nil {
-					return err
-				}
-				crc32.Checksum(p, castagnoli)
-				copy(dst[s:], p)
-			}
-			return nil
-		}); err != nil {
+		if err := b.WriteFrom(0, size, preadCopyCRC(true)); err != nil {
 			t.Fatal(err)
 		}
 		rate("pread, CRC, copy to staging, DMA", time.Since(start))
@@ -209,31 +183,9 @@ func TestGPUUploadPaths(t *testing.T) {
 // and a checksum there, as graph.AdjCheck.FillChecksum does), on the file
 // of TCGEN_UPLOAD_FILE.
 func TestGPUStageChunk(t *testing.T) {
-	path := os.Getenv("TCGEN_UPLOAD_FILE")
-	if path == "" {
-		t.Skip("TCGEN_UPLOAD_FILE not set: nothing to measure")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, st := uploadFile(t)
 	size := uint64(st.Size()) &^ (64<<10 - 1)
-	castagnoli := crc32.MakeTable(crc32.Castagnoli)
-	fill := func(dst []byte, pos uint64) error {
-		for s := 0; s < len(dst); s += 256 << 10 {
-			p := dst[s:min(s+256<<10, len(dst))]
-			if _, err := f.ReadAt(p, int64(pos)+int64(s)); err != nil {
-				return err
-			}
-			crc32.Checksum(p, castagnoli)
-		}
-		return nil
-	}
+	fill := preadCRC(f)
 	saved := stageChunk
 	defer func() { stageChunk = saved }()
 	for _, mib := range []uint64{4, 8, 16, 32} {
@@ -268,20 +220,8 @@ func TestGPUStageChunk(t *testing.T) {
 // the checksum computed from the mapping on all cores (what the host would
 // still do with the lists copied straight from the page cache).
 func TestGPURegisterChunks(t *testing.T) {
-	path := os.Getenv("TCGEN_UPLOAD_FILE")
-	if path == "" {
-		t.Skip("TCGEN_UPLOAD_FILE not set: nothing to measure")
-	}
+	f, st := uploadFile(t)
 	d := openGPU(t)
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
 	size := uint64(st.Size()) &^ (64<<20 - 1) // whole 64 MiB pieces
 	buf, err := d.Alloc(size)
 	if err != nil {
@@ -289,7 +229,6 @@ func TestGPURegisterChunks(t *testing.T) {
 	}
 	defer buf.Free()
 	b := buf.(*Buffer)
-	castagnoli := crc32.MakeTable(crc32.Castagnoli)
 	for _, piece := range []uint64{64 << 20, 16 << 20} {
 		for _, workers := range []int{1, 4, 16} {
 			m, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
@@ -348,22 +287,7 @@ func TestGPURegisterChunks(t *testing.T) {
 			d.leave()
 			// The checksum from the mapping (already faulted in by the
 			// registration), on all cores.
-			start = time.Now()
-			var wg2 sync.WaitGroup
-			var at atomic.Uint64
-			for range 16 {
-				wg2.Go(func() {
-					for {
-						i := at.Add(1) - 1
-						if i >= size/(1<<20) {
-							return
-						}
-						crc32.Checksum(m[i<<20:(i+1)<<20], castagnoli)
-					}
-				})
-			}
-			wg2.Wait()
-			crcT := time.Since(start)
+			crcT := parallelCRC(m[:size])
 			syscall.Munmap(m)
 			t.Logf("pieces of %2d MiB, %2d workers: register %v, DMA %v (%.1f GB/s), unregister %v; CRC from the mapping on 16 cores %v",
 				piece>>20, workers, reg, dma, float64(size)/dma.Seconds()/1e9, unreg, crcT)
@@ -374,21 +298,66 @@ func TestGPURegisterChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("CRC from a fresh mapping on 16 cores: %v", parallelCRC(m[:size]))
+	syscall.Munmap(m)
+}
+
+// uploadFile opens the file TCGEN_UPLOAD_FILE names, closed when the test
+// ends, or skips the test.
+func uploadFile(t *testing.T) (*os.File, os.FileInfo) {
+	t.Helper()
+	path := os.Getenv("TCGEN_UPLOAD_FILE")
+	if path == "" {
+		t.Skip("TCGEN_UPLOAD_FILE not set: nothing to measure")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, st
+}
+
+// parallelCRC checksums b (CRC-32C) in 1 MiB pieces on 16 goroutines and
+// returns how long it took.
+func parallelCRC(b []byte) time.Duration {
+	castagnoli := crc32.MakeTable(crc32.Castagnoli)
 	start := time.Now()
 	var wg sync.WaitGroup
 	var at atomic.Uint64
+	pieces := uint64(len(b)) >> 20
 	for range 16 {
 		wg.Go(func() {
 			for {
 				i := at.Add(1) - 1
-				if i >= size/(1<<20) {
+				if i >= pieces {
 					return
 				}
-				crc32.Checksum(m[i<<20:(i+1)<<20], castagnoli)
+				crc32.Checksum(b[i<<20:(i+1)<<20], castagnoli)
 			}
 		})
 	}
 	wg.Wait()
-	t.Logf("CRC from a fresh mapping on 16 cores: %v", time.Since(start))
-	syscall.Munmap(m)
+	return time.Since(start)
+}
+
+// preadCRC is a fill that reads the file into the staging buffer, 256 KiB
+// at a time, and checksums each piece there (graph.AdjCheck.FillChecksum's
+// work).
+func preadCRC(f *os.File) func(dst []byte, pos uint64) error {
+	castagnoli := crc32.MakeTable(crc32.Castagnoli)
+	return func(dst []byte, pos uint64) error {
+		for s := 0; s < len(dst); s += 256 << 10 {
+			p := dst[s:min(s+256<<10, len(dst))]
+			if _, err := f.ReadAt(p, int64(pos)+int64(s)); err != nil {
+				return err
+			}
+			crc32.Checksum(p, castagnoli)
+		}
+		return nil
+	}
 }
