@@ -474,6 +474,9 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		need += lists[i].Bytes()
 	}
 	need += bitwiseBytes(man, variant, lists, n, m) // bit slices (tcbw.go)
+	if adjCheck != nil {
+		need += checkVerdictBytes // the device list check's verdict (upload.go)
+	}
 	pivot := variantHasPivot(variant)
 	var pvCap uint64 // items each pivot class's list holds
 	if pivot {
@@ -634,6 +637,8 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		}
 	}
 	clk.mark("alloc")
+	up.wait()
+	clk.mark("graph upload wait")
 	err = up.finish(pr, lc, facts.SMs) // upload.go
 	pr.upload = nil
 	if err != nil {
@@ -644,7 +649,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 		return pr, fail("uploading the graph: %w", err)
 	}
 	pr.res.UploadWallMs = up.wallMs
-	clk.mark("graph upload wait, list check")
+	clk.mark("list check, checksum join")
 
 	// The work lists' upload, timed with events.
 	copyTimer, err := pr.newTimer()

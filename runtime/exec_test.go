@@ -45,6 +45,9 @@ type fakeDevice struct {
 	// makes before allocating (Result.DeviceBytes).
 	allocBytes uint64
 	fills      int // WriteFrom calls
+	// checkLies makes the list check find a bad entry in any lists, as a
+	// copy that changed them on the way would.
+	checkLies bool
 }
 
 func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
@@ -224,6 +227,10 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 	}
 	if f.name == runtime.CheckListsKernel { // templates/check_lists.cu
 		off, adj, n, bad := args[0].(*fakeBuf), args[1].(*fakeBuf), args[2].(uint64), args[3].(*fakeBuf)
+		if f.d.checkLies {
+			binary.LittleEndian.PutUint64(bad.data, 0)
+			return nil
+		}
 		for v := range n {
 			for e := off.u64(v); e < off.u64(v+1); e++ {
 				if w := adj.u32(e); uint64(w) >= n || uint64(w) == v || (e > off.u64(v) && adj.u32(e-1) >= w) {
@@ -526,6 +533,22 @@ func TestExecFakeDeferredCheck(t *testing.T) {
 		}
 		if ck == nil || ck.Finish() != nil || d.fills != 1 || checks != d.fills {
 			t.Fatalf("%s: pending %v, %d uploads through the check and %d device checks, want 1 each", p.Prefix, ck != nil, d.fills, checks)
+		}
+		if d.allocBytes > res.DeviceBytes {
+			t.Errorf("%s: allocated %d bytes, predicted %d before allocating", p.Prefix, d.allocBytes, res.DeviceBytes)
+		}
+	}
+	// Lists that pass on the host but not on the device: refused.
+	{
+		fg, rep, err := graph.Open(path, graph.ReadOptions{Map: true, DeferAdjCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := newFakeDevice(t, pivot, 1<<40)
+		d.checkLies = true
+		_, err = runtime.Run(context.Background(), d, &fakeCompiler{}, pivot, nil, runtime.RunOptions{Oriented: graph.FileOriented(fg, rep)})
+		if err == nil || !strings.Contains(err.Error(), "the upload changed them") || !onlyChecks(d.launch) {
+			t.Fatalf("device check disagreeing with the host: %v after launches %v", err, d.launch)
 		}
 	}
 	// The same graph prepared again (its file closed by the first check).

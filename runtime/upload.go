@@ -20,9 +20,11 @@ const (
 	checkListsKernel = "tcgen_check_lists"
 	checkListsFile   = "tcgen_check_lists.cu"
 	checkListsBlock  = 256 // the kernel's launch bounds
-	// checkListsWaves: blocks per SM. A warp per vertex at a time, so a
-	// few resident blocks per SM keep enough loads in flight.
+	// checkListsWaves: blocks per SM, a full SM of warps (8 x 256
+	// threads), each walking 32 lists at a time.
 	checkListsWaves = 8
+	// checkVerdictBytes: the kernel's answer, the lowest bad position.
+	checkVerdictBytes = 8
 )
 
 // listChecker is the check kernel, compiled (through the caller's cache)
@@ -53,7 +55,7 @@ func loadListChecker(dev Device, comp Compiler, arch string) (*listChecker, erro
 // run checks the uploaded lists (pr.off and pr.adj) and reports whether
 // every one is sound.
 func (lc *listChecker) run(pr *Prepared, sms int) (bool, error) {
-	bad, err := pr.dev.Alloc(8)
+	bad, err := pr.dev.Alloc(checkVerdictBytes)
 	if err != nil {
 		return false, err
 	}
@@ -175,14 +177,12 @@ func (u *graphUpload) finish(pr *Prepared, lc *listChecker, sms int) error {
 	u.wait()
 	u.timer.Close()
 	var lerr error
+	var sound bool
 	if u.err == nil && u.sumOnly {
 		if lc == nil {
 			lerr = fmt.Errorf("lists sent unchecked, but no device check")
-		} else {
-			var sound bool
-			if sound, lerr = lc.run(pr, sms); lerr == nil {
-				u.ck.ListsChecked(sound) // else Finish checks them
-			}
+		} else if sound, lerr = lc.run(pr, sms); lerr == nil {
+			u.ck.ListsChecked(sound) // else Finish checks them
 		}
 	}
 	if u.ck != nil {
@@ -192,6 +192,11 @@ func (u *graphUpload) finish(pr *Prepared, lc *listChecker, sms int) error {
 	}
 	if u.err != nil {
 		return u.err
+	}
+	if lerr == nil && u.sumOnly && !sound {
+		// The file's lists pass on the host but not as they arrived: the
+		// copy on the device is not the file, and nothing may count it.
+		return fmt.Errorf("the lists on the device fail the checks the file passes: the upload changed them")
 	}
 	return lerr
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tcgen/tcgen/graph"
@@ -54,16 +55,11 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 	// with a plan given, only after.
 	nvs := make(chan *nvml.Session, 1)
 	go func() {
-		s, _ := nvml.Open() // without NVML the facts are the driver's
+		s, _ := nvml.Open() // nil without NVML: the facts are then the driver's
 		nvs <- s
 	}()
-	var nv *nvml.Session
-	defer func() {
-		if nv == nil {
-			nv = <-nvs
-		}
-		nv.Close()
-	}()
+	nv := sync.OnceValue(func() *nvml.Session { return <-nvs }) // received once, nil or not
+	defer func() { nv().Close() }()
 	ctxStart := time.Now()
 	dev, comp, err := g.openGPU(c.GPUFlags)
 	if err != nil {
@@ -74,8 +70,7 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 	factsStart := time.Now()
 	facts := dev.Facts()
 	if c.Preset == "" && c.Spec == "" { // the store's key needs NVML's facts (its clocks after the runs)
-		nv = <-nvs
-		if nf, err := nv.Read(facts.UUID); err == nil {
+		if nf, err := nv().Read(facts.UUID); err == nil {
 			nf.Apply(&facts)
 		}
 		p, res.PlanSource = g.choosePlan(p, gr, o, facts, comp)
@@ -109,10 +104,7 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 		// race in generated code.
 		return errorf(exitMismatch, "plan %s: runs disagree (%d then %d triangles): nondeterministic kernel", p.Name(), first.Triangles, out.Triangles)
 	}
-	if nv == nil {
-		nv = <-nvs
-	}
-	if nf, err := nv.Read(facts.UUID); err == nil {
+	if nf, err := nv().Read(facts.UUID); err == nil {
 		nf.Apply(&out.Device)
 	}
 	res.Triangles = out.Triangles

@@ -22,10 +22,12 @@ var (
 	stageChunk uint64 = 8 << 20
 )
 
-// copyPiece is the least a goroutine copies: below it, starting one costs
-// more than the copy. copyAlign: pieces start at multiples of it, so a fill
-// gets whole words (and whole pages of a file). fillPiece, a multiple of
-// copyAlign, is what a worker fills at a time.
+// copyPiece: a smaller buffer is filled by one goroutine, starting more
+// costing more than the copy. copyAlign: pieces start at multiples of it, so
+// a fill gets whole words (and whole pages of a file). fillPiece, a multiple
+// of copyAlign, is what a worker fills at a time: an 8 MiB staging buffer
+// is 32 pieces, for up to 16 workers (with one share of copyPiece each,
+// the 8 MiB buffers kept 8 of 16 cores busy).
 const (
 	copyPiece = 1 << 20
 	copyAlign = 64 << 10
@@ -173,15 +175,15 @@ func copyFrom(src unsafe.Pointer) func(dst []byte, pos uint64) error {
 // share of the buffer. It returns the error of the lowest piece that failed.
 func parallelFill(buf []byte, pos uint64, fill func(dst []byte, pos uint64) error) error {
 	n := uint64(len(buf))
-	workers := uint64(max(1, min(goruntime.GOMAXPROCS(0), int(n/copyPiece))))
-	if workers == 1 {
+	pieces := (n + fillPiece - 1) / fillPiece
+	workers := min(uint64(goruntime.GOMAXPROCS(0)), pieces)
+	if n < copyPiece || workers <= 1 {
 		return fill(buf, pos)
 	}
-	pieces := (n + fillPiece - 1) / fillPiece
 	errs := make([]error, pieces)
 	var next atomic.Uint64
 	var wg sync.WaitGroup
-	for range min(workers, pieces) {
+	for range workers {
 		wg.Go(func() {
 			for {
 				i := next.Add(1) - 1
