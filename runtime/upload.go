@@ -12,7 +12,7 @@ import (
 // file's deferred checks (listChecker): the upload copies the lists with
 // their checksum only (graph.AdjCheck.FillChecksum), and a kernel checks
 // them where they arrive (templates/check_lists.cu), reading the section
-// once at device bandwidth. On the H100 machine, RMAT-24's upload with the
+// once, on the device. On the H100 machine, RMAT-24's upload with the
 // checks on the host cores that fed it took 102-114 ms, against 59-64 ms
 // for the same reads and copies without them (docs/performance.md, "End to
 // end").
@@ -21,7 +21,7 @@ const (
 	checkListsFile   = "tcgen_check_lists.cu"
 	checkListsBlock  = 256 // the kernel's launch bounds
 	// checkListsWaves: blocks per SM, a full SM of warps (8 x 256
-	// threads), each walking 32 lists at a time.
+	// threads), each walking one list at a time.
 	checkListsWaves = 8
 	// checkVerdictBytes: the kernel's answer, the lowest bad position.
 	checkVerdictBytes = 8

@@ -22,12 +22,12 @@ var (
 	stageChunk uint64 = 8 << 20
 )
 
-// copyPiece: a smaller buffer is filled by one goroutine, starting more
-// costing more than the copy. copyAlign: pieces start at multiples of it, so
-// a fill gets whole words (and whole pages of a file). fillPiece, a multiple
-// of copyAlign, is what a worker fills at a time: an 8 MiB staging buffer
-// is 32 pieces, for up to 16 workers (with one share of copyPiece each,
-// the 8 MiB buffers kept 8 of 16 cores busy).
+// copyPiece: a fill runs on one worker per copyPiece of the buffer, at most
+// one per core (an 8 MiB staging buffer: 8 workers on the 16-core machine;
+// 16 workers were tried once, in a call whose machine slowed down while it
+// ran, and showed nothing: docs/performance.md). copyAlign: pieces start at
+// multiples of it, so a fill gets whole words (and whole pages of a file).
+// fillPiece, a multiple of copyAlign, is what a worker fills at a time.
 const (
 	copyPiece = 1 << 20
 	copyAlign = 64 << 10
@@ -169,15 +169,15 @@ func copyFrom(src unsafe.Pointer) func(dst []byte, pos uint64) error {
 }
 
 // parallelFill has fill write buf, the upload's bytes [pos, pos+len(buf)),
-// on all cores (reading a mapped file's pages or a file, and writing pinned
-// memory, all gain from it), in pieces of fillPiece bytes that the workers
+// on several cores (reading a mapped file's pages or a file, and writing
+// pinned memory, all gain from it), in pieces of fillPiece bytes that the workers
 // take in turn: a worker the OS delays holds up one piece, not a whole
 // share of the buffer. It returns the error of the lowest piece that failed.
 func parallelFill(buf []byte, pos uint64, fill func(dst []byte, pos uint64) error) error {
 	n := uint64(len(buf))
 	pieces := (n + fillPiece - 1) / fillPiece
-	workers := min(uint64(goruntime.GOMAXPROCS(0)), pieces)
-	if n < copyPiece || workers <= 1 {
+	workers := uint64(max(1, min(goruntime.GOMAXPROCS(0), int(n/copyPiece))))
+	if workers == 1 {
 		return fill(buf, pos)
 	}
 	errs := make([]error, pieces)
