@@ -4,8 +4,8 @@
 // checksum (graph.AdjCheck.FillChecksum). A warp takes a vertex at a time
 // and reads its list 32 entries per step, so the section is read once,
 // coalesced, whatever the degrees. (A warp walking 32 lists per step, the
-// owner of each entry found by shuffles, was as fast on RMAT-24 on the H100:
-// the check and the checksum's join took 5-7 ms with it, about as long; not kept.)
+// owner of each entry found by shuffles, was tried: the check and the
+// checksum's join still took 5-7 ms on RMAT-24 on the H100; not kept.)
 // *bad receives the lowest position of a bad entry found (the host finds
 // the first one itself, to name it); it starts at ~0.
 extern "C" __global__ void __launch_bounds__(256)
