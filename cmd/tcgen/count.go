@@ -6,6 +6,7 @@ import (
 	"io"
 	goruntime "runtime"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -258,7 +259,19 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 	if r.ParseMs > 0 {
 		fmt.Fprintf(tw, "\t%.3f ms parsing on %d cores, %.3f ms cleaning\n", r.ParseMs, goruntime.GOMAXPROCS(0), r.CleanMs)
 	}
+	if r.Backend == "gpu" {
+		fmt.Fprintf(tw, "context\t%.3f ms (driver, context, NVRTC)\n", r.ContextMs)
+	}
 	fmt.Fprintf(tw, "prepare\t%.3f ms\n", r.PrepareMs)
+	if d := r.GPU; d != nil && len(d.Phases) > 0 {
+		var parts []string
+		for _, ph := range d.Phases {
+			if ph.Ms >= 0.05 {
+				parts = append(parts, fmt.Sprintf("%s %.1f", ph.Name, ph.Ms))
+			}
+		}
+		fmt.Fprintf(tw, "\t%s ms; the graph's upload ran %.1f ms of that in the background\n", strings.Join(parts, ", "), d.UploadWallMs)
+	}
 	if r.Backend == "gpu" {
 		fmt.Fprintf(tw, "kernel\t%.4f ms median of %d runs (min %.4f, max %.4f)\n", r.KernelMs, r.Runs, r.KernelMinMs, r.KernelMaxMs)
 		fmt.Fprintf(tw, "gpu pass\t%.4f ms median (min %.4f, max %.4f): counters, device-side lists, kernels, reduction\n", r.GPUMs, r.GPUMinMs, r.GPUMaxMs)
