@@ -230,12 +230,14 @@ func (d *Device) MemInfo() (free, total uint64, err error) {
 // freed with it when no one else retains it.
 func (d *Device) Close() error {
 	d.prestage.Wait()
-	if d.stage != nil {
+	if st := d.stage; st != nil {
+		st.mu.Lock() // an upload still running (a caller's background copy) ends first
 		if err := d.enter(); err == nil {
-			d.freeStaging(d.stage)
+			d.freeStaging(st)
 			d.stage = nil
 			d.leave()
 		}
+		st.mu.Unlock()
 	}
 	if d.closed.Swap(true) {
 		return nil

@@ -71,7 +71,7 @@ func (b *Buffer) Write(off uint64, src unsafe.Pointer, n uint64) error {
 	}
 	defer b.d.leave()
 	if n >= stagedMin {
-		if st, err := b.d.stagingBuffers(); err == nil {
+		if st, err := b.d.stagingBuffers(); err == nil && st != nil {
 			return b.d.writeStaged(st, b.ptr+off, n, copyFrom(src))
 		}
 	}
@@ -94,7 +94,7 @@ func (b *Buffer) WriteFrom(off, n uint64, fill func(dst []byte, pos uint64) erro
 		return err
 	}
 	defer b.d.leave()
-	if st, err := b.d.stagingBuffers(); err == nil {
+	if st, err := b.d.stagingBuffers(); err == nil && st != nil { // nil: freed by Close
 		return b.d.writeStaged(st, b.ptr+off, n, fill)
 	}
 	return b.d.writeUnstaged(b.ptr+off, n, fill)
