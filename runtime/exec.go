@@ -433,14 +433,8 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 
 	clk.mark("feature")
 	t0 = time.Now()
-	var lists []WorkList
-	var wedges uint64 // pivot classes' tail entries (pivotWedges)
-	if onlyPivots(variant) {
-		var why string
-		if lists, wedges, why = pivotLists(o, variant); why != "" { // one pass for both (pivot.go)
-			return nil, fail("%s", why)
-		}
-	} else if lists, err = BuildWorkLists(o, variant); err != nil {
+	lists, err := BuildWorkLists(o, variant)
+	if err != nil {
 		return nil, fail("%v", err)
 	}
 	listsMs := msSince(t0)
@@ -480,11 +474,9 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	pivot := variantHasPivot(variant)
 	var pvCap uint64 // items each pivot class's list holds
 	if pivot {
-		if !onlyPivots(variant) {
-			var why string
-			if wedges, why = pivotWedges(o.Offsets); why != "" {
-				return nil, fail("%s", why)
-			}
+		wedges, why := pivotWedges(o.Offsets)
+		if why != "" {
+			return nil, fail("%s", why)
 		}
 		var pvNeed uint64
 		pvNeed, pvCap = pivotBytes(man.Pivot, n, m, wedges) // in-edges and items (pivot.go)

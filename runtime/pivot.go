@@ -3,11 +3,8 @@ package runtime
 import (
 	"fmt"
 	"math/bits"
-	"sync/atomic"
 
 	"github.com/tcgen/tcgen/gen"
-	"github.com/tcgen/tcgen/graph"
-	"github.com/tcgen/tcgen/ir"
 )
 
 // Pivot classes (ir/pivot.go, gen/pivot.go): their in-edge lists and item
@@ -258,70 +255,18 @@ func pivotShift(n uint32) uint32 { return uint32(bits.Len32(n)) }
 // pivotWedges returns sum over u of C(d+(u), 2), the tails' total length,
 // or why the graph's tails cannot be packed as the preparation packs them.
 func pivotWedges(off []uint64) (uint64, string) {
-	w, _, why := pivotScan(off, nil)
-	return w, why
-}
-
-// pivotLists is BuildWorkLists for a variant of pivot classes alone, and
-// pivotWedges, in one pass over the offsets instead of two (RMAT-24: 134 MB
-// each; the host only counts each class's pivots, docs/performance.md).
-func pivotLists(o *graph.Oriented, v gen.Variant) ([]WorkList, uint64, string) {
-	w, perChunk, why := pivotScan(o.Offsets, newBucketer(o, v.Classes, ir.KeyOutDegree, v.Work))
-	if why != "" {
-		return nil, 0, why
-	}
-	totals := make([]uint64, len(v.Classes))
-	for ch := 0; ch < len(perChunk); ch += len(v.Classes) {
-		for c := range v.Classes {
-			totals[c] += perChunk[ch+c]
-		}
-	}
-	lists := make([]WorkList, len(v.Classes))
-	for c, cl := range v.Classes {
-		lists[c] = WorkList{Slot: c, Items: cl.Items, Skip: cl.Skip, Count: totals[c], All: true}
-	}
-	return lists, w, ""
-}
-
-// onlyPivots reports whether every class of v that runs is a pivot class
-// keyed by out-degree (pivotLists then builds its lists).
-func onlyPivots(v gen.Variant) bool {
-	found := false
-	for _, c := range v.Classes {
-		if c.Skip {
-			continue
-		}
-		if !c.Pivot || c.Key != ir.KeyOutDegree {
-			return false
-		}
-		found = true
-	}
-	return found
-}
-
-// pivotScan sums the wedges and, with b, counts each class's items per
-// chunk of workChunk vertices (b.count's counts, chunk after chunk).
-func pivotScan(off []uint64, b *bucketer) (uint64, []uint64, string) {
 	if m := off[len(off)-1]; m >= 1<<(64-pivotLenBits) {
-		return 0, nil, fmt.Sprintf("%d oriented edges: pivot classes pack tail starts in %d bits", m, 64-pivotLenBits)
+		return 0, fmt.Sprintf("%d oriented edges: pivot classes pack tail starts in %d bits", m, 64-pivotLenBits)
 	}
 	// On all cores: RMAT-24's 16.7 M vertices took about 20 ms on one.
 	n := len(off) - 1
 	chunks := (n + workChunk - 1) / workChunk
 	sums := make([]uint64, chunks)
 	long := make([]int, chunks) // the chunk's first vertex with a tail too long, or -1
-	var nc int
-	var perChunk []uint64
-	if b != nil {
-		nc = len(b.classes)
-		perChunk = make([]uint64, chunks*nc)
-	}
-	var bad atomic.Uint64 // a degree no class holds, bit 63 set
 	parallelChunks(chunks, func(ch int) {
 		long[ch] = -1
-		lo, hi := ch*workChunk, min((ch+1)*workChunk, n)
 		var w uint64
-		for u := lo; u < hi; u++ {
+		for u := ch * workChunk; u < min((ch+1)*workChunk, n); u++ {
 			d := off[u+1] - off[u]
 			if d >= 1<<pivotLenBits && long[ch] < 0 {
 				long[ch] = u
@@ -329,26 +274,18 @@ func pivotScan(off []uint64, b *bucketer) (uint64, []uint64, string) {
 			w += d * (d - 1) / 2
 		}
 		sums[ch] = w
-		if b != nil {
-			if k, ok := b.count(lo, hi, perChunk[ch*nc:(ch+1)*nc]); !ok {
-				bad.CompareAndSwap(0, k|1<<63)
-			}
-		}
 	})
-	if k := bad.Load(); k != 0 {
-		return 0, nil, fmt.Sprintf("work lists: key %s = %d matches no class; the class ranges must cover [0, inf)", ir.KeyOutDegree, k&^(1<<63))
-	}
 	var w uint64
 	for ch := range chunks {
 		if u := long[ch]; u >= 0 {
-			return 0, nil, fmt.Sprintf("vertex %d has out-degree %d: pivot classes pack tail lengths in %d bits (orient by degree)", u, off[u+1]-off[u], pivotLenBits)
+			return 0, fmt.Sprintf("vertex %d has out-degree %d: pivot classes pack tail lengths in %d bits (orient by degree)", u, off[u+1]-off[u], pivotLenBits)
 		}
 		w += sums[ch]
 	}
 	// Every pivot's tail entries (at most w) share a u64 with its in-edge
 	// count (pivotShift bits).
 	if s := pivotShift(uint32(len(off) - 1)); s > 0 && w >= 1<<(64-s) {
-		return 0, nil, fmt.Sprintf("%d wedges on %d vertices: pivot classes count a pivot's tail entries in %d bits", w, len(off)-1, 64-s)
+		return 0, fmt.Sprintf("%d wedges on %d vertices: pivot classes count a pivot's tail entries in %d bits", w, len(off)-1, 64-s)
 	}
-	return w, perChunk, ""
+	return w, ""
 }
