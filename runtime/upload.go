@@ -55,11 +55,10 @@ func loadListChecker(dev Device, comp Compiler, arch string) (*listChecker, erro
 // run checks the uploaded lists (pr.off and pr.adj) and reports whether
 // every one is sound.
 func (lc *listChecker) run(pr *Prepared, sms int) (bool, error) {
-	bad, err := pr.dev.Alloc(checkVerdictBytes)
+	bad, err := pr.alloc(checkVerdictBytes) // predicted with the plan's buffers
 	if err != nil {
 		return false, err
 	}
-	defer bad.Free()
 	none := []uint64{^uint64(0)}
 	if err := WriteSlice(bad, 0, none); err != nil {
 		return false, err
