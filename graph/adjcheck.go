@@ -27,12 +27,20 @@ import (
 // lists (or returns Finish's error), so a graph can be uploaded again.
 // Nothing may read the graph's Adj before Finish returns nil, except
 // through Fill.
+//
+// A packed section (3 bytes an entry, packed.go) is filled and checksummed
+// as the bytes it stores: Fill and FillChecksum copy those, for a reader
+// that unpacks them (the GPU upload), and leave the lists to the caller's
+// verdict (ListsChecked) or to Verify, which then unpacks and checks them
+// on the host. Finish also unpacks the entries into the graph's Adj.
 type AdjCheck struct {
 	name     string
 	f        *os.File // Fill's reads; closed by Finish
 	at       int64    // file offset of the section
 	off      []uint64 // the graph's offsets, already checked
-	adj      []uint32 // the section, mapped
+	adj      []uint32 // the section, mapped (packed: where Finish unpacks it)
+	raw      []byte   // packed: the section as stored, mapped
+	packed   bool
 	n        uint64
 	before   uint32 // CRC-32C of the file before the section (checksum field zeroed)
 	after    uint32 // of the bytes after it
@@ -44,14 +52,17 @@ type AdjCheck struct {
 	// them sound (ListsChecked); without it Finish checks them itself.
 	listsOK atomic.Bool
 
-	mu     sync.Mutex
-	pieces []adjPiece
-	once   sync.Once
-	done   atomic.Bool // Finish has run; err is its verdict
-	err    error
+	mu       sync.Mutex
+	pieces   []adjPiece
+	once     sync.Once
+	done     atomic.Bool // Verify has run; err is its verdict
+	err      error
+	unpacked bool      // packed: adj holds the entries (Verify's checks, or Finish)
+	unpack   sync.Once // Finish's, after a good verdict
 }
 
-// adjPiece is what Fill or Finish learnt about words [lo, hi) of the section.
+// adjPiece is what Fill or Finish learnt about words [lo, hi) of the
+// section (of a packed section: bytes).
 type adjPiece struct {
 	lo, hi      uint64
 	crc         uint32
@@ -73,10 +84,34 @@ const adjPieceBytes = 256 << 10
 // its CSR such as FileOriented's).
 func (c *CSR) AdjCheck() *AdjCheck { return c.check }
 
+// Packed reports whether the section is stored in 3 bytes an entry: Fill
+// and FillChecksum then copy those bytes, SectionBytes of them.
+func (a *AdjCheck) Packed() bool { return a.packed }
+
+// SectionBytes is the size of the section as stored, what Fill copies.
+func (a *AdjCheck) SectionBytes() uint64 {
+	if a.packed {
+		return uint64(len(a.raw))
+	}
+	return 4 * uint64(len(a.adj))
+}
+
+// section returns the stored bytes: the mapping.
+func (a *AdjCheck) section() []byte {
+	if a.packed {
+		return a.raw
+	}
+	if len(a.adj) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&a.adj[0])), 4*len(a.adj))
+}
+
 // Fill reads bytes [pos, pos+len(dst)) of the adjacency section from the
 // file, checks them and copies them into dst. pos and len(dst) are
-// multiples of 4; calls may run at once from several goroutines for
-// disjoint ranges. A piece that
+// multiples of 4 (of a packed section, any bytes: its lists are checked as
+// FillChecksum leaves them); calls may run at once from several goroutines
+// for disjoint ranges. A piece that
 // fails its checks gives the same *InputError Finish would; the caller
 // should then call Finish, which names the first bad entry of the section.
 func (a *AdjCheck) Fill(dst []byte, pos uint64) error { return a.fill(dst, pos, false) }
@@ -95,16 +130,18 @@ func (a *AdjCheck) FillChecksum(dst []byte, pos uint64) error { return a.fill(ds
 func (a *AdjCheck) ListsChecked(ok bool) { a.listsOK.Store(ok) }
 
 func (a *AdjCheck) fill(dst []byte, pos uint64, sumOnly bool) error {
-	if pos%4 != 0 || len(dst)%4 != 0 || pos+uint64(len(dst)) > 4*uint64(len(a.adj)) {
-		return fmt.Errorf("graph: %s: fill of %d bytes at %d outside the %d-byte adjacency section", a.name, len(dst), pos, 4*len(a.adj))
+	size := a.SectionBytes()
+	if (!a.packed && (pos%4 != 0 || len(dst)%4 != 0)) || pos+uint64(len(dst)) > size {
+		return fmt.Errorf("graph: %s: fill of %d bytes at %d outside the %d-byte adjacency section", a.name, len(dst), pos, size)
 	}
 	if a.done.Load() { // checked (the file is closed): its verdict, or the mapped lists
 		if a.err != nil {
 			return a.err
 		}
-		copy(dst, unsafe.Slice((*byte)(unsafe.Pointer(&a.adj[0])), 4*len(a.adj))[pos:])
+		copy(dst, a.section()[pos:])
 		return nil
 	}
+	sumOnly = sumOnly || a.packed
 	var bp *[]byte
 	if !sumOnly {
 		bp = piecePool.Get().(*[]byte)
@@ -121,11 +158,16 @@ func (a *AdjCheck) fill(dst []byte, pos uint64, sumOnly bool) error {
 		if _, err := a.f.ReadAt(b, a.at+int64(pos)+int64(s)); err != nil {
 			return &InputError{File: a.name, Msg: errMsg(err), Err: err}
 		}
-		lo := (pos + uint64(s)) / 4
-		ws, crc := unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4), crc32.Checksum(b, castagnoli)
-		p := adjPiece{lo: lo, hi: lo + uint64(len(ws)), crc: crc, first: ws[0], last: ws[len(ws)-1], bad: noBad, sumOnly: true}
-		if !sumOnly {
-			p = a.checkWords(lo, ws, crc)
+		crc := crc32.Checksum(b, castagnoli)
+		var p adjPiece
+		switch {
+		case a.packed: // bytes
+			p = adjPiece{lo: pos + uint64(s), hi: pos + uint64(s+len(b)), crc: crc, bad: noBad, sumOnly: true}
+		case sumOnly:
+			lo, ws := (pos+uint64(s))/4, unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
+			p = adjPiece{lo: lo, hi: lo + uint64(len(ws)), crc: crc, first: ws[0], last: ws[len(ws)-1], bad: noBad, sumOnly: true}
+		default:
+			p = a.checkWords((pos+uint64(s))/4, unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4), crc)
 		}
 		a.mu.Lock()
 		a.pieces = append(a.pieces, p)
@@ -149,21 +191,102 @@ func (a *AdjCheck) fill(dst []byte, pos uint64, sumOnly bool) error {
 // 74-76 ms for RMAT-24's file against 73-115).
 var piecePool = sync.Pool{New: func() any { b := make([]byte, adjPieceBytes); return &b }}
 
-// Finish completes the checks (once; later calls return the same result):
+// Finish completes the checks (Verify) and makes the graph's Adj readable:
+// a packed section is unpacked into it, on all cores.
+func (a *AdjCheck) Finish() error {
+	if err := a.Verify(); err != nil {
+		return err
+	}
+	a.unpack.Do(func() {
+		if a.packed && !a.unpacked {
+			unpack24Par(a.adj, a.raw)
+		}
+	})
+	return nil
+}
+
+// Verify completes the checks (once; later calls return the same result):
 // the pieces no Fill covered are checked from the mapping on all cores, the
 // order across piece boundaries is checked, and the checksum is joined
 // from the pieces'. The error names the first bad entry of the section.
-func (a *AdjCheck) Finish() error {
+// A reader that has the lists elsewhere (the GPU upload) needs only this;
+// anything reading the graph's Adj calls Finish.
+func (a *AdjCheck) Verify() error {
 	a.once.Do(func() {
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		a.err = a.finish()
+		if a.packed {
+			a.err = a.finishPacked()
+		} else {
+			a.err = a.finish()
+		}
 		if a.f != nil {
 			a.f.Close()
 		}
 		a.done.Store(true)
 	})
 	return a.err
+}
+
+// finishPacked joins a packed section's checksum from the pieces FillChecksum
+// read and the mapping, and, without a good verdict on the lists, unpacks
+// them and checks them as an unpacked section's.
+func (a *AdjCheck) finishPacked() error {
+	if !a.crcDone {
+		if crc := crcCombine(a.packedChecksum(), a.after, a.afterLen); crc != a.want {
+			return a.corrupt(fmt.Sprintf("checksum mismatch (stored %08x, computed %08x)", a.want, crc))
+		}
+	}
+	if a.listsOK.Load() {
+		return nil
+	}
+	unpack24Par(a.adj, a.raw)
+	a.unpacked = true
+	a.pieces, a.crcDone = nil, true // the lists, all from the unpacked words
+	return a.finish()
+}
+
+// packedChecksum is the CRC-32C of the file up to the end of a packed
+// section: the pieces' checksums, the gaps between them computed from the
+// mapping.
+func (a *AdjCheck) packedChecksum() uint32 {
+	slices.SortFunc(a.pieces, func(x, y adjPiece) int { return cmp.Compare(x.lo, y.lo) })
+	size := uint64(len(a.raw))
+	var spans [][2]uint64 // the gaps, in pieces of 1 MiB
+	at := uint64(0)
+	gap := func(lo, hi uint64) {
+		for ; lo < hi; lo += 1 << 20 {
+			spans = append(spans, [2]uint64{lo, min(lo+1<<20, hi)})
+		}
+	}
+	for _, p := range a.pieces {
+		if p.lo < at { // overlapping fills: all from the mapping
+			a.pieces, spans, at = nil, nil, 0
+			break
+		}
+		gap(at, p.lo)
+		at = p.hi
+	}
+	gap(at, size)
+	found := make([]adjPiece, len(spans))
+	parReduce(len(spans), 1, func() struct{} { return struct{}{} }, func(_ *struct{}, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := spans[i]
+			found[i] = adjPiece{lo: s[0], hi: s[1], crc: crc32.Checksum(a.raw[s[0]:s[1]], castagnoli)}
+		}
+	})
+	all := append(a.pieces, found...)
+	slices.SortFunc(all, func(x, y adjPiece) int { return cmp.Compare(x.lo, y.lo) })
+	crc := a.before
+	shifts := map[int64]*crcShift{}
+	for _, p := range all {
+		ln := int64(p.hi - p.lo)
+		if shifts[ln] == nil {
+			shifts[ln] = newCRCShift(ln)
+		}
+		crc = shifts[ln].combine(crc, p.crc)
+	}
+	return crc
 }
 
 func (a *AdjCheck) finish() error {

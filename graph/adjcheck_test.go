@@ -14,6 +14,12 @@ import (
 // writeOriented writes RMAT-scale's degree-oriented, relabelled graph as a
 // CSR file and returns its path and the oriented graph.
 func writeOriented(t *testing.T, scale int) (string, *Oriented) {
+	return writeOrientedMeta(t, scale, false)
+}
+
+// writeOrientedMeta is writeOriented, the lists packed (3 bytes an entry)
+// or not.
+func writeOrientedMeta(t *testing.T, scale int, packed bool) (string, *Oriented) {
 	t.Helper()
 	g, _, err := Generate(DefaultRMAT(scale))
 	if err != nil {
@@ -21,32 +27,38 @@ func writeOriented(t *testing.T, scale int) (string, *Oriented) {
 	}
 	o := Orient(g, ByDegree, true)
 	p := filepath.Join(t.TempDir(), "o.tcsr")
-	if err := WriteCSR(p, &Graph{CSR: CSR{Offsets: o.Offsets, Adj: o.Adj}}, CacheMeta{Orientation: ByDegree, Relabelled: true}); err != nil {
+	if err := WriteCSR(p, &Graph{CSR: CSR{Offsets: o.Offsets, Adj: o.Adj}}, CacheMeta{Orientation: ByDegree, Relabelled: true, Packed: packed}); err != nil {
 		t.Fatal(err)
 	}
 	return p, o
 }
 
 // fillPieces splits the section's bytes into pieces of random lengths (a
-// multiple of 4, some a few words so pieces end inside lists), fills the
-// share frac of them at once from several goroutines and returns what
-// they read, by byte position, and the first error.
-func fillPieces(t *testing.T, ck *AdjCheck, words int, frac float64, seed uint64) (map[uint64][]byte, error) {
-	return fillPiecesWith(t, ck.Fill, words, frac, seed)
+// multiple of 4, some a few words so pieces end inside lists; of a packed
+// section any bytes), fills the share frac of them at once from several
+// goroutines and returns what they read, by byte position, and the first
+// error.
+func fillPieces(t *testing.T, ck *AdjCheck, frac float64, seed uint64) (map[uint64][]byte, error) {
+	return fillPiecesWith(t, ck.Fill, ck, frac, seed)
 }
 
 // fillPiecesWith is fillPieces with another fill (AdjCheck.FillChecksum).
-func fillPiecesWith(t *testing.T, fill func([]byte, uint64) error, words int, frac float64, seed uint64) (map[uint64][]byte, error) {
+func fillPiecesWith(t *testing.T, fill func([]byte, uint64) error, ck *AdjCheck, frac float64, seed uint64) (map[uint64][]byte, error) {
 	t.Helper()
+	unit := 4
+	if ck.Packed() {
+		unit = 1
+	}
+	units := int(ck.SectionBytes()) / unit
 	r := rand.New(rand.NewPCG(seed, 1))
 	got := map[uint64][]byte{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var first error
-	for at := 0; at < words; {
-		k := min(words-at, 1+r.IntN(3)+r.IntN(2)*r.IntN(200000))
+	for at := 0; at < units; {
+		k := min(units-at, 1+r.IntN(3)+r.IntN(2)*r.IntN(200000))
 		if r.Float64() < frac {
-			pos, buf := uint64(4*at), make([]byte, 4*k)
+			pos, buf := uint64(unit*at), make([]byte, unit*k)
 			wg.Go(func() {
 				err := fill(buf, pos)
 				mu.Lock()
@@ -66,13 +78,33 @@ func fillPiecesWith(t *testing.T, fill func([]byte, uint64) error, words int, fr
 // TestAdjCheckDeferred: a mapped file read with DeferAdjCheck holds its
 // adjacency checks until Finish; Fill reads the file's bytes, whatever
 // share of the section the fills cover (none, some, all) and in whatever
-// order, and Finish then accepts the file.
+// order, and Finish then accepts the file. Packed or not.
 func TestAdjCheckDeferred(t *testing.T) {
-	p, o := writeOriented(t, 14)
+	for _, packed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "words", true: "packed"}[packed], func(t *testing.T) { testAdjCheckDeferred(t, packed) })
+	}
+}
+
+func testAdjCheckDeferred(t *testing.T, packed bool) {
+	p, o := writeOrientedMeta(t, 14, packed)
+	file, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	words := len(o.Adj)
-	want := unsafe.Slice((*byte)(unsafe.Pointer(&o.Adj[0])), 4*words)
-	if g, _, err := Open(p, ReadOptions{Map: true}); err != nil || g.AdjCheck() != nil {
+	size := 4 * words
+	if packed {
+		size = 3 * words
+	}
+	want := file[csrHeaderSize+8*(o.N()+1):][:size]
+	if !packed && !slices.Equal(want, unsafe.Slice((*byte)(unsafe.Pointer(&o.Adj[0])), 4*words)) {
+		t.Fatal("the section is not the lists")
+	}
+	if g, _, err := Open(p, ReadOptions{Map: true}); err != nil || g.AdjCheck() != nil || !slices.Equal(g.Adj, o.Adj) {
 		t.Fatalf("without DeferAdjCheck: err %v, pending %v", err, g.AdjCheck() != nil)
+	}
+	if g, _, err := ReadCSR(p); err != nil || !slices.Equal(g.Adj, o.Adj) {
+		t.Fatalf("read as a stream: %v", err)
 	}
 	for i, frac := range []float64{0, 0.5, 1} {
 		g, rep, err := Open(p, ReadOptions{Map: true, DeferAdjCheck: true})
@@ -86,7 +118,10 @@ func TestAdjCheckDeferred(t *testing.T) {
 		if fo := FileOriented(g, rep); fo.AdjCheck() != ck {
 			t.Fatal("FileOriented lost the pending checks")
 		}
-		got, err := fillPieces(t, ck, words, frac, uint64(i))
+		if ck.Packed() != packed || ck.SectionBytes() != uint64(size) {
+			t.Fatalf("packed %v, %d bytes; want %v, %d", ck.Packed(), ck.SectionBytes(), packed, size)
+		}
+		got, err := fillPieces(t, ck, frac, uint64(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,9 +138,33 @@ func TestAdjCheckDeferred(t *testing.T) {
 		if !slices.Equal(g.Adj, o.Adj) {
 			t.Fatal("mapped lists differ")
 		}
-		again := make([]byte, 4*words-8)
+		again := make([]byte, size-8)
 		if err := ck.Fill(again, 8); err != nil || !slices.Equal(again, want[8:]) {
 			t.Fatalf("fill after Finish: %v", err)
+		}
+	}
+	// Verify alone leaves a packed section where it is, unless it had to
+	// check the lists itself.
+	for _, verdict := range []bool{true, false} {
+		g, _, err := Open(p, ReadOptions{Map: true, DeferAdjCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ck := g.AdjCheck()
+		if _, err := fillPiecesWith(t, ck.FillChecksum, ck, 0.7, 20); err != nil {
+			t.Fatal(err)
+		}
+		ck.ListsChecked(verdict)
+		if err := ck.Verify(); err != nil {
+			t.Fatalf("Verify, verdict %v: %v", verdict, err)
+		}
+		if unpacked := slices.Equal(g.Adj, o.Adj); packed && verdict && unpacked {
+			t.Fatal("Verify unpacked the lists the caller checked")
+		} else if (!packed || !verdict) && !unpacked {
+			t.Fatal("Verify's lists differ")
+		}
+		if err := ck.Finish(); err != nil || !slices.Equal(g.Adj, o.Adj) {
+			t.Fatalf("Finish after Verify: %v", err)
 		}
 	}
 	// FillChecksum with the lists found sound elsewhere: the same bytes,
@@ -116,7 +175,7 @@ func TestAdjCheckDeferred(t *testing.T) {
 			t.Fatal(err)
 		}
 		ck := g.AdjCheck()
-		got, err := fillPiecesWith(t, ck.FillChecksum, words, 1, uint64(10+i))
+		got, err := fillPiecesWith(t, ck.FillChecksum, ck, 1, uint64(10+i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,10 +190,10 @@ func TestAdjCheckDeferred(t *testing.T) {
 		}
 	}
 	g, _, _ := Open(p, ReadOptions{Map: true, DeferAdjCheck: true})
-	if err := g.AdjCheck().Fill(make([]byte, 6), 0); err == nil {
-		t.Fatal("a fill of 6 bytes was taken")
+	if err := g.AdjCheck().Fill(make([]byte, 6), 0); (err == nil) != packed {
+		t.Fatalf("a fill of 6 bytes: %v", err)
 	}
-	if err := g.AdjCheck().Fill(make([]byte, 8), uint64(4*words)); err == nil {
+	if err := g.AdjCheck().Fill(make([]byte, 8), uint64(size)); err == nil {
 		t.Fatal("a fill past the section was taken")
 	}
 }
@@ -142,16 +201,26 @@ func TestAdjCheckDeferred(t *testing.T) {
 // TestAdjCheckCorrupt: every flipped bit of the adjacency section is found,
 // by a Fill or by Finish, however the fills split the section, and a
 // structurally bad file with a valid checksum gets the message ReadCSR
-// gives.
+// gives. Packed or not.
 func TestAdjCheckCorrupt(t *testing.T) {
-	p, o := writeOriented(t, 9)
+	for _, packed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "words", true: "packed"}[packed], func(t *testing.T) { testAdjCheckCorrupt(t, packed) })
+	}
+}
+
+func testAdjCheckCorrupt(t *testing.T, packed bool) {
+	p, o := writeOrientedMeta(t, 9, packed)
 	good, _ := os.ReadFile(p)
-	at := len(good) - 4*len(o.Adj) - (4*len(o.Adj))%8 // the section ends 8-aligned, no original ids or text follow
+	size := 4 * len(o.Adj)
+	if packed {
+		size = 3 * len(o.Adj)
+	}
+	at := len(good) - size - (8-size%8)%8 // the section ends 8-aligned, no original ids or text follow
 	q := filepath.Join(t.TempDir(), "bad.tcsr")
 	r := rand.New(rand.NewPCG(7, 7))
 	for trial := range 300 {
 		bad := slices.Clone(good)
-		i := at + r.IntN(4*len(o.Adj))
+		i := at + r.IntN(size)
 		bad[i] ^= 1 << r.IntN(8)
 		os.WriteFile(q, bad, 0o644)
 		g, _, err := Open(q, ReadOptions{Map: true, DeferAdjCheck: true})
@@ -164,7 +233,7 @@ func TestAdjCheckCorrupt(t *testing.T) {
 			fill = ck.FillChecksum
 			ck.ListsChecked(true)
 		}
-		_, ferr := fillPiecesWith(t, fill, len(o.Adj), []float64{0, 0.3, 1}[trial%3], uint64(trial))
+		_, ferr := fillPiecesWith(t, fill, ck, []float64{0, 0.3, 1}[trial%3], uint64(trial))
 		err = g.AdjCheck().Finish()
 		var ie *InputError
 		if !errors.Is(err, ErrCorrupt) || !errors.As(err, &ie) || ie.File != q {
@@ -185,7 +254,7 @@ func TestAdjCheckCorrupt(t *testing.T) {
 		"self loop":        {CSR: CSR{Offsets: []uint64{0, 1, 1}, Adj: []uint32{0}}},
 	}
 	for name, h := range cases {
-		if err := WriteCSR(q, h, CacheMeta{}); err != nil {
+		if err := WriteCSR(q, h, CacheMeta{Packed: packed}); err != nil {
 			t.Fatal(err)
 		}
 		_, _, want := ReadCSR(q)
@@ -198,9 +267,10 @@ func TestAdjCheckCorrupt(t *testing.T) {
 			}
 			ck := g.AdjCheck()
 			f := map[string]func([]byte, uint64) error{"Fill": ck.Fill, "FillChecksum": ck.FillChecksum, "FillChecksum, bad verdict": ck.FillChecksum}[fill]
-			if f != nil { // one word per fill: every boundary falls between pieces
+			if f != nil { // one entry per fill: every boundary falls between pieces
+				w := int(ck.SectionBytes()) / len(h.Adj)
 				for k := range h.Adj {
-					_ = f(make([]byte, 4), uint64(4*k))
+					_ = f(make([]byte, w), uint64(w*k))
 				}
 			}
 			if fill == "FillChecksum, bad verdict" {

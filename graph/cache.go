@@ -41,8 +41,8 @@ var ToolVersion = "dev"
 //	176    72   zero
 //	248    4    CRC-32C of the header (this field zero) and the payload
 //	252    4    zero
-//	256         Offsets, (n+1) uint64; Adj, arcs uint32, zero padded to 8
-//	            bytes; OrigIDs, n uint64, when flagged; the source's skipped
+//	256         Offsets, (n+1) uint64; Adj, arcs uint32 (flag packed: 3
+//	            bytes an entry, packed.go), zero padded to 8 bytes; OrigIDs, n uint64, when flagged; the source's skipped
 //	            header line, zero padded to 8 bytes.
 //
 // All integers are little-endian and every section starts 8-byte aligned,
@@ -57,16 +57,20 @@ const (
 	csrFlagOrigIDs   = 1 << 0
 	csrFlagRelabeled = 1 << 1
 	csrFlagGzip      = 1 << 2 // the source was gzip-compressed
+	csrFlagPacked    = 1 << 3 // adjacency entries of 3 bytes (packed.go)
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // CacheMeta is what a CSR file records besides the graph.
 type CacheMeta struct {
-	Version      uint32 // CSR format version (set by WriteCSR)
-	ToolVersion  string // set by WriteCSR from ToolVersion when empty
-	Orientation  Orientation
-	Relabelled   bool
+	Version     uint32 // CSR format version (set by WriteCSR)
+	ToolVersion string // set by WriteCSR from ToolVersion when empty
+	Orientation Orientation
+	Relabelled  bool
+	// Packed stores the adjacency in 3 bytes an entry (packed.go): a
+	// quarter smaller, for graphs of at most MaxPackedVertices vertices.
+	Packed       bool
 	SourceHash   [32]byte // SHA-256 of the source file
 	SourceSize   int64
 	SourceFormat string // the format the source was read as
@@ -81,6 +85,9 @@ type CacheMeta struct {
 func WriteCSR(path string, g *Graph, meta CacheMeta) error {
 	if g.OrigIDs != nil && len(g.OrigIDs) != g.N() {
 		return fmt.Errorf("graph: %d original ids for %d vertices", len(g.OrigIDs), g.N())
+	}
+	if meta.Packed && g.N() > MaxPackedVertices {
+		return fmt.Errorf("graph: %d vertices do not fit the packed format's 24-bit ids (at most %d)", g.N(), MaxPackedVertices)
 	}
 	if meta.ToolVersion == "" {
 		meta.ToolVersion = ToolVersion
@@ -97,7 +104,11 @@ func WriteCSR(path string, g *Graph, meta CacheMeta) error {
 		if err := writeU64s(w, g.Offsets); err != nil {
 			return err
 		}
-		if err := writeU32s(w, g.Adj); err != nil {
+		write := writeU32s
+		if meta.Packed {
+			write = writeU24s
+		}
+		if err := write(w, g.Adj); err != nil {
 			return err
 		}
 		if g.OrigIDs != nil {
@@ -136,6 +147,9 @@ func encodeCSRHeader(g *Graph, meta *CacheMeta) []byte {
 	}
 	if meta.Report.Gzip {
 		flags |= csrFlagGzip
+	}
+	if meta.Packed {
+		flags |= csrFlagPacked
 	}
 	h[33] = flags
 	copy(h[40:72], meta.SourceHash[:])
@@ -260,6 +274,7 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 	meta.Orientation = Orientation(h[32])
 	flags := h[33]
 	meta.Relabelled = flags&csrFlagRelabeled != 0
+	meta.Packed = flags&csrFlagPacked != 0
 	copy(meta.SourceHash[:], h[40:72])
 	meta.SourceSize = int64(le.Uint64(h[72:]))
 	meta.ToolVersion = strings.TrimRight(string(h[80:80+csrToolLen]), "\x00")
@@ -278,16 +293,22 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 	switch {
 	case meta.Orientation > ByDegree:
 		return nil, meta, corrupt("unknown orientation %d", meta.Orientation)
-	case flags&^(csrFlagOrigIDs|csrFlagRelabeled|csrFlagGzip) != 0:
+	case flags&^(csrFlagOrigIDs|csrFlagRelabeled|csrFlagGzip|csrFlagPacked) != 0:
 		return nil, meta, corrupt("unknown flags %#x", flags)
 	case n > MaxVertices:
 		return nil, meta, corrupt("%d vertices, more than %d", n, uint64(MaxVertices))
+	case meta.Packed && n > MaxPackedVertices:
+		return nil, meta, corrupt("%d vertices in a packed file, more than its 24-bit ids hold", n)
 	case arcs > 1<<60 || headerLen > 1<<20:
 		// Bounds far past any real graph (2^60 arcs would be 4 EiB), so the
 		// size arithmetic below cannot overflow.
 		return nil, meta, corrupt("implausible sizes in header")
 	}
-	want := uint64(csrHeaderSize) + 8*(n+1) + (4*arcs+7)/8*8 + (headerLen+7)/8*8
+	section := 4 * arcs // the adjacency's bytes
+	if meta.Packed {
+		section = packedBytes(arcs)
+	}
+	want := uint64(csrHeaderSize) + 8*(n+1) + (section+7)/8*8 + (headerLen+7)/8*8
 	if flags&csrFlagOrigIDs != 0 {
 		want += 8 * n
 	}
@@ -322,14 +343,32 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 		ck.f, ck.at, ck.before = mr.f, int64(mr.off), crc.Sum32()
 		mr.crc = nil
 	}
-	if g.Adj, err = readU32s(tr, arcs, known); err != nil {
+	switch {
+	case mapped && meta.Packed:
+		// The stored bytes stay in the mapping; the entries go to pages
+		// of their own, written when Finish unpacks them (an upload
+		// that unpacks on the device never touches them).
+		if ck.raw, err = mr.take(section); err == nil {
+			_, err = mr.take((8 - section%8) % 8)
+		}
+		if err != nil {
+			return nil, meta, trunc("adjacency", err)
+		}
+		ck.packed = true
+		g.Adj = lazyWords(arcs)
+	case meta.Packed:
+		g.Adj, err = readU24s(tr, arcs, known)
+	default:
+		g.Adj, err = readU32s(tr, arcs, known)
+	}
+	if err != nil {
 		return nil, meta, trunc("adjacency", err)
 	}
 	ck.off, ck.adj = g.Offsets, g.Adj
 	if mapped {
 		crc.Reset()
-		if arcs%2 == 1 { // the section's padding
-			crc.Write(mr.data[mr.off-4 : mr.off])
+		if pad := (8 - section%8) % 8; pad > 0 { // the section's padding
+			crc.Write(mr.data[mr.off-int(pad) : mr.off])
 		}
 		mr.crc = crc
 	}
@@ -349,7 +388,7 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 		}
 	}
 	if mapped {
-		ck.after, ck.afterLen = crc.Sum32(), int64(len(mr.data))-ck.at-4*int64(arcs)
+		ck.after, ck.afterLen = crc.Sum32(), int64(len(mr.data))-ck.at-int64(section)
 	} else {
 		if got := crc.Sum32(); got != crcWant {
 			return nil, meta, corrupt("checksum mismatch (stored %08x, computed %08x)", crcWant, got)

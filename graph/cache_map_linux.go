@@ -5,6 +5,7 @@ package graph
 import (
 	"os"
 	"syscall"
+	"unsafe"
 )
 
 // mapCSR reads a plain CSR file by mapping it into memory, private and
@@ -55,4 +56,19 @@ func mapCSR(path string, deferAdj bool) (g *Graph, meta CacheMeta, ok bool, err 
 		return nil, meta, true, err
 	}
 	return g, meta, true, nil
+}
+
+// lazyWords returns count zero words in an anonymous mapping: no page is
+// touched until written, so a packed section that is unpacked on the GPU
+// (packed.go) costs the host no memory. It lives as long as the process,
+// as the file's mapping does.
+func lazyWords(count uint64) []uint32 {
+	if count == 0 {
+		return nil
+	}
+	b, err := syscall.Mmap(-1, 0, int(4*count), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return make([]uint32, count)
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), count)
 }

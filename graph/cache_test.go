@@ -16,10 +16,19 @@ func sampleGraph(t *testing.T) (*Graph, *Report) {
 	return g, rep
 }
 
-func TestCSRRoundTrip(t *testing.T) {
+// forPacked runs a test on files with 4-byte entries and on packed ones.
+func forPacked(t *testing.T, test func(t *testing.T, packed bool)) {
+	for _, packed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "words", true: "packed"}[packed], func(t *testing.T) { test(t, packed) })
+	}
+}
+
+func TestCSRRoundTrip(t *testing.T) { forPacked(t, testCSRRoundTrip) }
+
+func testCSRRoundTrip(t *testing.T, packed bool) {
 	dir := t.TempDir()
 	g, rep := sampleGraph(t)
-	meta := CacheMeta{SourceHash: [32]byte{1, 2, 3}, SourceSize: 57, SourceFormat: "text", Report: *rep}
+	meta := CacheMeta{SourceHash: [32]byte{1, 2, 3}, SourceSize: 57, SourceFormat: "text", Report: *rep, Packed: packed}
 	p := filepath.Join(dir, "g.tcsr")
 	if err := WriteCSR(p, g, meta); err != nil {
 		t.Fatal(err)
@@ -30,7 +39,7 @@ func TestCSRRoundTrip(t *testing.T) {
 	}
 	sameGraph(t, got, g)
 	if m.SourceHash != meta.SourceHash || m.SourceSize != 57 || m.SourceFormat != "text" || m.ToolVersion != ToolVersion ||
-		m.Version != csrVersion || m.Report.Header != rep.Header || m.Report.HeaderLine != rep.HeaderLine || m.Report.InputEdges != rep.InputEdges {
+		m.Version != csrVersion || m.Packed != packed || m.Report.Header != rep.Header || m.Report.HeaderLine != rep.HeaderLine || m.Report.InputEdges != rep.InputEdges {
 		t.Fatalf("meta %+v", m)
 	}
 	if st, err := os.Stat(p); err != nil || st.Size()%8 != 0 || st.Mode().Perm() != 0o644 {
@@ -41,6 +50,8 @@ func TestCSRRoundTrip(t *testing.T) {
 	for _, q := range []string{p, writeFile(t, dir, "noext", data), writeFile(t, dir, "g.tcsr.gz", gzipBytes(t, data))} {
 		g2, rep2 := mustOpen(t, q, ReadOptions{})
 		sameGraph(t, g2, g)
+		g3, _ := mustOpen(t, q, ReadOptions{Map: true})
+		sameGraph(t, g3, g)
 		if rep2.Format != "csr" || rep2.Header != rep.Header {
 			t.Fatalf("%s: report %+v", q, rep2)
 		}
@@ -48,27 +59,56 @@ func TestCSRRoundTrip(t *testing.T) {
 	// Without OrigIDs, with an odd number of arcs (padding), and empty.
 	odd := &Graph{CSR: CSR{Offsets: []uint64{0, 1, 1}, Adj: []uint32{1}}}
 	empty := &Graph{CSR: CSR{Offsets: []uint64{0}, Adj: []uint32{}}}
-	for _, h := range []*Graph{odd, empty} {
-		if err := WriteCSR(p, h, CacheMeta{Orientation: ByID}); err != nil {
+	five := &Graph{CSR: CSR{Offsets: []uint64{0, 5, 5, 5, 5, 5, 5}, Adj: []uint32{1, 2, 3, 4, 5}}} // 15 packed bytes
+	for _, h := range []*Graph{odd, empty, five} {
+		if err := WriteCSR(p, h, CacheMeta{Orientation: ByID, Packed: packed}); err != nil {
 			t.Fatal(err)
 		}
-		got, m, err := ReadCSR(p)
-		if err != nil {
-			t.Fatal(err)
+		for _, mapped := range []bool{false, true} {
+			got, rep, err := Open(p, ReadOptions{Map: mapped})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Offsets, h.Offsets) || !slices.Equal(got.Adj, h.Adj) || got.OrigIDs != nil || rep.Orientation != ByID {
+				t.Fatalf("mapped %v: got %+v report %+v", mapped, got, rep)
+			}
 		}
-		if !slices.Equal(got.Offsets, h.Offsets) || !slices.Equal(got.Adj, h.Adj) || got.OrigIDs != nil || m.Orientation != ByID {
-			t.Fatalf("got %+v meta %+v", got, m)
-		}
+	}
+}
+
+// TestCSRPackedLimit: ids of 24 bits hold at most MaxPackedVertices
+// vertices; WriteCSR refuses more, and a reader refuses a header that
+// claims them.
+func TestCSRPackedLimit(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big.tcsr")
+	big := &Graph{CSR: CSR{Offsets: make([]uint64, MaxPackedVertices+2)}}
+	if err := WriteCSR(p, big, CacheMeta{Packed: true}); err == nil {
+		t.Fatal("a packed file of 2^24+1 vertices was written")
+	}
+	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("something was left at %s: %v", p, err)
+	}
+	small := &Graph{CSR: CSR{Offsets: []uint64{0, 1, 1}, Adj: []uint32{1}}}
+	if err := WriteCSR(p, small, CacheMeta{Packed: true}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	binary.LittleEndian.PutUint64(data[16:], MaxPackedVertices+1)
+	os.WriteFile(p, data, 0o644)
+	if _, _, err := ReadCSR(p); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "24-bit") {
+		t.Fatalf("a packed header of 2^24+1 vertices: %v", err)
 	}
 }
 
 // TestCSRCorrupt flips every byte and cuts the file at every length: each
 // must be refused (corrupt, or stale for the version field), never read.
-func TestCSRCorrupt(t *testing.T) {
+func TestCSRCorrupt(t *testing.T) { forPacked(t, testCSRCorrupt) }
+
+func testCSRCorrupt(t *testing.T, packed bool) {
 	dir := t.TempDir()
 	g, rep := sampleGraph(t)
 	p := filepath.Join(dir, "g.tcsr")
-	if err := WriteCSR(p, g, CacheMeta{Report: *rep}); err != nil {
+	if err := WriteCSR(p, g, CacheMeta{Report: *rep, Packed: packed}); err != nil {
 		t.Fatal(err)
 	}
 	good, _ := os.ReadFile(p)
@@ -115,7 +155,9 @@ func TestCSRCorrupt(t *testing.T) {
 }
 
 // TestCSRStructure: files with a valid checksum but an impossible graph.
-func TestCSRStructure(t *testing.T) {
+func TestCSRStructure(t *testing.T) { forPacked(t, testCSRStructure) }
+
+func testCSRStructure(t *testing.T, packed bool) {
 	p := filepath.Join(t.TempDir(), "s.tcsr")
 	cases := map[string]*Graph{
 		"offsets decrease":     {CSR: CSR{Offsets: []uint64{0, 2, 1, 2}, Adj: []uint32{1, 2}}},
@@ -127,11 +169,14 @@ func TestCSRStructure(t *testing.T) {
 		"offsets start past 0": {CSR: CSR{Offsets: []uint64{1, 1, 2}, Adj: []uint32{1, 0}}},
 	}
 	for name, g := range cases {
-		if err := WriteCSR(p, g, CacheMeta{}); err != nil {
+		if err := WriteCSR(p, g, CacheMeta{Packed: packed}); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := ReadCSR(p); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: %v", name, err)
+		}
+		if _, _, err := Open(p, ReadOptions{Map: true}); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s, mapped: %v", name, err)
 		}
 	}
 }

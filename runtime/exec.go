@@ -470,6 +470,9 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 	need += bitwiseBytes(man, variant, lists, n, m) // bit slices (tcbw.go)
 	if adjCheck != nil {
 		need += checkVerdictBytes // the device list check's verdict (upload.go)
+		if adjCheck.Packed() {
+			need += packedUploadBytes(m) // the lists as stored, until unpacked
+		}
 	}
 	pivot := variantHasPivot(variant)
 	var pvCap uint64 // items each pivot class's list holds

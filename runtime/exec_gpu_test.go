@@ -361,6 +361,12 @@ func TestExecGPULarge(t *testing.T) {
 // section) get the error reading the file would give, before any count.
 func TestExecGPUDeferredCheck(t *testing.T) {
 	dev, comp := openGPU(t)
+	for _, packed := range []bool{false, true} { // packed: unpacked on the device (tcgen_unpack24)
+		t.Run(map[bool]string{false: "words", true: "packed"}[packed], func(t *testing.T) { testExecGPUDeferredCheck(t, dev, comp, packed) })
+	}
+}
+
+func testExecGPUDeferredCheck(t *testing.T, dev runtime.Device, comp runtime.Compiler, packed bool) {
 	g, _, err := graph.Generate(graph.DefaultRMAT(14))
 	if err != nil {
 		t.Fatal(err)
@@ -378,7 +384,7 @@ func TestExecGPUDeferredCheck(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "o.tcsr")
 	count := func(adj []uint32) (*runtime.Result, error) {
 		if err := graph.WriteCSR(path, &graph.Graph{CSR: graph.CSR{Offsets: o.Offsets, Adj: adj}},
-			graph.CacheMeta{Orientation: graph.ByDegree, Relabelled: true}); err != nil {
+			graph.CacheMeta{Orientation: graph.ByDegree, Relabelled: true, Packed: packed}); err != nil {
 			t.Fatal(err)
 		}
 		fg, rep, err := graph.Open(path, graph.ReadOptions{Map: true, DeferAdjCheck: true})
@@ -403,7 +409,7 @@ func TestExecGPUDeferredCheck(t *testing.T) {
 			switch bad {
 			case "out of order":
 				adj[lo], adj[lo+1] = adj[lo+1], adj[lo]
-			case "past n":
+			case "past n": // 24 bits hold it: RMAT-14
 				adj[e] = uint32(o.N()) + uint32(r.IntN(5))
 			case "self loop":
 				adj[lo] = uint32(v)

@@ -155,7 +155,7 @@ type fakeModule struct{ d *fakeDevice }
 
 func (m *fakeModule) Function(name string) (runtime.Function, error) {
 	_, rows := m.d.rowsFor[name]
-	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && name != runtime.CheckListsKernel {
+	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && name != runtime.CheckListsKernel && name != runtime.UnpackKernel {
 		return nil, fmt.Errorf("no kernel %s", name)
 	}
 	return &fakeFunc{d: m.d, name: name}, nil
@@ -222,6 +222,17 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 			for e := off.u64(u); e < off.u64(u+1); e++ {
 				binary.LittleEndian.PutUint32(src.data[4*e:], uint32(u))
 			}
+		}
+		return nil
+	}
+	if f.name == runtime.UnpackKernel { // templates/check_lists.cu: 3 bytes an entry
+		packed, adj, m := args[0].(*fakeBuf), args[1].(*fakeBuf), args[2].(uint64)
+		if uint64(len(packed.data)) < (m+3)/4*12 {
+			return fmt.Errorf("unpack: %d packed bytes for %d entries", len(packed.data), m)
+		}
+		for e := range m {
+			b := packed.data[3*e:]
+			binary.LittleEndian.PutUint32(adj.data[4*e:], uint32(b[0])|uint32(b[1])<<8|uint32(b[2])<<16)
 		}
 		return nil
 	}
@@ -486,8 +497,16 @@ func TestExecFakeOriented(t *testing.T) {
 // TestExecFakeDeferredCheck: an oriented CSR file read with its list checks
 // deferred is checked by the upload (WriteFrom with the file's AdjCheck)
 // when the plan reads no lists on the host, before it otherwise; a corrupt
-// file is refused with its *graph.InputError before any kernel runs.
+// file is refused with its *graph.InputError before any kernel runs. A
+// packed file's lists are sent as stored and unpacked on the device; the
+// host never unpacks them.
 func TestExecFakeDeferredCheck(t *testing.T) {
+	for _, packed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "words", true: "packed"}[packed], func(t *testing.T) { testExecFakeDeferredCheck(t, packed) })
+	}
+}
+
+func testExecFakeDeferredCheck(t *testing.T, packed bool) {
 	g, _, err := graph.Generate(graph.DefaultRMAT(10))
 	if err != nil {
 		t.Fatal(err)
@@ -495,8 +514,8 @@ func TestExecFakeDeferredCheck(t *testing.T) {
 	want := graph.Oracle(g)
 	o := graph.Orient(g, graph.ByDegree, true)
 	path := filepath.Join(t.TempDir(), "o.tcsr")
-	if err := graph.WriteCSR(path, &graph.Graph{CSR: graph.CSR{Offsets: o.Offsets, Adj: o.Adj}},
-		graph.CacheMeta{Orientation: graph.ByDegree, Relabelled: true}); err != nil {
+	meta := graph.CacheMeta{Orientation: graph.ByDegree, Relabelled: true, Packed: packed}
+	if err := graph.WriteCSR(path, &graph.Graph{CSR: graph.CSR{Offsets: o.Offsets, Adj: o.Adj}}, meta); err != nil {
 		t.Fatal(err)
 	}
 	good, _ := os.ReadFile(path)
@@ -510,6 +529,7 @@ func TestExecFakeDeferredCheck(t *testing.T) {
 			polak = p
 		}
 	}
+	var hostAdj []uint32 // the last run's host lists
 	run := func(p ir.Plan) (*fakeDevice, *runtime.Result, *graph.AdjCheck, error) {
 		fg, rep, err := graph.Open(path, graph.ReadOptions{Map: true, DeferAdjCheck: true})
 		if err != nil {
@@ -518,6 +538,7 @@ func TestExecFakeDeferredCheck(t *testing.T) {
 		fo := graph.FileOriented(fg, rep)
 		d := newFakeDevice(t, p, 1<<40)
 		res, err := runtime.Run(context.Background(), d, &fakeCompiler{}, p, nil, runtime.RunOptions{Oriented: fo})
+		hostAdj = fo.Adj
 		return d, res, fo.AdjCheck(), err
 	}
 	for _, p := range []ir.Plan{pivot, polak} {
@@ -525,14 +546,23 @@ func TestExecFakeDeferredCheck(t *testing.T) {
 		if err != nil || res.Triangles != want {
 			t.Fatalf("%s: %v, %v triangles, want %d", p.Prefix, err, res, want)
 		}
-		checks := 0
+		checks, unpacks := 0, 0
 		for _, k := range d.launch {
-			if k == runtime.CheckListsKernel {
+			switch k {
+			case runtime.CheckListsKernel:
 				checks++
+			case runtime.UnpackKernel:
+				unpacks++
 			}
+		}
+		if packed && (unpacks != 1 || slices.Max(hostAdj) != 0) {
+			t.Fatalf("%s: %d unpacks on the device, host lists unpacked %v; want 1 and false", p.Prefix, unpacks, slices.Max(hostAdj) != 0)
 		}
 		if ck == nil || ck.Finish() != nil || d.fills != 1 || checks != d.fills {
 			t.Fatalf("%s: pending %v, %d uploads through the check and %d device checks, want 1 each", p.Prefix, ck != nil, d.fills, checks)
+		}
+		if !slices.Equal(hostAdj, o.Adj) {
+			t.Fatalf("%s: the host's lists after Finish differ", p.Prefix)
 		}
 		if d.allocBytes > res.DeviceBytes {
 			t.Errorf("%s: allocated %d bytes, predicted %d before allocating", p.Prefix, d.allocBytes, res.DeviceBytes)
@@ -563,10 +593,15 @@ func TestExecFakeDeferredCheck(t *testing.T) {
 			t.Fatalf("pivot, same graph again: %v", err)
 		}
 	}
-	// The last word of the section, the largest id of the last list: past n.
-	at := len(good) - 4 - (4*len(o.Adj))%8
+	// The last entry of the section, the largest id of the last list: past n.
 	bad := slices.Clone(good)
-	binary.LittleEndian.PutUint32(bad[at:], uint32(o.N()))
+	if packed {
+		at := len(good) - 3 - (8-3*len(o.Adj)%8)%8
+		bad[at], bad[at+1], bad[at+2] = byte(o.N()), byte(o.N()>>8), byte(o.N()>>16)
+	} else {
+		at := len(good) - 4 - (4*len(o.Adj))%8
+		binary.LittleEndian.PutUint32(bad[at:], uint32(o.N()))
+	}
 	os.WriteFile(path, bad, 0o644)
 	d, _, _, err := run(pivot)
 	var ie *graph.InputError
@@ -582,21 +617,21 @@ func TestExecFakeDeferredCheck(t *testing.T) {
 			break
 		}
 	}
-	if err := graph.WriteCSR(path, &graph.Graph{CSR: graph.CSR{Offsets: o.Offsets, Adj: swapped}},
-		graph.CacheMeta{Orientation: graph.ByDegree, Relabelled: true}); err != nil {
+	if err := graph.WriteCSR(path, &graph.Graph{CSR: graph.CSR{Offsets: o.Offsets, Adj: swapped}}, meta); err != nil {
 		t.Fatal(err)
 	}
 	_, _, want2 := graph.ReadCSR(path)
 	d, _, _, err = run(pivot)
-	if want2 == nil || err == nil || err.Error() != want2.Error() || !onlyChecks(d.launch) || len(d.launch) != 1 {
+	if want2 == nil || err == nil || err.Error() != want2.Error() || !onlyChecks(d.launch) || len(d.launch) != map[bool]int{false: 1, true: 2}[packed] {
 		t.Fatalf("lists out of order: %v after launches %v, want %v after the check alone", err, d.launch, want2)
 	}
 }
 
-// onlyChecks reports whether every launch was the list check.
+// onlyChecks reports whether every launch was the list check (or the
+// unpacking before it).
 func onlyChecks(launches []string) bool {
 	for _, k := range launches {
-		if k != runtime.CheckListsKernel {
+		if k != runtime.CheckListsKernel && k != runtime.UnpackKernel {
 			return false
 		}
 	}

@@ -17,5 +17,6 @@ func AdjBytes(m uint64) uint64 { return adjBytes(m) }
 // (upload.go), which the fake device emulates.
 const (
 	CheckListsKernel = checkListsKernel
+	UnpackKernel     = unpackKernel
 	CheckListsFile   = checkListsFile
 )

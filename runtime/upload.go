@@ -18,6 +18,7 @@ import (
 // end").
 const (
 	checkListsKernel = "tcgen_check_lists"
+	unpackKernel     = "tcgen_unpack24" // a packed file's lists (graph/packed.go)
 	checkListsFile   = "tcgen_check_lists.cu"
 	checkListsBlock  = 256 // the kernel's launch bounds
 	// checkListsWaves: blocks per SM, a full SM of warps (8 x 256
@@ -25,13 +26,21 @@ const (
 	checkListsWaves = 8
 	// checkVerdictBytes: the kernel's answer, the lowest bad position.
 	checkVerdictBytes = 8
+	// unpackWaves: blocks per SM for the unpacking, each thread turning 12
+	// bytes into 4 entries as long as there are any.
+	unpackWaves = 8
 )
 
-// listChecker is the check kernel, compiled (through the caller's cache)
-// and loaded for one Prepare.
+// packedUploadBytes is the device buffer a packed section of m entries
+// arrives in: whole groups of 12 bytes, what tcgen_unpack24 reads.
+func packedUploadBytes(m uint64) uint64 { return (m + 3) / 4 * 12 }
+
+// listChecker is the check kernel and the unpacking, compiled (through the
+// caller's cache) and loaded for one Prepare.
 type listChecker struct {
-	mod Module
-	fn  Function
+	mod    Module
+	fn     Function
+	unpack Function
 }
 
 // loadListChecker compiles and loads the check kernel for arch.
@@ -44,12 +53,20 @@ func loadListChecker(dev Device, comp Compiler, arch string) (*listChecker, erro
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", checkListsFile, err)
 	}
-	fn, err := mod.Function(checkListsKernel)
-	if err != nil {
-		mod.Unload()
-		return nil, fmt.Errorf("kernel %s: %w", checkListsKernel, err)
+	lc := &listChecker{mod: mod}
+	for name, fn := range map[string]*Function{checkListsKernel: &lc.fn, unpackKernel: &lc.unpack} {
+		if *fn, err = mod.Function(name); err != nil {
+			mod.Unload()
+			return nil, fmt.Errorf("kernel %s: %w", name, err)
+		}
 	}
-	return &listChecker{mod: mod, fn: fn}, nil
+	return lc, nil
+}
+
+// unpackLists unpacks the m entries in packed into adj.
+func (lc *listChecker) unpackLists(packed, adj Buffer, m uint64, sms int) error {
+	grid := uint32(max(1, sms*unpackWaves))
+	return lc.unpack.Launch(Dim3{X: grid, Y: 1, Z: 1}, Dim3{X: checkListsBlock, Y: 1, Z: 1}, 0, packed, adj, m)
 }
 
 // run checks the uploaded lists (pr.off and pr.adj) and reports whether
@@ -82,9 +99,12 @@ func (lc *listChecker) run(pr *Prepared, sms int) (bool, error) {
 // checks deferred) the lists are read from the file into the staging
 // buffers with their checksum only (graph.AdjCheck.FillChecksum) when the
 // device fills them; finish then checks them on the device and joins the
-// checksum.
+// checksum. A packed file's lists (graph/packed.go) go as stored into a
+// buffer of their own, which finish unpacks into adj before the checks.
 type graphUpload struct {
 	off, adj Buffer
+	packed   Buffer // a packed section, as stored; nil when the lists go as they are
+	m        uint64
 	ck       *graph.AdjCheck
 	sumOnly  bool // FillChecksum: the lists still need their verdict
 	timer    Timer
@@ -113,6 +133,20 @@ func startGraphUpload(dev Device, o *graph.Oriented, ck *graph.AdjCheck) (*graph
 	}
 	fw, fills := u.adj.(FillWriter)
 	u.sumOnly = ck != nil && fills && m > 0
+	u.m = m
+	if u.sumOnly && ck.Packed() {
+		if u.packed, err = dev.Alloc(packedUploadBytes(m)); err != nil {
+			u.off.Free()
+			u.adj.Free()
+			u.timer.Close()
+			return nil, fmt.Errorf("packed adjacency: %w", err)
+		}
+		if fw, fills = u.packed.(FillWriter); !fills {
+			u.sumOnly = false // checked and unpacked on the host, sent as entries
+			u.packed.Free()
+			u.packed = nil
+		}
+	}
 	go func() {
 		defer close(u.done)
 		start := time.Now()
@@ -132,8 +166,8 @@ func (u *graphUpload) copy(o *graph.Oriented, fw FillWriter) error {
 	}
 	var err error
 	switch {
-	case u.sumOnly:
-		err = fw.WriteFrom(0, 4*m, u.ck.FillChecksum)
+	case u.sumOnly: // the section as stored (packed or not), unchecked
+		err = fw.WriteFrom(0, u.ck.SectionBytes(), u.ck.FillChecksum)
 	case u.ck != nil:
 		if err = u.ck.Finish(); err == nil { // checked on the host, then sent
 			err = WriteSlice(u.adj, 0, o.Adj)
@@ -165,7 +199,16 @@ func (u *graphUpload) free() {
 	u.wait()
 	u.off.Free()
 	u.adj.Free()
+	u.freePacked()
 	u.timer.Close()
+}
+
+// freePacked frees the packed section's buffer, once it is unpacked.
+func (u *graphUpload) freePacked() {
+	if u.packed != nil {
+		u.packed.Free()
+		u.packed = nil
+	}
 }
 
 // finish waits for the copy, checks the lists on the device (lc) when the
@@ -178,14 +221,25 @@ func (u *graphUpload) finish(pr *Prepared, lc *listChecker, sms int) error {
 	var lerr error
 	var sound bool
 	if u.err == nil && u.sumOnly {
-		if lc == nil {
+		switch {
+		case lc == nil:
 			lerr = fmt.Errorf("lists sent unchecked, but no device check")
-		} else if sound, lerr = lc.run(pr, sms); lerr == nil {
-			u.ck.ListsChecked(sound) // else Finish checks them
+		case u.packed != nil:
+			if lerr = lc.unpackLists(u.packed, u.adj, u.m, sms); lerr != nil {
+				break
+			}
+			fallthrough
+		default:
+			if sound, lerr = lc.run(pr, sms); lerr == nil {
+				u.ck.ListsChecked(sound) // else Verify checks them
+			}
 		}
 	}
+	u.freePacked() // unpacked: the check's verdict, read after it on the same stream, waited
 	if u.ck != nil {
-		if err := u.ck.Finish(); err != nil {
+		// Verify, not Finish: the host needs not the lists (a packed
+		// file's stay packed in its mapping).
+		if err := u.ck.Verify(); err != nil {
 			return err // the file's first bad entry, also when a fill failed
 		}
 	}

@@ -32,3 +32,29 @@ tcgen_check_lists(const unsigned long long* __restrict__ off, const unsigned int
     }
   }
 }
+
+// tcgen: a packed CSR file's lists (3 little-endian bytes an entry,
+// graph/packed.go), sent to the device as stored and unpacked here into
+// the adjacency buffer before the checks above: a quarter fewer bytes
+// cross from the host, whose memory bandwidth bounds the upload. A thread
+// turns 3 words into 4 entries and stores them as one 16-byte word; the
+// packed buffer is whole groups of 12 bytes, the bytes past the lists
+// read and dropped.
+extern "C" __global__ void __launch_bounds__(256)
+tcgen_unpack24(const unsigned int* __restrict__ packed, unsigned int* __restrict__ adj, unsigned long long m) {
+  const unsigned long long groups = (m + 3) / 4;
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  for (unsigned long long g = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; g < groups; g += stride) {
+    const unsigned int w0 = packed[3 * g], w1 = packed[3 * g + 1], w2 = packed[3 * g + 2];
+    const unsigned int e0 = w0 & 0xffffffu, e1 = (w0 >> 24) | ((w1 & 0xffffu) << 8);
+    const unsigned int e2 = (w1 >> 16) | ((w2 & 0xffu) << 16), e3 = w2 >> 8;
+    const unsigned long long e = 4 * g;
+    if (e + 4 <= m) {
+      reinterpret_cast<uint4*>(adj)[g] = make_uint4(e0, e1, e2, e3);
+    } else {
+      adj[e] = e0;
+      if (e + 1 < m) adj[e + 1] = e1;
+      if (e + 2 < m) adj[e + 2] = e2;
+    }
+  }
+}

@@ -18,8 +18,9 @@ import "embed"
 //go:embed *.cu.tmpl
 var FS embed.FS
 
-// CheckLists is a fixed kernel, not a partial: the GPU's checks of a CSR
-// file's lists after the upload (runtime/upload.go).
+// CheckLists holds fixed kernels, not partials: the GPU's checks of a CSR
+// file's lists after the upload, and the unpacking of packed lists before
+// them (runtime/upload.go).
 //
 //go:embed check_lists.cu
 var CheckLists string

@@ -13,12 +13,16 @@ type ConvertCmd struct {
 	Output  string `short:"o" required:"" help:"Output file: .tcsr for tcgen's CSR format; .mtx, .bin32, .bin64 or any other name (text edge list) write edges; a trailing .gz compresses edge lists." placeholder:"FILE" type:"path"`
 	Orient  string `help:"Write the oriented graph (.tcsr only): none, degree or id. count then skips orienting it, for plans of that orientation (and --relabel)." enum:"none,degree,id" default:"none"`
 	Relabel bool   `help:"With --orient: renumber the vertices in the orientation's order (what plans with relabel: true need)."`
+	Pack    string `help:"Store the lists in 3 bytes an entry (.tcsr, at most 16777216 vertices): a quarter smaller, and faster onto the GPU, which unpacks them. auto packs oriented graphs that fit; readers on the host unpack them on all cores." enum:"auto,yes,no" default:"auto"`
 }
 
 // Run implements the command.
 func (c *ConvertCmd) Run(g *Globals) error {
 	if c.Relabel && c.Orient == "none" {
 		return errorf(exitUsage, "convert: --relabel needs --orient degree or id")
+	}
+	if format, _ := graph.OutputFormat(c.Output); c.Pack == "yes" && format != "csr" {
+		return errorf(exitUsage, "convert: --pack yes writes tcgen's CSR format only; name the output .tcsr")
 	}
 	l, err := g.load(c.GraphArg)
 	if err != nil {
@@ -30,21 +34,34 @@ func (c *ConvertCmd) Run(g *Globals) error {
 	if c.Orient != "none" {
 		return c.writeOriented(g, l)
 	}
-	if err := writeGraph(c.Output, l.g, l.rep); err != nil {
+	if err := c.packable(l.g.N()); err != nil {
+		return err
+	}
+	if err := writeGraph(c.Output, l.g, c.Pack == "yes"); err != nil {
 		return err
 	}
 	g.notice("wrote %s: %d vertices, %d edges (dropped %s)", c.Output, l.g.N(), l.g.Edges(), droppedLine(l.rep))
 	return nil
 }
 
-// writeGraph writes g to path in the format its name implies, atomically.
-func writeGraph(path string, g *graph.Graph, rep *graph.Report) error {
+// packable refuses --pack yes for a graph of more vertices than 24-bit
+// ids hold.
+func (c *ConvertCmd) packable(n int) error {
+	if c.Pack == "yes" && n > graph.MaxPackedVertices {
+		return errorf(exitUsage, "convert: --pack yes: %d vertices do not fit 24-bit ids (at most %d); use --pack no", n, graph.MaxPackedVertices)
+	}
+	return nil
+}
+
+// writeGraph writes g to path in the format its name implies, atomically;
+// a CSR file packed or not.
+func writeGraph(path string, g *graph.Graph, packed bool) error {
 	format, gz := graph.OutputFormat(path)
 	if format == "csr" {
 		if gz {
 			return errorf(exitUsage, "%s: the CSR format is not gzipped; drop the .gz", path)
 		}
-		return graph.WriteCSR(path, g, graph.CacheMeta{})
+		return graph.WriteCSR(path, g, graph.CacheMeta{Packed: packed})
 	}
 	if err := graph.WriteEdgesFile(path, g); err != nil {
 		return fmt.Errorf("writing %w", err)
@@ -64,11 +81,18 @@ func (c *ConvertCmd) writeOriented(g *Globals, l *loaded) error {
 	if c.Orient == "id" {
 		by = graph.ByID
 	}
+	if err := c.packable(l.g.N()); err != nil {
+		return err
+	}
 	o := graph.Orient(l.g, by, c.Relabel)
-	meta := graph.CacheMeta{Orientation: by, Relabelled: c.Relabel, Report: *l.rep}
+	// Packed unless told not to, when the ids fit: an oriented file is
+	// what count reads onto the GPU.
+	packed := c.Pack == "yes" || (c.Pack == "auto" && o.N() <= graph.MaxPackedVertices)
+	meta := graph.CacheMeta{Orientation: by, Relabelled: c.Relabel, Report: *l.rep, Packed: packed}
 	if err := graph.WriteCSR(c.Output, &graph.Graph{CSR: o.CSR}, meta); err != nil {
 		return err
 	}
-	g.notice("wrote %s: %d vertices, %d edges oriented by %s%s", c.Output, o.N(), o.Arcs(), by, map[bool]string{true: ", relabelled"}[c.Relabel])
+	g.notice("wrote %s: %d vertices, %d edges oriented by %s%s%s", c.Output, o.N(), o.Arcs(), by,
+		map[bool]string{true: ", relabelled"}[c.Relabel], map[bool]string{true: ", packed"}[packed])
 	return nil
 }

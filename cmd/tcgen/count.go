@@ -152,7 +152,13 @@ func (c *CountCmd) Run(g *Globals) error {
 	} else if c.Backend == "auto" {
 		g.notice("count: --per-vertex is CPU only; counting on the CPU")
 	}
-	if err := l.checked(); err != nil { // made by the upload, or now
+	// The lists' checks, made by the upload or now; the host reads the
+	// lists (unpacking a packed file) only to count or check on the CPU.
+	finish := l.checked
+	if gpu && !c.Check {
+		finish = l.verified
+	}
+	if err := finish(); err != nil {
 		return err
 	}
 	if !gpu {

@@ -72,10 +72,19 @@ func (g *Globals) loadDeferred(a GraphArg, deferAdj bool) (*loaded, error) {
 }
 
 // checked completes the deferred checks of the graph's lists
-// (loadDeferred), once; the error names the file and its first bad entry.
+// (loadDeferred), once, and makes them readable (a packed file's are
+// unpacked); the error names the file and its first bad entry.
 func (l *loaded) checked() error {
 	if ck := l.g.AdjCheck(); ck != nil {
 		return ck.Finish()
+	}
+	return nil
+}
+
+// verified is checked for a caller that does not read the lists.
+func (l *loaded) verified() error {
+	if ck := l.g.AdjCheck(); ck != nil {
+		return ck.Verify()
 	}
 	return nil
 }

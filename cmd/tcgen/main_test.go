@@ -308,8 +308,9 @@ func TestFuzzCompile(t *testing.T) {
 
 // TestConvertOriented: convert --orient writes an oriented CSR file that
 // count reads as it is (CPU and --check), for any orientation and
-// relabelling; stats and --per-vertex, which need the undirected graph,
-// refuse it with the bad-input code, and --relabel needs --orient.
+// relabelling, packed (3 bytes an entry) or not; stats and --per-vertex,
+// which need the undirected graph, refuse it with the bad-input code, and
+// --relabel needs --orient.
 func TestConvertOriented(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "rmat.tcsr")
@@ -321,10 +322,15 @@ func TestConvertOriented(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &want); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"--orient", "degree", "--relabel"}, {"--orient", "degree"}, {"--orient", "id"}, {"--orient", "id", "--relabel"}} {
+	sizes := map[string]int64{}
+	for _, args := range [][]string{{"--orient", "degree", "--relabel"}, {"--orient", "degree"}, {"--orient", "id"}, {"--orient", "id", "--relabel"},
+		{"--orient", "degree", "--relabel", "--pack", "no"}, {"--orient", "degree", "--relabel", "--pack", "yes"}} {
 		dst := filepath.Join(dir, "o.tcsr")
 		if code, _, errs := tcgen(t, append([]string{"-q", "--no-cache", "convert", src, "-o", dst}, args...)...); code != 0 {
 			t.Fatalf("convert %v: %d %s", args, code, errs)
+		}
+		if st, err := os.Stat(dst); err == nil {
+			sizes[strings.Join(args, " ")] = st.Size()
 		}
 		code, js, errs := tcgen(t, "-q", "--no-cache", "count", dst, "--backend", "cpu", "--json", "--check")
 		var r countResult
@@ -337,6 +343,14 @@ func TestConvertOriented(t *testing.T) {
 		if code, _, _ := tcgen(t, "-q", "--no-cache", "count", dst, "--backend", "cpu", "--per-vertex", filepath.Join(dir, "pv.txt")); code != exitBadInput {
 			t.Errorf("--per-vertex of an oriented file: exit %d, want %d", code, exitBadInput)
 		}
+	}
+	// auto packs an oriented graph that fits: a quarter of the lists' bytes less.
+	const dr = "--orient degree --relabel"
+	if sizes[dr] != sizes[dr+" --pack yes"] || sizes[dr+" --pack no"]-sizes[dr] < int64(want.Edges)-8 { // the sections are padded to 8 bytes
+		t.Errorf("file sizes %v: auto should pack, saving a byte an edge", sizes)
+	}
+	if code, _, _ := tcgen(t, "-q", "--no-cache", "convert", src, "-o", filepath.Join(dir, "x.txt"), "--pack", "yes"); code != exitUsage {
+		t.Errorf("--pack yes to an edge list: exit %d, want %d", code, exitUsage)
 	}
 	if code, _, _ := tcgen(t, "-q", "--no-cache", "convert", src, "-o", filepath.Join(dir, "x.tcsr"), "--relabel"); code != exitUsage {
 		t.Errorf("--relabel without --orient: exit %d, want %d", code, exitUsage)
