@@ -584,6 +584,9 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 				}
 			}
 			pc.grid = sp.grids[i] // c.Grid.Blocks, capped for scratch
+			if c.Grid.BlocksPerSM > 0 { // persistent blocks: one wave at most
+				pc.grid = residentGrid(pc.fn, pc.grid, c.Block, c.DynamicSharedBytes, facts.SMs)
+			}
 			pc.scratchWords, pc.zeroFirst = sp.words[i], sp.zeroFirst[i]
 			if c.Rows != nil && pc.items > 0 {
 				if pc.rows, err = pr.mod.Function(c.Rows.Kernel); err != nil {

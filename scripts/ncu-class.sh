@@ -4,7 +4,9 @@
 # The graph is RMAT of SCALE, or GRAPH (a file); TAG names the output.
 #   SPEC=examples/pivot.yaml KERNEL='_c2$' SCALE=20 scripts/ncu-class.sh
 #   SPEC=examples/small.yaml KERNEL='_c0$' GRAPH=.gpu/datasets/BlogCatalog3.txt.gz TAG=-blog scripts/ncu-class.sh
+# EXTRA adds ncu options (e.g. "--section SchedulerStats --section WarpStateStats").
 set -uo pipefail
+EXTRA=${EXTRA:-}
 G=${GPU_DIR:-.gpu}
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
@@ -19,7 +21,7 @@ for s in ${stalls//,/ }; do metrics="$metrics,smsp__average_warps_issue_stalled_
 # CACHE=none keeps the caches as the previous kernels left them (ncu
 # flushes them before the profiled kernel by default).
 ncu --clock-control none --cache-control "${CACHE:-all}" --kernel-name "regex:${KERNEL:-_c2\$}" --launch-skip "${SKIP:-0}" --launch-count 1 \
-  --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis --metrics "$metrics" \
+  --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis $EXTRA --metrics "$metrics" \
   "$G/bin/tcgen" -q --cache-dir /tmp/tcgen-cache count "$GRAPH" --backend gpu --spec "${SPEC:-examples/pivot.yaml}" \
   --warmup 3 --repeat 1 > "$OUT/ncu${TAG:-}.txt" 2>&1
 rc=$?

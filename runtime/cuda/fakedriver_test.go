@@ -286,6 +286,15 @@ func TestFakeDriverModules(t *testing.T) {
 	if a, err := add1.(*Function).Attrs(); err != nil || a.Registers != 32 || a.MaxThreadsPerBlock != 1024 {
 		t.Errorf("Attrs = %+v, %v", a, err)
 	}
+	// Occupancy: the fake SM holds 2048 threads and 228 KiB.
+	for _, c := range []struct{ block, dyn, want int }{{256, 0, 8}, {32, 0, 32}, {256, 100 << 10, 2}} {
+		if got, err := add1.(*Function).MaxActiveBlocksPerSM(c.block, c.dyn); err != nil || got != c.want {
+			t.Errorf("MaxActiveBlocksPerSM(%d, %d) = %d, %v; want %d", c.block, c.dyn, got, err, c.want)
+		}
+	}
+	if _, err := add1.(*Function).MaxActiveBlocksPerSM(4096, 0); err == nil || !strings.Contains(err.Error(), "add1") {
+		t.Errorf("occupancy of 4096-thread blocks: %v", err)
+	}
 
 	// Launch from many goroutines: each call must find the context current
 	// on whatever thread it runs (the fake fails calls without it).

@@ -216,6 +216,23 @@ func fix(d runtime.Dim3) runtime.Dim3 {
 	return d
 }
 
+// MaxActiveBlocksPerSM returns how many blocks of block threads, each with
+// dynShared bytes of dynamic shared memory, an SM holds at once: the limit
+// of the kernel's registers, shared memory, threads and the SM's block
+// slots, as the driver computes it.
+func (f *Function) MaxActiveBlocksPerSM(block, dynShared int) (int, error) {
+	d := f.m.d
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.leave()
+	var n int32
+	if err := d.drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f.fn, int32(block), uint64(dynShared)); err != nil {
+		return 0, fmt.Errorf("cuda: kernel %s: occupancy of blocks of %d threads: %w", f.name, block, err)
+	}
+	return int(n), nil
+}
+
 // SetMaxDynamicShared lets the kernel use up to bytes of dynamic shared
 // memory (required above 48 KiB).
 func (f *Function) SetMaxDynamicShared(bytes int) error {

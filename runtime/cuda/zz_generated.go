@@ -45,44 +45,45 @@ type nvrtcProgram uintptr
 
 // driverLibAddrs holds the resolved entry points (0 where the library lacks one).
 type driverLibAddrs struct {
-	cuGetErrorName            uintptr
-	cuGetErrorString          uintptr
-	cuInit                    uintptr
-	cuDriverGetVersion        uintptr
-	cuDeviceGetCount          uintptr
-	cuDeviceGet               uintptr
-	cuDeviceGetName           uintptr
-	cuDeviceGetUuid           uintptr
-	cuDeviceTotalMem          uintptr
-	cuDeviceGetAttribute      uintptr
-	cuDevicePrimaryCtxRetain  uintptr
-	cuDevicePrimaryCtxRelease uintptr
-	cuCtxSetCurrent           uintptr
-	cuCtxSynchronize          uintptr
-	cuMemGetInfo              uintptr
-	cuMemAlloc                uintptr
-	cuMemFree                 uintptr
-	cuMemcpyHtoD              uintptr
-	cuMemcpyDtoH              uintptr
-	cuMemHostAlloc            uintptr
-	cuMemFreeHost             uintptr
-	cuMemHostRegister         uintptr
-	cuMemHostUnregister       uintptr
-	cuMemcpyHtoDAsync         uintptr
-	cuMemcpyDtoD              uintptr
-	cuMemsetD8                uintptr
-	cuMemsetD32               uintptr
-	cuModuleLoadDataEx        uintptr
-	cuModuleUnload            uintptr
-	cuModuleGetFunction       uintptr
-	cuFuncSetAttribute        uintptr
-	cuFuncGetAttribute        uintptr
-	cuLaunchKernel            uintptr
-	cuEventCreate             uintptr
-	cuEventRecord             uintptr
-	cuEventSynchronize        uintptr
-	cuEventElapsedTime        uintptr
-	cuEventDestroy            uintptr
+	cuGetErrorName                              uintptr
+	cuGetErrorString                            uintptr
+	cuInit                                      uintptr
+	cuDriverGetVersion                          uintptr
+	cuDeviceGetCount                            uintptr
+	cuDeviceGet                                 uintptr
+	cuDeviceGetName                             uintptr
+	cuDeviceGetUuid                             uintptr
+	cuDeviceTotalMem                            uintptr
+	cuDeviceGetAttribute                        uintptr
+	cuDevicePrimaryCtxRetain                    uintptr
+	cuDevicePrimaryCtxRelease                   uintptr
+	cuCtxSetCurrent                             uintptr
+	cuCtxSynchronize                            uintptr
+	cuMemGetInfo                                uintptr
+	cuMemAlloc                                  uintptr
+	cuMemFree                                   uintptr
+	cuMemcpyHtoD                                uintptr
+	cuMemcpyDtoH                                uintptr
+	cuMemHostAlloc                              uintptr
+	cuMemFreeHost                               uintptr
+	cuMemHostRegister                           uintptr
+	cuMemHostUnregister                         uintptr
+	cuMemcpyHtoDAsync                           uintptr
+	cuMemcpyDtoD                                uintptr
+	cuMemsetD8                                  uintptr
+	cuMemsetD32                                 uintptr
+	cuModuleLoadDataEx                          uintptr
+	cuModuleUnload                              uintptr
+	cuModuleGetFunction                         uintptr
+	cuFuncSetAttribute                          uintptr
+	cuFuncGetAttribute                          uintptr
+	cuOccupancyMaxActiveBlocksPerMultiprocessor uintptr
+	cuLaunchKernel                              uintptr
+	cuEventCreate                               uintptr
+	cuEventRecord                               uintptr
+	cuEventSynchronize                          uintptr
+	cuEventElapsedTime                          uintptr
+	cuEventDestroy                              uintptr
 }
 
 // symbols lists each entry point's exported symbol and where its address goes.
@@ -120,6 +121,7 @@ func (a *driverLibAddrs) symbols() []symbolSlot {
 		{"cuModuleGetFunction", &a.cuModuleGetFunction},
 		{"cuFuncSetAttribute", &a.cuFuncSetAttribute},
 		{"cuFuncGetAttribute", &a.cuFuncGetAttribute},
+		{"cuOccupancyMaxActiveBlocksPerMultiprocessor", &a.cuOccupancyMaxActiveBlocksPerMultiprocessor},
 		{"cuLaunchKernel", &a.cuLaunchKernel},
 		{"cuEventCreate", &a.cuEventCreate},
 		{"cuEventRecord", &a.cuEventRecord},
@@ -415,6 +417,15 @@ func (l *driverLib) cuFuncGetAttribute(pi *int32, attrib cuFunctionAttribute, hf
 	}
 	r, _, _ := purego.SyscallN(l.addr.cuFuncGetAttribute, uintptr(unsafe.Pointer(pi)), uintptr(attrib), uintptr(hfunc))
 	return l.check("cuFuncGetAttribute", r)
+}
+
+// cuOccupancyMaxActiveBlocksPerMultiprocessor calls cuOccupancyMaxActiveBlocksPerMultiprocessor: CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction hfunc, int blockSize, size_t dynamicSMemSize).
+func (l *driverLib) cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks *int32, hfunc cuFunction, blockSize int32, dynamicSMemSize uint64) error {
+	if l.addr.cuOccupancyMaxActiveBlocksPerMultiprocessor == 0 {
+		return l.missing("cuOccupancyMaxActiveBlocksPerMultiprocessor")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuOccupancyMaxActiveBlocksPerMultiprocessor, uintptr(unsafe.Pointer(numBlocks)), uintptr(hfunc), uintptr(blockSize), uintptr(dynamicSMemSize))
+	return l.check("cuOccupancyMaxActiveBlocksPerMultiprocessor", r)
 }
 
 // cuLaunchKernel calls cuLaunchKernel: CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra).

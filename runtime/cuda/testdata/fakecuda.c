@@ -221,6 +221,18 @@ CUresult cuFuncGetAttribute(int *v, int attr, void *f) {
     return 0;
 }
 
+// Blocks per SM: by threads (2048 an SM) and by dynamic shared memory
+// (228 KiB an SM, 1 KiB reserved per block), at most 32.
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int block, size_t dyn) {
+    NEED_CTX;
+    if (block <= 0 || block > 1024) return 1;
+    int b = 2048 / block;
+    int s = (int)((228 * 1024) / (dyn + 1024));
+    if (s < b) b = s;
+    *n = b < 32 ? b : 32;
+    return 0;
+}
+
 // add1(uint32_t *a, uint32_t n): a[i] += 1 for every thread i < n.
 // args(uint64_t *out, uint32_t, int32_t, uint64_t, int64_t, float, double):
 // stores each value widened to 64 bits (floats as their bits).

@@ -75,6 +75,9 @@ var driver = library{
 		{decl: "CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)"},
 		{decl: "CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)"},
 		{decl: "CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)"},
+		// Blocks of a kernel an SM holds at once: the grid of persistent
+		// kernels (module.go, Function.MaxActiveBlocksPerSM).
+		{decl: "CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction hfunc, int blockSize, size_t dynamicSMemSize)"},
 		{decl: "CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)"},
 		{decl: "CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)"},
 		{decl: "CUresult cuEventRecord(CUevent hEvent, CUstream hStream)"},
