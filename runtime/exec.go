@@ -583,7 +583,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 					return pr, fail("kernel %s: %d bytes of dynamic shared memory: %w", c.Kernel, c.DynamicSharedBytes, err)
 				}
 			}
-			pc.grid = sp.grids[i] // c.Grid.Blocks, capped for scratch
+			pc.grid = sp.grids[i]       // c.Grid.Blocks, capped for scratch
 			if c.Grid.BlocksPerSM > 0 { // persistent blocks: one wave at most
 				pc.grid = residentGrid(pc.fn, pc.grid, c.Block, c.DynamicSharedBytes, facts.SMs)
 			}
