@@ -117,6 +117,12 @@ func runKernels(t *testing.T, d *Device, m runtime.Module) {
 	if a, err := add1.(*Function).Attrs(); err != nil || a.Registers <= 0 {
 		t.Errorf("Attrs = %+v, %v", a, err)
 	}
+	// A small kernel fills an SM by threads: 2048 / 256 blocks on every
+	// GPU tcgen targets (sm_70 to sm_90), fewer only if it needed more
+	// registers than add1 does.
+	if per, err := add1.(*Function).MaxActiveBlocksPerSM(256, 0); err != nil || per < 4 || per > 32 {
+		t.Errorf("MaxActiveBlocksPerSM(256, 0) = %d, %v", per, err)
+	}
 
 	// add1 over a length that is not a multiple of the block, timed.
 	const n = 1<<22 + 3
