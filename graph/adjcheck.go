@@ -41,6 +41,7 @@ type AdjCheck struct {
 	adj      []uint32 // the section, mapped (packed: where Finish unpacks it)
 	raw      []byte   // packed: the section as stored, mapped
 	packed   bool
+	lazy     bool // adj is an anonymous mapping of its own (lazyWords)
 	n        uint64
 	before   uint32 // CRC-32C of the file before the section (checksum field zeroed)
 	after    uint32 // of the bytes after it

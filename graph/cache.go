@@ -330,6 +330,7 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 	}
 	g := &Graph{}
 	var err error
+	accepted := false // every check passed (a packed section's own pages are kept)
 	if g.Offsets, err = readU64s(tr, n+1, known); err != nil {
 		return nil, meta, trunc("offsets", err)
 	}
@@ -346,8 +347,9 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 	switch {
 	case mapped && meta.Packed:
 		// The stored bytes stay in the mapping; the entries go to pages
-		// of their own, written when Finish unpacks them (an upload
-		// that unpacks on the device never touches them).
+		// of their own, written when Finish unpacks them: an upload that
+		// unpacks on the device never touches them. A file refused
+		// below gives those pages back.
 		if ck.raw, err = mr.take(section); err == nil {
 			_, err = mr.take((8 - section%8) % 8)
 		}
@@ -355,7 +357,13 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 			return nil, meta, trunc("adjacency", err)
 		}
 		ck.packed = true
-		g.Adj = lazyWords(arcs)
+		if g.Adj, ck.lazy = lazyWords(arcs); ck.lazy {
+			defer func() {
+				if !accepted {
+					freeWords(g.Adj)
+				}
+			}()
+		}
 	case meta.Packed:
 		g.Adj, err = readU24s(tr, arcs, known)
 	default:
@@ -408,6 +416,7 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 			return nil, meta, corrupt("original ids not increasing at vertex %d", i)
 		}
 	}
+	accepted = true
 	return g, meta, nil
 }
 

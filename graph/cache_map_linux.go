@@ -43,32 +43,45 @@ func mapCSR(path string, deferAdj bool) (g *Graph, meta CacheMeta, ok bool, err 
 		mr.f = f
 	}
 	g, meta, err = readCSRFrom(mr, path, st.Size(), false)
+	var ck *AdjCheck
 	if err == nil && g.check != nil {
+		ck = g.check
 		if deferAdj {
 			keep = true
 		} else {
-			err = g.check.Finish()
+			err = ck.Finish()
 			g.check = nil
 		}
 	}
 	if err != nil {
+		if ck != nil && ck.lazy {
+			freeWords(g.Adj) // the lists' own pages (lazyWords)
+		}
 		syscall.Munmap(data)
 		return nil, meta, true, err
 	}
 	return g, meta, true, nil
 }
 
-// lazyWords returns count zero words in an anonymous mapping: no page is
-// touched until written, so a packed section that is unpacked on the GPU
-// (packed.go) costs the host no memory. It lives as long as the process,
-// as the file's mapping does.
-func lazyWords(count uint64) []uint32 {
+// lazyWords returns count zero words in an anonymous mapping (mapped
+// true): no page is touched until written, so a packed section that is
+// unpacked on the GPU (packed.go) costs the host no memory. It lives as
+// long as the process, as the file's mapping does, unless freeWords
+// unmaps it. When the mapping is refused the words are allocated.
+func lazyWords(count uint64) (w []uint32, mapped bool) {
 	if count == 0 {
-		return nil
+		return nil, false
 	}
 	b, err := syscall.Mmap(-1, 0, int(4*count), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
-		return make([]uint32, count)
+		return make([]uint32, count), false
 	}
-	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), count)
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), count), true
+}
+
+// freeWords unmaps words lazyWords mapped (mapped true; never Go memory).
+func freeWords(w []uint32) {
+	if len(w) > 0 {
+		_ = syscall.Munmap(unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 4*len(w)))
+	}
 }

@@ -7,5 +7,9 @@ func mapCSR(path string, deferAdj bool) (g *Graph, meta CacheMeta, ok bool, err 
 	return nil, meta, false, nil
 }
 
-// lazyWords returns count zero words (Finish unpacks a packed section into them).
-func lazyWords(count uint64) []uint32 { return make([]uint32, count) }
+// lazyWords returns count zero words (Finish unpacks a packed section into
+// them); never a mapping here.
+func lazyWords(count uint64) ([]uint32, bool) { return make([]uint32, count), false }
+
+// freeWords has nothing to unmap here.
+func freeWords([]uint32) {}

@@ -1006,6 +1006,7 @@ func (pr *Prepared) Close() error {
 	if u := pr.upload; u != nil { // an error before Prepare joined it
 		u.wait()
 		u.timer.Close()
+		u.freePacked() // the offsets and lists are in pr.buffers
 		pr.upload = nil
 	}
 	var errs []error

@@ -343,11 +343,17 @@ func (f *fakeFunc) Launch(grid, block runtime.Dim3, shared uint32, args ...any) 
 	return nil
 }
 
-type fakeCompiler struct{ calls int }
+type fakeCompiler struct {
+	calls     int
+	failCheck bool // refuse the list check's module (upload.go)
+}
 
 func (c *fakeCompiler) Version() (int, int) { return 13, 0 }
 func (c *fakeCompiler) Compile(in runtime.CompileInput) (runtime.Image, error) {
 	c.calls++
+	if c.failCheck && in.Name == runtime.CheckListsFile {
+		return runtime.Image{}, fmt.Errorf("%s: refused (test)", in.Name)
+	}
 	if (!strings.HasPrefix(in.Source, gen.Header) && in.Name != runtime.CheckListsFile) || in.Arch != "compute_90" {
 		return runtime.Image{}, fmt.Errorf("unexpected input %s %s", in.Name, in.Arch)
 	}
@@ -566,6 +572,19 @@ func testExecFakeDeferredCheck(t *testing.T, packed bool) {
 		}
 		if d.allocBytes > res.DeviceBytes {
 			t.Errorf("%s: allocated %d bytes, predicted %d before allocating", p.Prefix, d.allocBytes, res.DeviceBytes)
+		}
+	}
+	// An error after the upload started (the check module does not
+	// compile): every buffer is freed, the packed section's too.
+	{
+		fg, rep, err := graph.Open(path, graph.ReadOptions{Map: true, DeferAdjCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := newFakeDevice(t, pivot, 1<<40)
+		_, err = runtime.Run(context.Background(), d, &fakeCompiler{failCheck: true}, pivot, nil, runtime.RunOptions{Oriented: graph.FileOriented(fg, rep)})
+		if err == nil || !strings.Contains(err.Error(), "refused (test)") || len(d.live) != 0 {
+			t.Fatalf("check module refused: %v, %d buffers left", err, len(d.live))
 		}
 	}
 	// Lists that pass on the host but not on the device: refused.

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -233,6 +234,12 @@ func (u *graphUpload) finish(pr *Prepared, lc *listChecker, sms int) error {
 			if sound, lerr = lc.run(pr, sms); lerr == nil {
 				u.ck.ListsChecked(sound) // else Verify checks them
 			}
+		}
+	}
+	if lerr != nil && u.packed != nil {
+		// The unpacking may still be queued: wait before freeing what it reads.
+		if err := pr.dev.Synchronize(); err != nil {
+			lerr = errors.Join(lerr, err)
 		}
 	}
 	u.freePacked() // unpacked: the check's verdict, read after it on the same stream, waited
