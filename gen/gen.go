@@ -324,6 +324,7 @@ type classData struct {
 	Table, Unroll     int  // pivot (gen/pivot.go)
 	Spill             bool // pivot: table in global memory
 	HubBits           int  // pivot: hub bitmap
+	Queue             int  // pivot: items a group takes from the class's counter at a time (0: fixed stride)
 
 	Bitmap      *bitmapData // vertex/bitmap (gen/bisson.go)
 	Radix       *radixData  // wedge/radix (gen/radix.go)

@@ -43,6 +43,7 @@ type PivotClass struct {
 // point at the class's own list and counter (PivotHelpers.Classes order).
 var PivotArgs = []string{
 	"off u64*", "adj u32*", "inoff u64*", "csz u32*", "tails u64*", "items u64*", "nitems u64*", "counts u64*", "spill u32*", "n u32",
+	"queue u64*",
 }
 
 // pivotBlock is the block of the preparation kernels: 256 threads, and 8
@@ -76,6 +77,7 @@ func lowerPivot(cd *classData, mc *Class, s ir.Strategy) error {
 		mc.SpillWords = cd.Table
 	}
 	cd.HubBits = int(ir.Get(s, ir.ParamHubBits))
+	cd.Queue = int(ir.Get(s, ir.ParamQueue))
 	cd.GroupWords += cd.HubBits / 32
 	// Persistent blocks: as many as an SM may hold by threads; the kernel
 	// reads its item count on the device.

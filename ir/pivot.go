@@ -28,6 +28,9 @@ const (
 	ParamSpill = "spill"
 	// ParamHubBits: the highest ids, whose membership a bitmap answers.
 	ParamHubBits = "hub_bits"
+	// ParamQueue: items a group takes at a time from the class's work
+	// counter; 0: a fixed stride over the items.
+	ParamQueue = "queue"
 )
 
 // Values of ParamSpill.
@@ -63,6 +66,12 @@ var (
 		Values: []int64{0, 256, 512, 1024, 2048, 4096, 8192, 16384},
 		Source: "docs/performance.md: on degree-relabelled RMAT-20, 67% of the probes fall on the 1024 highest ids and 90% on the 4096 highest",
 		Doc:    "the hub_bits highest ids (the highest degrees after relabelling) are a bitmap of hub_bits / 8 bytes per group, answered exactly by one shared-memory read; the rest of N+(v) goes into the table; 0 = no bitmap",
+	}
+	specQueue = ParamSpec{
+		Name: ParamQueue, Default: 0, Min: 0, Max: 64, OmitDefault: true,
+		Values: []int64{0, 1, 2, 4, 8, 16, 32, 64},
+		Source: "tcgen default, the fixed stride every recorded pivot measurement used; docs/performance.md (a work queue): queue 1 cut examples/pivot-one.yaml's pass by 12-14% on RMAT 18-24 on the H200, 16 made RMAT-18 1.7x slower",
+		Doc:    "items a group takes at a time from a counter the class's groups share (a dynamic work queue: groups that drew light items take more, so no group is left with the last heavy ones); 0 = each group takes every (blocks x groups)-th item",
 	}
 	specUnroll = ParamSpec{
 		Name: ParamUnroll, Default: 4, Min: 1, Max: 8,

@@ -53,7 +53,7 @@ func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint6
 		(tiles+1)*8 + // tile sums
 		(n+1)*8 + // inoff
 		m*8 + // tails
-		uint64(len(h.Classes))*(capacity*8+8) // items, nitems
+		uint64(len(h.Classes))*(capacity*8+16) // items; nitems and the queues' counters
 	return bytes, capacity
 }
 
@@ -94,7 +94,7 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 		{"in-edge offsets", &ph.inoff, (n + 1) * 8},
 		{"tails", &ph.tails, max(m, 1) * 8},
 		{"items", &ph.items, uint64(len(h.Classes)) * capacity * 8},
-		{"item counts", &ph.nitems, uint64(len(h.Classes)) * 8},
+		{"item counts", &ph.nitems, uint64(len(h.Classes)) * 16}, // and each class's queue counter after them
 	} {
 		if *b.buf, err = pr.alloc(b.bytes); err != nil {
 			return fail(b.what, err)
@@ -200,8 +200,9 @@ func (pr *Prepared) launchPivot(pc *prepClass) error {
 	}
 	items := ph.items.Ptr() + uint64(i)*ph.cap*8
 	nitems := ph.nitems.Ptr() + uint64(i)*8
+	queue := ph.nitems.Ptr() + uint64(len(ph.h.Classes)+i)*8 // zeroed by the count kernel
 	return pc.fn.Launch(Dim3{X: pc.grid, Y: 1, Z: 1}, Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
-		pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, items, nitems, pr.counts, spillArg(ph.spill), pr.n)
+		pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, items, nitems, pr.counts, spillArg(ph.spill), pr.n, queue)
 }
 
 func spillArg(b Buffer) any {

@@ -198,7 +198,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 				return fmt.Errorf("%s: wrk[%d] = %d at the start of a pass: the previous one did not zero it", name, v, wrk[v])
 			}
 		}
-		for t := range min(blk, nclasses) { // block 0
+		for t := range min(blk, 2*nclasses) { // block 0: the item counts and the queues' counters
 			nitems[t] = 0
 		}
 		add := func(x *uint64, inc uint64) error { // a packed counter must not carry into the next field
@@ -649,6 +649,19 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block runtime.Dim3, shared ui
 		return fmt.Errorf("%s: nitems: %w", c.Kernel, err)
 	}
 	counts := rxU64s(args[7])
+	queue, err := d.pivotAt(args[10])
+	if err != nil {
+		return fmt.Errorf("%s: queue: %w", c.Kernel, err)
+	}
+	if q := c.Params[ir.ParamQueue]; q > 0 {
+		// The groups take QUEUE items at a time from a counter the count
+		// kernel zeroed; the total does not depend on which group takes
+		// which, so the items are walked as with the fixed stride below.
+		if queue[0] != 0 {
+			return fmt.Errorf("%s: queue counter %d at the start of the pass: the count kernel did not zero it", c.Kernel, queue[0])
+		}
+		queue[0] = nitems[0] + uint64(grid.X)*uint64(c.Block)/uint64(c.Width)*uint64(q) // where the atomics leave it
+	}
 	var spill []uint32 // the global tables of a spill-global class
 	if c.SpillWords > 0 {
 		if _, ok := args[8].(uint64); ok {
@@ -991,6 +1004,14 @@ func pivotClass(name string, lo, hi int64, width, block int, table, itemWork, un
 // item per pivot), unroll 1, 3 and 8, widths 1 to 32 and whole blocks, a
 // table too small for the highest class (the binary search of a big pivot);
 // both orientations; guards.
+// queued gives every class of cs a work queue of 1, 4, 16... items a take.
+func queued(cs []ir.Class) []ir.Class {
+	for i := range cs {
+		cs[i].Params[ir.ParamQueue] = int64(1) << (2 * i)
+	}
+	return cs
+}
+
 func pivotPlans() []ir.Plan {
 	// Hub bitmaps: none in low and high (the table and the big path see
 	// every id), 256 ids in mid (both paths on the same pivot).
@@ -1024,6 +1045,7 @@ func pivotPlans() []ir.Plan {
 				{Lo: 3, Classes: three(2, 16, 32, 512)},
 			},
 		}},
+		{Prefix: "pv_queue", Orientation: ir.OrientDegree, Relabel: true, Classes: queued(three(1, 8, 32, 256))},
 		{Prefix: "pv_guard_mixed", Orientation: ir.OrientDegree, Relabel: true, Guard: &ir.Guard{
 			Feature: ir.FeatureAvgOutDeg,
 			Variants: []ir.Variant{
@@ -1160,7 +1182,7 @@ func TestPivotFakeBounds(t *testing.T) {
 		f := &fakeFunc{d: d, name: name}
 		return f.Launch(runtime.Dim3{X: grid, Y: 1, Z: 1}, runtime.Dim3{X: uint32(h.Block), Y: 1, Z: 1}, 0, args...)
 	}
-	end, wrk, nitems := alloc(n*8), alloc(n*8), alloc(8)
+	end, wrk, nitems := alloc(n*8), alloc(n*8), alloc(16) // the item count and the queue counter
 	shift := uint32(bits.Len64(n))
 	if err := launch(h.Count, 1, off, adj, uint32(n), wrk, nitems, shift); err != nil {
 		t.Fatal(err)
@@ -1197,7 +1219,7 @@ func TestPivotFakeBounds(t *testing.T) {
 		f := &fakeFunc{d: d, name: c.Kernel}
 		expect("class kernel with items at address 1",
 			f.Launch(runtime.Dim3{X: 4, Y: 1, Z: 1}, runtime.Dim3{X: uint32(c.Block), Y: 1, Z: 1}, uint32(c.DynamicSharedBytes),
-				off, adj, inoff, csz, alloc(6*8), uint64(1), nitems.Ptr(), alloc(8), uint64(0), uint32(n)),
+				off, adj, inoff, csz, alloc(6*8), uint64(1), nitems.Ptr(), alloc(8), uint64(0), uint32(n), nitems.Ptr()+8),
 			"lies in no live buffer")
 	}
 }
