@@ -251,24 +251,7 @@ func (a *AdjCheck) finishPacked() error {
 // section: the pieces' checksums, the gaps between them computed from the
 // mapping.
 func (a *AdjCheck) packedChecksum() uint32 {
-	slices.SortFunc(a.pieces, func(x, y adjPiece) int { return cmp.Compare(x.lo, y.lo) })
-	size := uint64(len(a.raw))
-	var spans [][2]uint64 // the gaps, in pieces of 1 MiB
-	at := uint64(0)
-	gap := func(lo, hi uint64) {
-		for ; lo < hi; lo += 1 << 20 {
-			spans = append(spans, [2]uint64{lo, min(lo+1<<20, hi)})
-		}
-	}
-	for _, p := range a.pieces {
-		if p.lo < at { // overlapping fills: all from the mapping
-			a.pieces, spans, at = nil, nil, 0
-			break
-		}
-		gap(at, p.lo)
-		at = p.hi
-	}
-	gap(at, size)
+	pieces, spans := uncovered(a.pieces, uint64(len(a.raw)), 1<<20) // 1 MiB per piece from the mapping
 	found := make([]adjPiece, len(spans))
 	parReduce(len(spans), 1, func() struct{} { return struct{}{} }, func(_ *struct{}, lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -276,12 +259,45 @@ func (a *AdjCheck) packedChecksum() uint32 {
 			found[i] = adjPiece{lo: s[0], hi: s[1], crc: crc32.Checksum(a.raw[s[0]:s[1]], castagnoli)}
 		}
 	})
-	all := append(a.pieces, found...)
-	slices.SortFunc(all, func(x, y adjPiece) int { return cmp.Compare(x.lo, y.lo) })
-	crc := a.before
+	a.pieces = append(pieces, found...)
+	slices.SortFunc(a.pieces, byLo)
+	return joinCRC(a.before, a.pieces, 1)
+}
+
+func byLo(x, y adjPiece) int { return cmp.Compare(x.lo, y.lo) }
+
+// uncovered sorts ps by position and returns them with the ranges of
+// [0, size) no piece covers, cut into spans of at most step positions.
+// Pieces that overlap (a range filled twice) are all dropped: the whole
+// section is then uncovered.
+func uncovered(ps []adjPiece, size, step uint64) ([]adjPiece, [][2]uint64) {
+	slices.SortFunc(ps, byLo)
+	var spans [][2]uint64
+	gap := func(lo, hi uint64) {
+		for ; lo < hi; lo += step {
+			spans = append(spans, [2]uint64{lo, min(lo+step, hi)})
+		}
+	}
+	at := uint64(0)
+	for _, p := range ps {
+		if p.lo < at {
+			ps, spans, at = nil, nil, 0
+			break
+		}
+		gap(at, p.lo)
+		at = p.hi
+	}
+	gap(at, size)
+	return ps, spans
+}
+
+// joinCRC extends crc by the checksums of the pieces in order, each
+// position unit bytes long; the pieces have few lengths, so each length's
+// shift map is made once (crc.go).
+func joinCRC(crc uint32, ps []adjPiece, unit uint64) uint32 {
 	shifts := map[int64]*crcShift{}
-	for _, p := range all {
-		ln := int64(p.hi - p.lo)
+	for _, p := range ps {
+		ln := int64(unit * (p.hi - p.lo))
 		if shifts[ln] == nil {
 			shifts[ln] = newCRCShift(ln)
 		}
@@ -307,31 +323,8 @@ func (a *AdjCheck) finish() error {
 			}
 		})
 	}
-	slices.SortFunc(a.pieces, func(x, y adjPiece) int { return cmp.Compare(x.lo, y.lo) })
-	m := uint64(len(a.adj))
-	var gaps [][2]uint64
-	at := uint64(0)
-	for _, p := range a.pieces {
-		if p.lo < at { // overlapping fills: start again from the mapping
-			a.pieces, gaps = nil, [][2]uint64{{0, m}}
-			at = m
-			break
-		}
-		if p.lo > at {
-			gaps = append(gaps, [2]uint64{at, p.lo})
-		}
-		at = p.hi
-	}
-	if at < m {
-		gaps = append(gaps, [2]uint64{at, m})
-	}
-	const words = 1 << 18 // 1 MiB per piece from the mapping
 	var todo [][2]uint64
-	for _, g := range gaps {
-		for lo := g[0]; lo < g[1]; lo += words {
-			todo = append(todo, [2]uint64{lo, min(lo+words, g[1])})
-		}
-	}
+	a.pieces, todo = uncovered(a.pieces, uint64(len(a.adj)), 1<<18) // 1 MiB per piece from the mapping
 	found := make([]adjPiece, len(todo))
 	parReduce(len(todo), 1, func() struct{} { return struct{}{} }, func(_ *struct{}, lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -344,11 +337,9 @@ func (a *AdjCheck) finish() error {
 		}
 	})
 	a.pieces = append(a.pieces, found...)
-	slices.SortFunc(a.pieces, func(x, y adjPiece) int { return cmp.Compare(x.lo, y.lo) })
+	slices.SortFunc(a.pieces, byLo)
 
 	bad, msg := noBad, ""
-	crc := a.before
-	shifts := map[int64]*crcShift{} // the pieces have few lengths
 	for i, p := range a.pieces {
 		if p.bad < bad {
 			bad, msg = p.bad, p.msg
@@ -360,17 +351,10 @@ func (a *AdjCheck) finish() error {
 				bad, msg = p.lo, fmt.Sprintf("neighbours of vertex %d not increasing", v)
 			}
 		}
-		if !a.crcDone {
-			ln := int64(4 * (p.hi - p.lo))
-			if shifts[ln] == nil {
-				shifts[ln] = newCRCShift(ln)
-			}
-			crc = shifts[ln].combine(crc, p.crc)
-		}
 	}
 	// The checksum first, as a read that is not mapped finds it first.
 	if !a.crcDone {
-		if crc = crcCombine(crc, a.after, a.afterLen); crc != a.want {
+		if crc := crcCombine(joinCRC(a.before, a.pieces, 4), a.after, a.afterLen); crc != a.want {
 			return a.corrupt(fmt.Sprintf("checksum mismatch (stored %08x, computed %08x)", a.want, crc))
 		}
 	}

@@ -42,8 +42,9 @@ var ToolVersion = "dev"
 //	248    4    CRC-32C of the header (this field zero) and the payload
 //	252    4    zero
 //	256         Offsets, (n+1) uint64; Adj, arcs uint32 (flag packed: 3
-//	            bytes an entry, packed.go), zero padded to 8 bytes; OrigIDs, n uint64, when flagged; the source's skipped
-//	            header line, zero padded to 8 bytes.
+//	            bytes an entry, packed.go), zero padded to 8 bytes; OrigIDs,
+//	            n uint64, when flagged; the source's skipped header line,
+//	            zero padded to 8 bytes.
 //
 // All integers are little-endian and every section starts 8-byte aligned,
 // so the file can also be mapped and used in place.
@@ -171,6 +172,9 @@ func fixedString(s string, n int) string {
 	}
 	return s
 }
+
+// padTo8 is how many zero bytes follow a section of n bytes.
+func padTo8(n uint64) uint64 { return (8 - n%8) % 8 }
 
 func pad8(b []byte) []byte {
 	if r := len(b) % 8; r != 0 {
@@ -308,7 +312,7 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 	if meta.Packed {
 		section = packedBytes(arcs)
 	}
-	want := uint64(csrHeaderSize) + 8*(n+1) + (section+7)/8*8 + (headerLen+7)/8*8
+	want := uint64(csrHeaderSize) + 8*(n+1) + section + padTo8(section) + headerLen + padTo8(headerLen)
 	if flags&csrFlagOrigIDs != 0 {
 		want += 8 * n
 	}
@@ -351,7 +355,7 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 		// unpacks on the device never touches them. A file refused
 		// below gives those pages back.
 		if ck.raw, err = mr.take(section); err == nil {
-			_, err = mr.take((8 - section%8) % 8)
+			_, err = mr.take(padTo8(section))
 		}
 		if err != nil {
 			return nil, meta, trunc("adjacency", err)
@@ -375,7 +379,7 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 	ck.off, ck.adj = g.Offsets, g.Adj
 	if mapped {
 		crc.Reset()
-		if pad := (8 - section%8) % 8; pad > 0 { // the section's padding
+		if pad := padTo8(section); pad > 0 { // the section's padding
 			crc.Write(mr.data[mr.off-int(pad) : mr.off])
 		}
 		mr.crc = crc

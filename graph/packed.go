@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // Packed adjacency sections (CacheMeta.Packed, `tcgen convert --pack`):
@@ -29,7 +30,7 @@ func packedBytes(arcs uint64) uint64 { return 3 * arcs }
 func writeU24s(w io.Writer, s []uint32) error {
 	const chunk = ioChunk / 4 // entries a write
 	buf := make([]byte, 0, 3*chunk+8)
-	total := packedBytes(uint64(len(s)))
+	pad := padTo8(packedBytes(uint64(len(s))))
 	for len(s) > 0 {
 		k := min(len(s), chunk)
 		buf = buf[:0]
@@ -41,8 +42,8 @@ func writeU24s(w io.Writer, s []uint32) error {
 		}
 		s = s[k:]
 	}
-	if r := total % 8; r != 0 {
-		_, err := w.Write(make([]byte, 8-r))
+	if pad > 0 {
+		_, err := w.Write(make([]byte, pad))
 		return err
 	}
 	return nil
@@ -65,11 +66,11 @@ func readU24s(r io.Reader, count uint64, known bool) ([]uint32, error) {
 			return nil, err
 		}
 		at := len(out)
-		out = append(out, make([]uint32, k)...)
+		out = slices.Grow(out, int(k))[:at+int(k)]
 		unpack24(out[at:], buf[:3*k])
 		rest -= k
 	}
-	if pad := (8 - packedBytes(count)%8) % 8; pad > 0 {
+	if pad := padTo8(packedBytes(count)); pad > 0 {
 		if m, err := fill(r, buf[:pad]); uint64(m) != pad {
 			if err == nil || err == io.EOF {
 				err = io.ErrUnexpectedEOF

@@ -222,15 +222,12 @@ func (u *graphUpload) finish(pr *Prepared, lc *listChecker, sms int) error {
 	var lerr error
 	var sound bool
 	if u.err == nil && u.sumOnly {
-		switch {
-		case lc == nil:
+		if lc == nil {
 			lerr = fmt.Errorf("lists sent unchecked, but no device check")
-		case u.packed != nil:
-			if lerr = lc.unpackLists(u.packed, u.adj, u.m, sms); lerr != nil {
-				break
-			}
-			fallthrough
-		default:
+		} else if u.packed != nil {
+			lerr = lc.unpackLists(u.packed, u.adj, u.m, sms)
+		}
+		if lerr == nil {
 			if sound, lerr = lc.run(pr, sms); lerr == nil {
 				u.ck.ListsChecked(sound) // else Verify checks them
 			}
