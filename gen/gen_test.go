@@ -258,7 +258,7 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 		}
 	}
 	if m.Pivot != nil { // pivot preparation (gen/pivot.go)
-		for _, k := range []string{m.Pivot.Count, m.Pivot.Sums, m.Pivot.Scan, m.Pivot.Bin, m.Pivot.Scatter} {
+		for _, k := range m.Pivot.Kernels() {
 			wantKernels++
 			if _, ok := defined[k]; !ok {
 				t.Errorf("%s: pivot helper %s not defined", who, k)

@@ -17,7 +17,13 @@ import (
 // PivotHelpers names the preparation kernels of a plan with pivot classes.
 type PivotHelpers struct {
 	Count, Sums, Scan, Bin, Scatter string
-	Block                           int // threads per block of each
+	// Core is the plan's core (ir.ParamCore): the highest ids whose
+	// triangles as middle vertex CoreCount counts with a Core x Core bit
+	// matrix that Count zeroes and Scatter fills; 0 = none, and CoreCount
+	// is then empty.
+	Core      int    `json:"core,omitempty"`
+	CoreCount string `json:"core_count,omitempty"`
+	Block     int    // threads per block of each
 	// Tile is the vertices one block of Sums and Bin covers: the host
 	// launches ceil(n / Tile) blocks of each and one of Scan.
 	Tile int
@@ -88,7 +94,7 @@ func lowerPivot(cd *classData, mc *Class, s ir.Strategy) error {
 
 // pivotHelpers returns the preparation kernels of a plan, nil when it has
 // no pivot class.
-func pivotHelpers(name string, variants []Variant) *PivotHelpers {
+func pivotHelpers(name string, variants []Variant, core int) *PivotHelpers {
 	var cls []PivotClass
 	for vi, v := range variants {
 		for _, c := range v.Classes {
@@ -101,10 +107,33 @@ func pivotHelpers(name string, variants []Variant) *PivotHelpers {
 		return nil
 	}
 	p := "tc_" + name + "_pv_"
-	return &PivotHelpers{
+	h := &PivotHelpers{
 		Count: p + "count", Sums: p + "sums", Scan: p + "scan", Bin: p + "bin", Scatter: p + "scatter",
-		Block: pivotBlock, Tile: pivotBlock * pivotPerThread, Classes: cls,
+		Block: pivotBlock, Tile: pivotBlock * pivotPerThread, Classes: cls, Core: core,
 	}
+	if core > 0 {
+		h.CoreCount = p + "core"
+	}
+	return h
+}
+
+// Kernels names the preparation kernels in launch order, the core kernel
+// last when there is one.
+func (h *PivotHelpers) Kernels() []string {
+	ks := []string{h.Count, h.Sums, h.Scan, h.Bin, h.Scatter}
+	if h.CoreCount != "" {
+		ks = append(ks, h.CoreCount)
+	}
+	return ks
+}
+
+// CoreMatrixBytes is the device memory of the core's bit matrix: a row of
+// Core bits for each of the Core highest ids.
+func (h *PivotHelpers) CoreMatrixBytes() uint64 {
+	if h == nil {
+		return 0
+	}
+	return uint64(h.Core) * uint64(h.Core) / 8
 }
 
 // Index returns the position of variant vi's class slot in Classes, or -1.

@@ -314,7 +314,7 @@ var paramTable = map[pair][]ParamSpec{
 	{IterWedge, BinarySearch}: nil,
 	{IterWedge, Radix}:        {specRadixBits, specThreshold, specBudget},
 
-	{IterPivot, Hash}: {specTable, specItemWork, specBuildRatio, specUnroll, specSpill, specHubBits, specQueue}, // ir/pivot.go
+	{IterPivot, Hash}: {specTable, specItemWork, specBuildRatio, specUnroll, specSpill, specHubBits, specQueue, specCore}, // ir/pivot.go
 }
 
 // Iterators and Intersections list the enum values in a stable order.

@@ -31,6 +31,9 @@ const (
 	// ParamQueue: items a group takes at a time from the class's work
 	// counter; 0: a fixed stride over the items.
 	ParamQueue = "queue"
+	// ParamCore: the highest ids whose triangles as middle vertex a bit
+	// matrix counts from the low side (the core), instead of the pivot.
+	ParamCore = "core"
 )
 
 // Values of ParamSpill.
@@ -73,6 +76,12 @@ var (
 		Source: "tcgen default, the fixed stride every recorded pivot measurement used; docs/performance.md (a work queue): queue 1 cut examples/pivot-one.yaml's pass by 12-14% on RMAT 18-24 on the H200, 16 made RMAT-18 1.7x slower",
 		Doc:    "items a group takes at a time from a counter the class's groups share (a dynamic work queue: groups that drew light items take more, so no group is left with the last heavy ones); 0 = each group takes every (blocks x groups)-th item",
 	}
+	specCore = ParamSpec{
+		Name: ParamCore, Default: 0, Min: 0, Max: 16384, OmitDefault: true,
+		Values: []int64{0, 1024, 2048, 4096, 8192, 16384},
+		Source: "tcgen default, no core: every recorded pivot measurement ran without one; docs/performance.md (a core of hubs) measures it",
+		Doc:    "the core highest ids (after relabelling by degree, the hubs): triangles whose middle vertex is one of them are counted by a kernel per low vertex u, ANDing the core rows of u's core neighbours with u's own core row (a core x core bit matrix, core^2 / 8 bytes, built in every pass), so their in-edges are neither counted, placed nor probed by the pivot; the same in every pivot class of a plan; 0 = none",
+	}
 	specUnroll = ParamSpec{
 		Name: ParamUnroll, Default: 4, Min: 1, Max: 8,
 		Source: "tcgen default, docs/performance.md: a lane's load and probe are dependent; several loads in flight per lane hide the L2 latency",
@@ -107,6 +116,42 @@ func pivotProblems(cs []Class, ctx string) []error {
 		errs = append(errs, fmt.Errorf("%spivot classes range over d+(v) of the pivot: key must be outdeg, got %s", ctx, cs[0].Select.Key))
 	}
 	return errs
+}
+
+// pivotCore returns the core of the plan's pivot classes (ParamCore), or an
+// error when two of them differ: the core's matrix and kernel serve every
+// pivot class of the plan, guard variants included.
+func (p Plan) pivotCore() (int64, error) {
+	core, seen := int64(0), false
+	var err error
+	check := func(cs []Class, ctx string) {
+		for i, c := range cs {
+			if c.Skip || c.Iterator != IterPivot || err != nil {
+				continue
+			}
+			k := Get(c.Strategy, ParamCore)
+			switch {
+			case !seen:
+				core, seen = k, true
+			case k != core:
+				err = fmt.Errorf("%s%s: core %d differs from the first pivot class's %d: the core is shared by every pivot class of a plan", ctx, className(c, i), k, core)
+			}
+		}
+	}
+	check(p.Classes, "")
+	if p.Guard != nil {
+		for i, v := range p.Guard.Variants {
+			check(v.Classes, fmt.Sprintf("variant %d: ", i))
+		}
+	}
+	return core, err
+}
+
+// PivotCore returns the core of the plan's pivot classes (0 without one).
+// The plan must be valid.
+func (p Plan) PivotCore() int64 {
+	core, _ := p.pivotCore()
+	return core
 }
 
 // HasPivot reports whether any class of the plan uses the pivot iterator.

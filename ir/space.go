@@ -221,6 +221,20 @@ func randomPlan(rng *rand.Rand, pairs [][2]string) Plan {
 		})
 		start = hi
 	}
+	if pivot { // one core for all pivot classes (ir/pivot.go): the first's
+		core := Get(p.Classes[0].Strategy, ParamCore)
+		for i := range p.Classes[1:] {
+			st := &p.Classes[1+i].Strategy
+			switch {
+			case core == specCore.Default:
+				delete(st.Params, ParamCore)
+			case st.Params == nil:
+				st.Params = map[string]int64{ParamCore: core}
+			default:
+				st.Params[ParamCore] = core
+			}
+		}
+	}
 	return p
 }
 

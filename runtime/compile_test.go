@@ -64,7 +64,7 @@ func compilePlans(t *testing.T, seed uint64) []ir.Plan {
 	}
 	// The fake device's pivot plans: groups of 1 to 128 lanes, guards, the
 	// queue. Random draws missed that every pivot group wider than a warp
-	// failed a static_assert (fixed 2026-11-26).
+	// failed a static_assert (fixed 2026-11-25).
 	plans = append(plans, pivotPlans()...)
 	rng := rand.New(rand.NewPCG(seed, 0))
 	for drawn := 0; drawn < randomCompiles; {

@@ -24,10 +24,14 @@ type pivotHost struct {
 	shift   uint32 // count packs a pivot's tail entries << shift | its in-edges in one u64 (pivotShift)
 
 	count, sums, scan, bin, scatter Function
-	timer                           Timer    // around the five launches of a pass
-	ktimers                         [5]Timer // around each of them
+	core                            Function // the core kernel (nil without a core)
+	timer                           Timer    // around the preparation launches of a pass
+	ktimers                         []Timer  // around each of them (pivotKernelNames order)
+	top                             uint32   // the first core id: n - Core (n without a core)
+	slot                            uint64   // device address of the counter the core kernel adds to
 
 	end, wrk, sumsBuf, inoff, csz, tails, items, nitems Buffer
+	mat                                                 Buffer // the core's bit matrix (nil without a core)
 	// spill holds the global tables of spill-global classes: the classes
 	// run one after the other, so they share the largest.
 	spill Buffer
@@ -53,7 +57,8 @@ func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint6
 		(tiles+1)*8 + // tile sums
 		(n+1)*8 + // inoff
 		m*8 + // tails
-		uint64(len(h.Classes))*(capacity*8+16) // items; nitems and the queues' counters
+		uint64(len(h.Classes))*(capacity*8+16) + // items; nitems and the queues' counters
+		h.CoreMatrixBytes()
 	return bytes, capacity
 }
 
@@ -62,7 +67,10 @@ func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint6
 func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 	h := pr.manifest.Pivot
 	n, m := uint64(pr.n), pr.m
-	ph := &pivotHost{h: h, variant: variant, n: pr.n, cap: capacity, shift: pivotShift(pr.n)}
+	ph := &pivotHost{h: h, variant: variant, n: pr.n, cap: capacity, shift: pivotShift(pr.n), top: pr.n}
+	if h.Core > 0 {
+		ph.top = pr.n - min(pr.n, uint32(h.Core))
+	}
 	ph.tiles = uint32(max((n+uint64(h.Tile)-1)/uint64(h.Tile), 1))
 	// Every block of count and scatter clears and flushes its HUBS shared
 	// counters. Count: one wave of resident blocks (RMAT-18: 0.087 ms against
@@ -77,7 +85,10 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 	for _, k := range []struct {
 		name string
 		fn   *Function
-	}{{h.Count, &ph.count}, {h.Sums, &ph.sums}, {h.Scan, &ph.scan}, {h.Bin, &ph.bin}, {h.Scatter, &ph.scatter}} {
+	}{{h.Count, &ph.count}, {h.Sums, &ph.sums}, {h.Scan, &ph.scan}, {h.Bin, &ph.bin}, {h.Scatter, &ph.scatter}, {h.CoreCount, &ph.core}} {
+		if k.name == "" {
+			continue // no core
+		}
 		if *k.fn, err = pr.mod.Function(k.name); err != nil {
 			return fail("kernel "+k.name, err)
 		}
@@ -94,10 +105,21 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 		{"in-edge offsets", &ph.inoff, (n + 1) * 8},
 		{"tails", &ph.tails, max(m, 1) * 8},
 		{"items", &ph.items, uint64(len(h.Classes)) * capacity * 8},
+		{"core matrix", &ph.mat, h.CoreMatrixBytes()},
 		{"item counts", &ph.nitems, uint64(len(h.Classes)) * 16}, // and each class's queue counter after them
 	} {
+		if b.bytes == 0 {
+			continue // no core
+		}
 		if *b.buf, err = pr.alloc(b.bytes); err != nil {
 			return fail(b.what, err)
+		}
+	}
+	// The core kernel adds its triangles to the variant's first pivot class.
+	for _, c := range pr.manifest.Variants[variant].Classes {
+		if c.Pivot {
+			ph.slot = pr.counts.Ptr() + uint64(c.Slot)*8
+			break
 		}
 	}
 	// The work counters start at zero; every pass leaves them so (bin
@@ -117,6 +139,7 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 	if ph.timer, err = pr.newTimer(); err != nil {
 		return fail("timer", err)
 	}
+	ph.ktimers = make([]Timer, len(ph.kernelNames()))
 	for i := range ph.ktimers {
 		if ph.ktimers[i], err = pr.newTimer(); err != nil {
 			return fail("timer", err)
@@ -157,7 +180,7 @@ func (pr *Prepared) preparePivot(timed bool) error {
 		return nil
 	}
 	h := ph.h
-	if err := launch(h.Count, ph.count, grid, pr.off, pr.adj, ph.n, ph.wrk, ph.nitems, ph.shift); err != nil {
+	if err := launch(h.Count, ph.count, grid, pr.off, pr.adj, ph.n, ph.wrk, ph.nitems, ph.shift, matArg(ph.mat), ph.top); err != nil {
 		return err
 	}
 	if err := launch(h.Sums, ph.sums, tiles, ph.wrk, ph.n, ph.shift, ph.sumsBuf); err != nil {
@@ -170,15 +193,36 @@ func (pr *Prepared) preparePivot(timed bool) error {
 		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems, ph.shift); err != nil {
 		return err
 	}
-	return launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.end, ph.tails)
+	if err := launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.end, ph.tails, matArg(ph.mat), ph.top); err != nil {
+		return err
+	}
+	if ph.core == nil {
+		return nil
+	}
+	return launch(h.CoreCount, ph.core, grid, pr.off, pr.adj, ph.n, ph.top, ph.mat, ph.slot)
 }
 
-// pivotKernelNames name the preparation kernels in launch order.
-var pivotKernelNames = [5]string{"count", "sums", "scan", "bin", "scatter"}
+func matArg(b Buffer) any {
+	if b == nil {
+		return uint64(0)
+	}
+	return b
+}
+
+// kernelNames names the preparation kernels in launch order: the core
+// kernel last, when there is one (it counts triangles, but its matrix is
+// built by count and scatter, so it is timed with them).
+func (ph *pivotHost) kernelNames() []string {
+	names := []string{"count", "sums", "scan", "bin", "scatter"}
+	if ph.h.CoreCount != "" {
+		names = append(names, "core")
+	}
+	return names
+}
 
 // prepTimes reads the last pass's time of each preparation kernel.
-func (ph *pivotHost) prepTimes() ([5]float64, error) {
-	var ms [5]float64
+func (ph *pivotHost) prepTimes() ([]float64, error) {
+	ms := make([]float64, len(ph.ktimers))
 	if ph.n == 0 {
 		return ms, nil // preparePivot launched nothing: the timers hold no events
 	}

@@ -51,7 +51,7 @@ type fakePivot struct {
 	classes map[string]gen.Class // pivot class kernels by symbol
 	rng     *rand.Rand           // the order in which blocks reach their atomics
 	// Constants of namespace pv, read from the generated source.
-	block, perThread, tile, hubs, queue, nclasses, lenBits uint64
+	block, perThread, tile, hubs, queue, nclasses, lenBits, core uint64
 
 	ready  bool     // a scatter ran since the last count: the lists are built
 	passes int      // scatter launches
@@ -67,6 +67,7 @@ type pivotSeen struct {
 	longs, shorts                      uint64 // tails walked one by one, and concatenated
 	hubEdges, globalEdges              uint64 // in-edges counted in shared memory, and in global memory
 	queued, overflow                   uint64 // pivots whose items the block wrote; the thread did, past QUEUE
+	coreLists                          uint64 // lists with two core entries or more, counted by the core kernel
 }
 
 func (s *pivotSeen) add(o pivotSeen) {
@@ -81,6 +82,7 @@ func (s *pivotSeen) add(o pivotSeen) {
 	s.globalEdges += o.globalEdges
 	s.queued += o.queued
 	s.overflow += o.overflow
+	s.coreLists += o.coreLists
 }
 
 // addPivot registers the pivot kernels of a generated plan (newFakeDevice).
@@ -98,14 +100,15 @@ func (d *fakeDevice) addPivot(t *testing.T, out *gen.Output) {
 	if i < 0 || j < i {
 		t.Fatalf("no namespace pv in the source of %s", out.FileName)
 	}
-	for name, x := range map[string]*uint64{"BLOCK": &p.block, "PER_THREAD": &p.perThread, "TILE": &p.tile, "HUBS": &p.hubs, "QUEUE": &p.queue, "CLASSES": &p.nclasses, "LEN_BITS": &p.lenBits} {
+	for name, x := range map[string]*uint64{"BLOCK": &p.block, "PER_THREAD": &p.perThread, "TILE": &p.tile, "HUBS": &p.hubs, "QUEUE": &p.queue, "CLASSES": &p.nclasses, "LEN_BITS": &p.lenBits, "CORE": &p.core} {
 		m := regexp.MustCompile(`constexpr u32 ` + name + ` = (\d+);`).FindStringSubmatch(src[i:j])
 		if m == nil {
 			t.Fatalf("%s: no pv::%s", out.FileName, name)
 		}
 		*x, _ = strconv.ParseUint(m[1], 10, 64)
 	}
-	if p.block != uint64(h.Block) || p.tile != uint64(h.Tile) || p.tile != p.block*p.perThread || p.nclasses != uint64(len(h.Classes)) || p.block%32 != 0 {
+	if p.block != uint64(h.Block) || p.tile != uint64(h.Tile) || p.tile != p.block*p.perThread || p.nclasses != uint64(len(h.Classes)) || p.block%32 != 0 ||
+		p.core != uint64(h.Core) || (h.Core > 0) != (h.CoreCount != "") {
 		t.Fatalf("%s: pv constants %+v against the manifest's %+v", out.FileName, p, h)
 	}
 	for _, v := range out.Manifest.Variants {
@@ -123,7 +126,7 @@ func (d *fakeDevice) isPivotKernel(name string) bool {
 		return false
 	}
 	h := d.pv.h
-	return slices.Contains([]string{h.Count, h.Sums, h.Scan, h.Bin, h.Scatter}, name)
+	return slices.Contains(h.Kernels(), name)
 }
 
 // pivotLaunch runs name if it is a pivot kernel (ok = true).
@@ -179,16 +182,26 @@ func (p *fakePivot) warpRows(b, gx, n uint64, f func(u uint64) error) error {
 func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uint32, args []any) error {
 	p := d.pv
 	h := p.h
-	nargs := map[string]int{h.Count: 6, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 5}[name]
+	nargs := map[string]int{h.Count: 8, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 7}[name]
+	if name == h.CoreCount {
+		nargs = 6
+	}
 	if block.X != uint32(p.block) || shared != 0 || len(args) != nargs {
 		return fmt.Errorf("%s: block %d, %d shared bytes, %d args; want block %d, none, %d args", name, block.X, shared, len(args), p.block, nargs)
 	}
 	blk, per, tile, nclasses := p.block, p.perThread, p.tile, p.nclasses
 	gx := uint64(grid.X)
 	switch name {
-	case h.Count: // (off, adj, n, wrk, nitems, shift)
+	case h.Count: // (off, adj, n, wrk, nitems, shift, mat, top)
 		off, adj, n, wrk, nitems := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU64s(args[3]), rxU64s(args[4])
 		shift := uint64(args[5].(uint32))
+		top, err := p.coreArgs(name, n, args[6], args[7])
+		if err != nil {
+			return err
+		}
+		if p.core > 0 {
+			clear(rxU32s(args[6])) // the matrix, filled by scatter
+		}
 		if shift >= 64 || n >= 1<<shift {
 			return fmt.Errorf("%s: shift %d leaves no room for the in-edges of %d vertices", name, shift, n)
 		}
@@ -208,14 +221,14 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 			*x += inc
 			return nil
 		}
-		h0 := n - min(n, p.hubs)
+		h0 := top - min(top, p.hubs)
 		hw := make([]uint64, p.hubs) // shared memory
 		for _, bi := range p.rng.Perm(int(gx)) {
 			b := uint64(bi)
 			clear(hw)
 			err := p.warpRows(b, gx, n, func(u uint64) error {
 				a1 := off[u+1]
-				for e := off[u]; e+1 < a1; e++ {
+				for e := off[u]; e+1 < a1 && uint64(adj[e]) < top; e++ {
 					inc := (a1-e-1)<<shift | 1
 					if v := uint64(adj[e]); v >= h0 {
 						if err := add(&hw[v-h0], inc); err != nil {
@@ -234,7 +247,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 			if err != nil {
 				return err
 			}
-			for k := uint64(0); k < p.hubs && h0+k < n; k++ {
+			for k := uint64(0); k < p.hubs && h0+k < top; k++ {
 				if hw[k] != 0 {
 					if err := add(&wrk[h0+k], hw[k]); err != nil {
 						return err
@@ -380,14 +393,27 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 				}
 			}
 		}
-	case h.Scatter: // (off, adj, n, end, tails)
+	case h.Scatter: // (off, adj, n, end, tails, mat, top)
 		off, adj, n, end := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU64s(args[3])
 		tails := rxU64s(args[4])
 		if p.inoff == nil {
 			return fmt.Errorf("%s: no bin ran before it", name)
 		}
+		top, err := p.coreArgs(name, n, args[5], args[6])
+		if err != nil {
+			return err
+		}
+		if p.core > 0 { // the core's rows: N+(x) of each core vertex x
+			mat, words := rxU32s(args[5]), p.core/32
+			for x := top; x < n; x++ {
+				for e := off[x]; e < off[x+1]; e++ {
+					y := uint64(adj[e]) - top
+					mat[(x-top)*words+y/32] |= 1 << (y % 32)
+				}
+			}
+		}
 		inoff := rxU64s(p.inoff)
-		h0 := n - min(n, p.hubs)
+		h0 := top - min(top, p.hubs)
 		hc := make([]uint64, p.hubs) // shared memory
 		written := make([]bool, inoff[n])
 		place := func(v, e, a1, old uint64) error { // old: the end before counting it down
@@ -407,7 +433,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 			clear(hc)
 			err := p.warpRows(b, gx, n, func(u uint64) error {
 				a1 := off[u+1]
-				for e := off[u]; e+1 < a1; e++ {
+				for e := off[u]; e+1 < a1 && uint64(adj[e]) < top; e++ {
 					v := uint64(adj[e])
 					if v >= h0 {
 						hc[v-h0]++
@@ -425,7 +451,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 				return err
 			}
 			// The block's range of each hub, reserved with one atomic.
-			for k := uint64(0); k < p.hubs && h0+k < n; k++ {
+			for k := uint64(0); k < p.hubs && h0+k < top; k++ {
 				if hc[k] != 0 {
 					old := end[h0+k]
 					if old < inoff[h0+k]+hc[k] {
@@ -437,7 +463,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 			}
 			err = p.warpRows(b, gx, n, func(u uint64) error {
 				a1 := off[u+1]
-				for e := off[u]; e+1 < a1; e++ {
+				for e := off[u]; e+1 < a1 && uint64(adj[e]) < top; e++ {
 					v := uint64(adj[e])
 					if v < h0 {
 						continue
@@ -464,8 +490,69 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 		}
 		p.ready = true
 		p.passes++
+	case h.CoreCount: // (off, adj, n, top, mat, slot)
+		if !p.ready {
+			return fmt.Errorf("%s: launched before the preparation finished", name)
+		}
+		off, adj, n := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32))
+		top, err := p.coreArgs(name, n, args[4], args[3])
+		if err != nil {
+			return err
+		}
+		slot, err := d.pivotAt(args[5])
+		if err != nil {
+			return fmt.Errorf("%s: slot: %w", name, err)
+		}
+		// From the matrix, as the kernel: for each u, each core entry v of
+		// N+(u) but the last adds |row(v) & S(u)|.
+		mat, words := rxU32s(args[4]), p.core/32
+		su := make([]uint32, words)
+		var c uint64
+		for u := range n {
+			a0, a1 := off[u], off[u+1]
+			if a1-a0 < 2 || uint64(adj[a1-2]) < top {
+				continue
+			}
+			p.seen.coreLists++
+			clear(su)
+			k0 := a0
+			for uint64(adj[k0]) < top {
+				k0++
+			}
+			for _, x := range adj[k0:a1] {
+				y := uint64(x) - top
+				su[y/32] |= 1 << (y % 32)
+			}
+			for _, x := range adj[k0 : a1-1] {
+				row := mat[(uint64(x)-top)*words:][:words]
+				for k := (uint64(x) - top) / 32; k < words; k++ {
+					c += uint64(bits.OnesCount32(row[k] & su[k]))
+				}
+			}
+		}
+		slot[0] += c
 	}
 	return nil
+}
+
+// coreArgs checks the core arguments of count, scatter and the core kernel
+// (the matrix, or 0 without a core, and top = n - min(n, CORE)) and returns
+// top.
+func (p *fakePivot) coreArgs(name string, n uint64, mat, top any) (uint64, error) {
+	t := uint64(top.(uint32))
+	if want := n - min(n, p.core); t != want {
+		return 0, fmt.Errorf("%s: top %d, want %d (n %d, core %d)", name, t, want, n, p.core)
+	}
+	if p.core == 0 {
+		if a, ok := mat.(uint64); !ok || a != 0 {
+			return 0, fmt.Errorf("%s: a core matrix %v without a core", name, mat)
+		}
+		return t, nil
+	}
+	if b, ok := mat.(*fakeBuf); !ok || uint64(len(b.data)) < p.core*p.core/8 {
+		return 0, fmt.Errorf("%s: core matrix %T, want %d bytes", name, mat, p.core*p.core/8)
+	}
+	return t, nil
 }
 
 // pivotAt resolves a device address inside a live buffer (Ptr() plus a
@@ -936,8 +1023,16 @@ func checkPivotRun(t *testing.T, p ir.Plan, pg pivotGraph, seen *pivotSeen) *run
 		t.Fatalf("%s on %s: %d class results for %d classes", p.Prefix, pg.name, len(res.PerClass), len(classes))
 	}
 	if classes[0].Iterator == ir.IterPivot {
+		// The core's pivots (the core highest ids) are counted by the core
+		// kernel into the first class.
+		core := uint64(d.pv.h.Core)
+		top := uint64(o.N()) - min(uint64(o.N()), core)
 		per := make([]uint64, len(classes))
 		for v, x := range middleCounts(o) {
+			if core > 0 && uint64(v) >= top {
+				per[0] += x
+				continue
+			}
 			dv := o.Degree(uint32(v))
 			for i, c := range classes {
 				if dv >= uint64(c.Select.Lo) && (c.Select.Hi == 0 || dv < uint64(c.Select.Hi)) {
@@ -968,12 +1063,13 @@ func checkPivotRun(t *testing.T, p ir.Plan, pg pivotGraph, seen *pivotSeen) *run
 		}
 	}
 	var wantPrep []string // none when the chosen variant has no pivot class
+	perPass := h.Kernels()
 	if pg.g.N() > 0 && classes[0].Iterator == ir.IterPivot {
 		for range repeat {
-			wantPrep = append(wantPrep, h.Count, h.Sums, h.Scan, h.Bin, h.Scatter)
+			wantPrep = append(wantPrep, perPass...)
 		}
 	}
-	if !slices.Equal(prep, wantPrep) || d.pv.passes != len(wantPrep)/5 {
+	if !slices.Equal(prep, wantPrep) || d.pv.passes != len(wantPrep)/len(perPass) {
 		t.Errorf("%s on %s: preparation launches %v (%d scatters), want %v", p.Prefix, pg.name, prep, d.pv.passes, wantPrep)
 	}
 	for _, b := range []*fakeBuf{d.pv.wrk} {
@@ -1012,6 +1108,14 @@ func queued(cs []ir.Class) []ir.Class {
 	return cs
 }
 
+// cored gives every class the core (ir.ParamCore).
+func cored(core int64, cs []ir.Class) []ir.Class {
+	for i := range cs {
+		cs[i].Params[ir.ParamCore] = core
+	}
+	return cs
+}
+
 func pivotPlans() []ir.Plan {
 	// Hub bitmaps: none in low and high (the table and the big path see
 	// every id), 256 ids in mid (both paths on the same pivot).
@@ -1046,6 +1150,10 @@ func pivotPlans() []ir.Plan {
 			},
 		}},
 		{Prefix: "pv_queue", Orientation: ir.OrientDegree, Relabel: true, Classes: queued(three(1, 8, 32, 256))},
+		// A core of 1024 ids: the whole of rmat9 and the small graphs, part
+		// of rmat12; the pivot classes take the rest.
+		{Prefix: "pv_core", Orientation: ir.OrientDegree, Relabel: true, Classes: cored(1024, queued(three(1, 8, 32, 256)))},
+		{Prefix: "pv_core_id", Orientation: ir.OrientID, Classes: cored(1024, three(4, 32, 64, 128))},
 		{Prefix: "pv_guard_mixed", Orientation: ir.OrientDegree, Relabel: true, Guard: &ir.Guard{
 			Feature: ir.FeatureAvgOutDeg,
 			Variants: []ir.Variant{
@@ -1087,7 +1195,7 @@ func TestPivotFakePlans(t *testing.T) {
 	// The plans reach every path of the class kernel.
 	t.Logf("class kernels: %+v", seen)
 	if seen.split == 0 || seen.big == 0 || seen.teams == 0 || seen.unrolled == 0 || seen.split == seen.items || seen.big == seen.items ||
-		seen.longs == 0 || seen.shorts == 0 || seen.hubEdges == 0 || seen.globalEdges == 0 || seen.queued == 0 || seen.overflow == 0 {
+		seen.longs == 0 || seen.shorts == 0 || seen.hubEdges == 0 || seen.globalEdges == 0 || seen.queued == 0 || seen.overflow == 0 || seen.coreLists == 0 {
 		t.Errorf("the plans miss a path of the class kernel: %+v", seen)
 	}
 	// The guards chose each variant on some graph.
@@ -1184,7 +1292,7 @@ func TestPivotFakeBounds(t *testing.T) {
 	}
 	end, wrk, nitems := alloc(n*8), alloc(n*8), alloc(16) // the item count and the queue counter
 	shift := uint32(bits.Len64(n))
-	if err := launch(h.Count, 1, off, adj, uint32(n), wrk, nitems, shift); err != nil {
+	if err := launch(h.Count, 1, off, adj, uint32(n), wrk, nitems, shift, uint64(0), uint32(n)); err != nil {
 		t.Fatal(err)
 	}
 	sums, inoff, csz := alloc(16), alloc((n+1)*8), alloc(n*4)
@@ -1209,7 +1317,7 @@ func TestPivotFakeBounds(t *testing.T) {
 		"overflows its capacity")
 	// Tails one short (K5 by id has 6 in-edges with a tail): scatter writes
 	// past the buffer.
-	expect("scatter past the tails", launch(h.Scatter, 1, off, adj, uint32(n), end, alloc(5*8)), "index out of range")
+	expect("scatter past the tails", launch(h.Scatter, 1, off, adj, uint32(n), end, alloc(5*8), uint64(0), uint32(n)), "index out of range")
 	// A class kernel given an items address outside every buffer.
 	if len(d.pv.classes) != 1 {
 		t.Fatalf("%d pivot classes", len(d.pv.classes))
