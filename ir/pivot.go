@@ -77,8 +77,8 @@ var (
 		Doc:    "items a group takes at a time from a counter the class's groups share (a dynamic work queue: groups that drew light items take more, so no group is left with the last heavy ones); 0 = each group takes every (blocks x groups)-th item",
 	}
 	specCore = ParamSpec{
-		Name: ParamCore, Default: 0, Min: 0, Max: 16384, OmitDefault: true,
-		Values: []int64{0, 1024, 2048, 4096, 8192, 16384},
+		Name: ParamCore, Default: 0, Min: 0, Max: 8192, OmitDefault: true,
+		Values: []int64{0, 1024, 2048, 4096, 8192},
 		Source: "tcgen default, no core: every recorded pivot measurement ran without one; docs/performance.md (a core of hubs) measures it",
 		Doc:    "the core highest ids (after relabelling by degree, the hubs): triangles whose middle vertex is one of them are counted by a kernel per low vertex u, ANDing the core rows of u's core neighbours with u's own core row (a core x core bit matrix, core^2 / 8 bytes, built in every pass), so their in-edges are neither counted, placed nor probed by the pivot; the same in every pivot class of a plan; 0 = none",
 	}
