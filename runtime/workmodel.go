@@ -60,7 +60,7 @@ func Workload(p ir.Plan, g *graph.Graph) (variant int, work []ClassWork, err err
 	}
 	v := m.Variants[variant]
 	if variantHasPivot(v) {
-		return variant, pivotWork(o, v), nil
+		return variant, pivotWork(o, v, m.Pivot.Core), nil
 	}
 	lists, err := BuildWorkLists(o, v)
 	if err != nil {
@@ -179,8 +179,20 @@ func (w ClassWork) String() string {
 // the table builds (d+(v) per pivot; items that rebuild it are not
 // counted). Unique bytes: the offsets and out-list of every pivot, and of
 // every u whose tail a class reads, each once per class.
-func pivotWork(o *graph.Oriented, v gen.Variant) []ClassWork {
+//
+// With a core (ir.ParamCore) the pivots among the core highest ids are left
+// to the core kernel, reported as one more entry, "core": its items are the
+// lists u with two core entries or more, its intersections their core
+// entries but the last (each v ANDs its row with S(u)), its probes the
+// 4-byte words those ANDs read (the nonzero words of S(u) from v's own on),
+// its accesses those and the entries that build S(u), its unique bytes the
+// lists it reads and the bit matrix.
+func pivotWork(o *graph.Oriented, v gen.Variant, core int) []ClassWork {
 	n := o.N()
+	top := uint32(n - min(n, core))
+	if core == 0 {
+		top = uint32(n)
+	}
 	classOf := func(d uint64) int {
 		for i, c := range v.Classes {
 			if int64(d) >= c.Lo && (c.Hi == 0 || int64(d) < c.Hi) {
@@ -206,7 +218,7 @@ func pivotWork(o *graph.Oriented, v gen.Variant) []ClassWork {
 	}
 	for u := range n {
 		lo, hi := o.Offsets[u], o.Offsets[u+1]
-		for e := lo; e+1 < hi; e++ {
+		for e := lo; e+1 < hi && o.Adj[e] < top; e++ {
 			x := o.Adj[e]
 			dv := o.Degree(x)
 			c := classOf(dv)
@@ -226,5 +238,44 @@ func pivotWork(o *graph.Oriented, v gen.Variant) []ClassWork {
 			touch(c, x)
 		}
 	}
+	if core > 0 {
+		work = append(work, coreWork(o, top, core))
+	}
 	return work
+}
+
+// coreWork is the core kernel's part of pivotWork.
+func coreWork(o *graph.Oriented, top uint32, core int) ClassWork {
+	w := ClassWork{Slot: -1, Name: "core", Iterator: ir.IterPivot, Intersection: ir.Bitmap,
+		UniqueBytes: uint64(core) * uint64(core) / 8}
+	words := make([]uint32, 0, 64) // the nonzero words of S(u), in order
+	for u := range o.N() {
+		lo, hi := o.Offsets[u], o.Offsets[u+1]
+		if hi-lo < 2 || o.Adj[hi-2] < top {
+			continue
+		}
+		k0 := hi - 1
+		for k0 > lo && o.Adj[k0-1] >= top {
+			k0--
+		}
+		w.Items++
+		w.UniqueBytes += 8 + 4*(hi-lo)
+		w.Accesses += hi - k0
+		words = words[:0]
+		for _, x := range o.Adj[k0:hi] {
+			if k := (x - top) / 32; len(words) == 0 || words[len(words)-1] != k {
+				words = append(words, k)
+			}
+		}
+		q := 0
+		for _, x := range o.Adj[k0 : hi-1] {
+			for words[q] != (x-top)/32 {
+				q++
+			}
+			w.Intersections++
+			w.Probes += uint64(len(words) - q)
+		}
+	}
+	w.Accesses += w.Probes
+	return w
 }

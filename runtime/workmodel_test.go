@@ -70,3 +70,55 @@ func TestFloor(t *testing.T) {
 		t.Errorf("floor %.2f ms (probe %.2f), want ~8.4", ms, probe)
 	}
 }
+
+// TestWorkloadCore: with a core the pivot classes keep the wedges whose
+// middle vertex lies below it and the core entry takes the rest, each v of
+// S(u) but the last once, reading at most as many words as it has pairs.
+func TestWorkloadCore(t *testing.T) {
+	g, _, err := graph.Generate(graph.DefaultRMAT(12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ir.Load("../examples/pivot-one.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const core = 1024
+	p.Classes[0].Params[ir.ParamCore] = core
+	_, work, err := Workload(p, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(work) != 2 || work[1].Name != "core" {
+		t.Fatalf("work %v, want the class and the core", work)
+	}
+	o := graph.Orient(g, graph.ByDegree, true)
+	top := uint32(o.N() - core)
+	var below, pairs, entries, lists uint64
+	for u := range o.N() {
+		nu := o.Neighbors(uint32(u))
+		var s uint64
+		for i, v := range nu {
+			if v >= top {
+				s++
+			} else {
+				below += uint64(len(nu) - 1 - i)
+			}
+		}
+		if s >= 2 {
+			lists++
+			entries += s - 1
+			pairs += s * (s - 1) / 2
+		}
+	}
+	f := graph.ComputeFeatures(g)
+	if below+pairs != f.WedgesByDegree {
+		t.Fatalf("test: %d + %d wedges, features say %d", below, pairs, f.WedgesByDegree)
+	}
+	c := work[1]
+	if work[0].Probes != below || c.Items != lists || c.Intersections != entries || c.Probes == 0 || c.Probes > pairs ||
+		c.UniqueBytes < core*core/8 {
+		t.Errorf("pivot %d probes (want %d); core %+v, want %d lists, %d entries, at most %d words, %d matrix bytes", work[0].Probes, below, c, lists, entries, pairs, core*core/8)
+	}
+	t.Logf("RMAT-12, core %d: %d pairs in %d word ANDs", core, pairs, c.Probes)
+}
