@@ -185,7 +185,7 @@ func TestModelSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sp.Plans) != 22 {
-		t.Errorf("%d plans, want the 14 fixed and 8 one-class points: %q", len(sp.Plans), sp.Labels)
+	if len(sp.Plans) != 24 {
+		t.Errorf("%d plans, want the 15 fixed and 9 one-class points: %q", len(sp.Plans), sp.Labels)
 	}
 }
