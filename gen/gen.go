@@ -202,8 +202,8 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		}
 		m.Variants = append(m.Variants, mv)
 	}
-	m.Slices = sliceHelpers(name, m.Variants, t)                 // bit slices of bitwise classes (gen/tcbw.go)
-	m.Pivot = pivotHelpers(name, m.Variants, int(p.PivotCore())) // in-edges and items of pivot classes (gen/pivot.go)
+	m.Slices = sliceHelpers(name, m.Variants, t) // bit slices of bitwise classes (gen/tcbw.go)
+	m.Pivot = pivotHelpers(name, m.Variants)     // in-edges and items of pivot classes (gen/pivot.go)
 
 	fd := fileData{
 		Plan:        name,

@@ -17,10 +17,11 @@ import (
 // PivotHelpers names the preparation kernels of a plan with pivot classes.
 type PivotHelpers struct {
 	Count, Sums, Scan, Bin, Scatter string
-	// Core is the plan's core (ir.ParamCore): the highest ids whose
-	// triangles as middle vertex CoreCount counts with a Core x Core bit
-	// matrix that Count zeroes and Scatter fills; 0 = none, and CoreCount
-	// is then empty.
+	// Core is the largest core (ir.ParamCore) of the plan's variants: it
+	// sizes CoreCount's shared memory. A variant's own core (VariantCore)
+	// is the highest ids whose triangles as middle vertex CoreCount counts
+	// with a core x core bit matrix that Count zeroes and Scatter fills;
+	// 0 = none anywhere, and CoreCount is then empty.
 	Core      int    `json:"core,omitempty"`
 	CoreCount string `json:"core_count,omitempty"`
 	Block     int    // threads per block of each
@@ -43,6 +44,9 @@ type PivotClass struct {
 	// BuildRatio is the class's build_ratio: an item holds at least
 	// build_ratio * d+(v) probes.
 	BuildRatio int64 `json:"build_ratio"`
+	// Core is the core of the class's variant (the same in all its pivot
+	// classes).
+	Core int `json:"core,omitempty"`
 }
 
 // PivotArgs are the arguments of a pivot class kernel. items and nitems
@@ -94,12 +98,15 @@ func lowerPivot(cd *classData, mc *Class, s ir.Strategy) error {
 
 // pivotHelpers returns the preparation kernels of a plan, nil when it has
 // no pivot class.
-func pivotHelpers(name string, variants []Variant, core int) *PivotHelpers {
+func pivotHelpers(name string, variants []Variant) *PivotHelpers {
 	var cls []PivotClass
+	core := 0
 	for vi, v := range variants {
 		for _, c := range v.Classes {
 			if c.Pivot {
-				cls = append(cls, PivotClass{Variant: vi, Slot: c.Slot, Lo: c.Lo, Hi: c.Hi, ItemWork: c.Params[ir.ParamItemWork], BuildRatio: c.Params[ir.ParamBuildRatio]})
+				k := int(c.Params[ir.ParamCore])
+				cls = append(cls, PivotClass{Variant: vi, Slot: c.Slot, Lo: c.Lo, Hi: c.Hi, ItemWork: c.Params[ir.ParamItemWork], BuildRatio: c.Params[ir.ParamBuildRatio], Core: k})
+				core = max(core, k)
 			}
 		}
 	}
@@ -127,13 +134,24 @@ func (h *PivotHelpers) Kernels() []string {
 	return ks
 }
 
-// CoreMatrixBytes is the device memory of the core's bit matrix: a row of
-// Core bits for each of the Core highest ids.
-func (h *PivotHelpers) CoreMatrixBytes() uint64 {
+// VariantCore returns variant vi's core (0: none, or no pivot class).
+func (h *PivotHelpers) VariantCore(vi int) int {
 	if h == nil {
 		return 0
 	}
-	return uint64(h.Core) * uint64(h.Core) / 8
+	for _, c := range h.Classes {
+		if c.Variant == vi {
+			return c.Core
+		}
+	}
+	return 0
+}
+
+// CoreMatrixBytes is the device memory of variant vi's core bit matrix: a
+// row of core bits for each of the core highest ids.
+func (h *PivotHelpers) CoreMatrixBytes(vi int) uint64 {
+	k := uint64(h.VariantCore(vi))
+	return k * k / 8
 }
 
 // Index returns the position of variant vi's class slot in Classes, or -1.

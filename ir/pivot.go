@@ -80,7 +80,7 @@ var (
 		Name: ParamCore, Default: 0, Min: 0, Max: 8192, OmitDefault: true,
 		Values: []int64{0, 1024, 2048, 4096, 8192},
 		Source: "tcgen default, no core: every recorded pivot measurement ran without one; docs/performance.md (a core of hubs) measures it",
-		Doc:    "the core highest ids (after relabelling by degree, the hubs): triangles whose middle vertex is one of them are counted by a kernel per low vertex u, ANDing the core rows of u's core neighbours with u's own core row (a core x core bit matrix, core^2 / 8 bytes, built in every pass), so their in-edges are neither counted, placed nor probed by the pivot; the same in every pivot class of a plan; 0 = none",
+		Doc:    "the core highest ids (after relabelling by degree, the hubs): triangles whose middle vertex is one of them are counted by a kernel per low vertex u, ANDing the core rows of u's core neighbours with u's own core row (a core x core bit matrix, core^2 / 8 bytes, built in every pass), so their in-edges are neither counted, placed nor probed by the pivot; the same in every pivot class of a class list (a guard's variants may differ); 0 = none",
 	}
 	specUnroll = ParamSpec{
 		Name: ParamUnroll, Default: 4, Min: 1, Max: 8,
@@ -115,43 +115,20 @@ func pivotProblems(cs []Class, ctx string) []error {
 	if cs[0].Select.Key != KeyOutDegree {
 		errs = append(errs, fmt.Errorf("%spivot classes range over d+(v) of the pivot: key must be outdeg, got %s", ctx, cs[0].Select.Key))
 	}
+	// One preparation pass serves a list's pivot classes, and with it one core.
+	first := int64(-1)
+	for i, c := range cs {
+		if c.Skip || c.Iterator != IterPivot || c.Intersection != Hash {
+			continue
+		}
+		switch k := Get(c.Strategy, ParamCore); {
+		case first < 0:
+			first = k
+		case k != first:
+			errs = append(errs, fmt.Errorf("%s%s: core %d differs from the first pivot class's %d: the pivot classes of a class list share one core", ctx, className(c, i), k, first))
+		}
+	}
 	return errs
-}
-
-// pivotCore returns the core of the plan's pivot classes (ParamCore), or an
-// error when two of them differ: the core's matrix and kernel serve every
-// pivot class of the plan, guard variants included.
-func (p Plan) pivotCore() (int64, error) {
-	core, seen := int64(0), false
-	var err error
-	check := func(cs []Class, ctx string) {
-		for i, c := range cs {
-			if c.Skip || c.Iterator != IterPivot || err != nil {
-				continue
-			}
-			k := Get(c.Strategy, ParamCore)
-			switch {
-			case !seen:
-				core, seen = k, true
-			case k != core:
-				err = fmt.Errorf("%s%s: core %d differs from the first pivot class's %d: the core is shared by every pivot class of a plan", ctx, className(c, i), k, core)
-			}
-		}
-	}
-	check(p.Classes, "")
-	if p.Guard != nil {
-		for i, v := range p.Guard.Variants {
-			check(v.Classes, fmt.Sprintf("variant %d: ", i))
-		}
-	}
-	return core, err
-}
-
-// PivotCore returns the core of the plan's pivot classes (0 without one).
-// The plan must be valid.
-func (p Plan) PivotCore() int64 {
-	core, _ := p.pivotCore()
-	return core
 }
 
 // HasPivot reports whether any class of the plan uses the pivot iterator.

@@ -108,9 +108,6 @@ func (p Plan) Validate() error {
 		// must be sorted in the orientation's order too.
 		add("pivot classes need ids in the orientation's order: set relabel: true (or orientation id)")
 	}
-	if _, err := p.pivotCore(); err != nil { // ir/pivot.go
-		errs = append(errs, err)
-	}
 	return errors.Join(errs...)
 }
 

@@ -181,6 +181,20 @@ func TestValidateMessages(t *testing.T) {
 			p.Classes[0] = Class{Name: "small", Select: Selector{Key: KeyWork, Hi: 16}, Strategy: Strategy{Iterator: IterEdge, Intersection: Merge, Width: 1}}
 			p.Classes[1] = Class{Name: "hubs", Select: Selector{Key: KeyWork, Lo: 16}, Strategy: Strategy{Iterator: IterEdge, Intersection: BinarySearch, Width: 32}}
 		}, `class "hubs": intersection binary-search estimates work as search, but the list's first class uses merge`},
+		{"pivot cores", func(p *Plan) {
+			p.Relabel = true
+			for i := range p.Classes {
+				p.Classes[i].Strategy = Strategy{Iterator: IterPivot, Intersection: Hash, Width: 32, Block: 256,
+					Params: map[string]int64{ParamTable: 256, ParamHubBits: 1024, ParamCore: int64(1024 * (i + 1))}}
+			}
+		}, `class "hubs": core 2048 differs from the first pivot class's 1024: the pivot classes of a class list share one core`},
+		{"pivot cores agree", func(p *Plan) {
+			p.Relabel = true
+			for i := range p.Classes {
+				p.Classes[i].Strategy = Strategy{Iterator: IterPivot, Intersection: Hash, Width: 32, Block: 256,
+					Params: map[string]int64{ParamTable: 256, ParamHubBits: 1024, ParamCore: 4096}}
+			}
+		}, ``},
 	}
 	for _, c := range cases {
 		p := base()

@@ -482,7 +482,7 @@ func Prepare(ctx context.Context, dev Device, comp Compiler, p ir.Plan, g *graph
 			return nil, fail("%s", why)
 		}
 		var pvNeed uint64
-		pvNeed, pvCap = pivotBytes(man.Pivot, n, m, wedges) // in-edges and items (pivot.go)
+		pvNeed, pvCap = pivotBytes(man.Pivot, vi, n, m, wedges) // in-edges and items (pivot.go)
 		grids := make([]uint32, len(lists))
 		for i, c := range variant.Classes {
 			grids[i] = c.Grid.Blocks(lists[i].Count, facts.SMs)

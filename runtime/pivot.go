@@ -24,10 +24,11 @@ type pivotHost struct {
 	shift   uint32 // count packs a pivot's tail entries << shift | its in-edges in one u64 (pivotShift)
 
 	count, sums, scan, bin, scatter Function
-	core                            Function // the core kernel (nil without a core)
+	core                            Function // the core kernel (nil when the variant has no core)
 	timer                           Timer    // around the preparation launches of a pass
 	ktimers                         []Timer  // around each of them (pivotKernelNames order)
-	top                             uint32   // the first core id: n - Core (n without a core)
+	top                             uint32   // the first core id: n - the variant's core (n without a core)
+	cw                              uint32   // u32 words of a core row: the variant's core / 32 (0 without one)
 	slot                            uint64   // device address of the counter the core kernel adds to
 
 	end, wrk, sumsBuf, inoff, csz, tails, items, nitems Buffer
@@ -43,7 +44,7 @@ type pivotHost struct {
 // classes. A pivot gets at most min(cnt[v], ceil(wrk[v] / item_work))
 // items, so a class's list holds at most min(m, wedges / item_work + n);
 // the lists are sized for the smallest item_work.
-func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint64) {
+func pivotBytes(h *gen.PivotHelpers, variant int, n, m, wedges uint64) (bytes, capacity uint64) {
 	if h == nil {
 		return 0, 0
 	}
@@ -58,7 +59,7 @@ func pivotBytes(h *gen.PivotHelpers, n, m, wedges uint64) (bytes, capacity uint6
 		(n+1)*8 + // inoff
 		m*8 + // tails
 		uint64(len(h.Classes))*(capacity*8+16) + // items; nitems and the queues' counters
-		h.CoreMatrixBytes()
+		h.CoreMatrixBytes(variant)
 	return bytes, capacity
 }
 
@@ -68,8 +69,8 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 	h := pr.manifest.Pivot
 	n, m := uint64(pr.n), pr.m
 	ph := &pivotHost{h: h, variant: variant, n: pr.n, cap: capacity, shift: pivotShift(pr.n), top: pr.n}
-	if h.Core > 0 {
-		ph.top = pr.n - min(pr.n, uint32(h.Core))
+	if k := h.VariantCore(variant); k > 0 {
+		ph.top, ph.cw = pr.n-min(pr.n, uint32(k)), uint32(k/32)
 	}
 	ph.tiles = uint32(max((n+uint64(h.Tile)-1)/uint64(h.Tile), 1))
 	// Every block of count and scatter clears and flushes its HUBS shared
@@ -86,8 +87,8 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 		name string
 		fn   *Function
 	}{{h.Count, &ph.count}, {h.Sums, &ph.sums}, {h.Scan, &ph.scan}, {h.Bin, &ph.bin}, {h.Scatter, &ph.scatter}, {h.CoreCount, &ph.core}} {
-		if k.name == "" {
-			continue // no core
+		if k.name == "" || (k.fn == &ph.core && ph.cw == 0) {
+			continue // no core in the plan, or in this variant
 		}
 		if *k.fn, err = pr.mod.Function(k.name); err != nil {
 			return fail("kernel "+k.name, err)
@@ -105,7 +106,7 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 		{"in-edge offsets", &ph.inoff, (n + 1) * 8},
 		{"tails", &ph.tails, max(m, 1) * 8},
 		{"items", &ph.items, uint64(len(h.Classes)) * capacity * 8},
-		{"core matrix", &ph.mat, h.CoreMatrixBytes()},
+		{"core matrix", &ph.mat, h.CoreMatrixBytes(variant)},
 		{"item counts", &ph.nitems, uint64(len(h.Classes)) * 16}, // and each class's queue counter after them
 	} {
 		if b.bytes == 0 {
@@ -180,7 +181,7 @@ func (pr *Prepared) preparePivot(timed bool) error {
 		return nil
 	}
 	h := ph.h
-	if err := launch(h.Count, ph.count, grid, pr.off, pr.adj, ph.n, ph.wrk, ph.nitems, ph.shift, matArg(ph.mat), ph.top); err != nil {
+	if err := launch(h.Count, ph.count, grid, pr.off, pr.adj, ph.n, ph.wrk, ph.nitems, ph.shift, matArg(ph.mat), ph.top, ph.cw); err != nil {
 		return err
 	}
 	if err := launch(h.Sums, ph.sums, tiles, ph.wrk, ph.n, ph.shift, ph.sumsBuf); err != nil {
@@ -193,13 +194,13 @@ func (pr *Prepared) preparePivot(timed bool) error {
 		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems, ph.shift); err != nil {
 		return err
 	}
-	if err := launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.end, ph.tails, matArg(ph.mat), ph.top); err != nil {
+	if err := launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.end, ph.tails, matArg(ph.mat), ph.top, ph.cw); err != nil {
 		return err
 	}
 	if ph.core == nil {
 		return nil
 	}
-	return launch(h.CoreCount, ph.core, grid, pr.off, pr.adj, ph.n, ph.top, ph.mat, ph.slot)
+	return launch(h.CoreCount, ph.core, grid, pr.off, pr.adj, ph.n, ph.top, ph.mat, ph.slot, ph.cw)
 }
 
 func matArg(b Buffer) any {
@@ -214,7 +215,7 @@ func matArg(b Buffer) any {
 // built by count and scatter, so it is timed with them).
 func (ph *pivotHost) kernelNames() []string {
 	names := []string{"count", "sums", "scan", "bin", "scatter"}
-	if ph.h.CoreCount != "" {
+	if ph.cw > 0 {
 		names = append(names, "core")
 	}
 	return names

@@ -182,9 +182,9 @@ func (p *fakePivot) warpRows(b, gx, n uint64, f func(u uint64) error) error {
 func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uint32, args []any) error {
 	p := d.pv
 	h := p.h
-	nargs := map[string]int{h.Count: 8, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 7}[name]
+	nargs := map[string]int{h.Count: 9, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 8}[name]
 	if name == h.CoreCount {
-		nargs = 6
+		nargs = 7
 	}
 	if block.X != uint32(p.block) || shared != 0 || len(args) != nargs {
 		return fmt.Errorf("%s: block %d, %d shared bytes, %d args; want block %d, none, %d args", name, block.X, shared, len(args), p.block, nargs)
@@ -192,15 +192,15 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 	blk, per, tile, nclasses := p.block, p.perThread, p.tile, p.nclasses
 	gx := uint64(grid.X)
 	switch name {
-	case h.Count: // (off, adj, n, wrk, nitems, shift, mat, top)
+	case h.Count: // (off, adj, n, wrk, nitems, shift, mat, top, cw)
 		off, adj, n, wrk, nitems := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU64s(args[3]), rxU64s(args[4])
 		shift := uint64(args[5].(uint32))
-		top, err := p.coreArgs(name, n, args[6], args[7])
+		top, cw, err := p.coreArgs(name, n, args[6], args[7], args[8])
 		if err != nil {
 			return err
 		}
-		if p.core > 0 {
-			clear(rxU32s(args[6])) // the matrix, filled by scatter
+		if cw > 0 {
+			clear(rxU32s(args[6])[:32*cw*cw]) // the matrix, filled by scatter
 		}
 		if shift >= 64 || n >= 1<<shift {
 			return fmt.Errorf("%s: shift %d leaves no room for the in-edges of %d vertices", name, shift, n)
@@ -393,18 +393,18 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 				}
 			}
 		}
-	case h.Scatter: // (off, adj, n, end, tails, mat, top)
+	case h.Scatter: // (off, adj, n, end, tails, mat, top, cw)
 		off, adj, n, end := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU64s(args[3])
 		tails := rxU64s(args[4])
 		if p.inoff == nil {
 			return fmt.Errorf("%s: no bin ran before it", name)
 		}
-		top, err := p.coreArgs(name, n, args[5], args[6])
+		top, words, err := p.coreArgs(name, n, args[5], args[6], args[7])
 		if err != nil {
 			return err
 		}
-		if p.core > 0 { // the core's rows: N+(x) of each core vertex x
-			mat, words := rxU32s(args[5]), p.core/32
+		if words > 0 { // the core's rows: N+(x) of each core vertex x
+			mat := rxU32s(args[5])
 			for x := top; x < n; x++ {
 				for e := off[x]; e < off[x+1]; e++ {
 					y := uint64(adj[e]) - top
@@ -490,14 +490,17 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 		}
 		p.ready = true
 		p.passes++
-	case h.CoreCount: // (off, adj, n, top, mat, slot)
+	case h.CoreCount: // (off, adj, n, top, mat, slot, cw)
 		if !p.ready {
 			return fmt.Errorf("%s: launched before the preparation finished", name)
 		}
 		off, adj, n := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32))
-		top, err := p.coreArgs(name, n, args[4], args[3])
+		top, words, err := p.coreArgs(name, n, args[4], args[3], args[6])
 		if err != nil {
 			return err
+		}
+		if words == 0 {
+			return fmt.Errorf("%s: launched for a variant without a core", name)
 		}
 		slot, err := d.pivotAt(args[5])
 		if err != nil {
@@ -505,7 +508,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 		}
 		// From the matrix, as the kernel: for each u, each core entry v of
 		// N+(u) but the last adds |row(v) & S(u)|.
-		mat, words := rxU32s(args[4]), p.core/32
+		mat := rxU32s(args[4])
 		su := make([]uint32, words)
 		var c uint64
 		for u := range n {
@@ -536,23 +539,27 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 }
 
 // coreArgs checks the core arguments of count, scatter and the core kernel
-// (the matrix, or 0 without a core, and top = n - min(n, CORE)) and returns
-// top.
-func (p *fakePivot) coreArgs(name string, n uint64, mat, top any) (uint64, error) {
-	t := uint64(top.(uint32))
-	if want := n - min(n, p.core); t != want {
-		return 0, fmt.Errorf("%s: top %d, want %d (n %d, core %d)", name, t, want, n, p.core)
+// (the matrix, or 0 without a core; top = n - min(n, core); cw = core / 32,
+// the variant's core, at most the plan's CORE) and returns top and cw.
+func (p *fakePivot) coreArgs(name string, n uint64, mat, top, cw any) (uint64, uint64, error) {
+	t, w := uint64(top.(uint32)), uint64(cw.(uint32))
+	core := 32 * w
+	if core > p.core {
+		return 0, 0, fmt.Errorf("%s: a core of %d ids, more than the plan's largest %d", name, core, p.core)
 	}
-	if p.core == 0 {
+	if want := n - min(n, core); t != want {
+		return 0, 0, fmt.Errorf("%s: top %d, want %d (n %d, core %d)", name, t, want, n, core)
+	}
+	if core == 0 {
 		if a, ok := mat.(uint64); !ok || a != 0 {
-			return 0, fmt.Errorf("%s: a core matrix %v without a core", name, mat)
+			return 0, 0, fmt.Errorf("%s: a core matrix %v without a core", name, mat)
 		}
-		return t, nil
+		return t, 0, nil
 	}
-	if b, ok := mat.(*fakeBuf); !ok || uint64(len(b.data)) < p.core*p.core/8 {
-		return 0, fmt.Errorf("%s: core matrix %T, want %d bytes", name, mat, p.core*p.core/8)
+	if b, ok := mat.(*fakeBuf); !ok || uint64(len(b.data)) < core*core/8 {
+		return 0, 0, fmt.Errorf("%s: core matrix %T, want %d bytes", name, mat, core*core/8)
 	}
-	return t, nil
+	return t, w, nil
 }
 
 // pivotAt resolves a device address inside a live buffer (Ptr() plus a
@@ -1025,7 +1032,7 @@ func checkPivotRun(t *testing.T, p ir.Plan, pg pivotGraph, seen *pivotSeen) *run
 	if classes[0].Iterator == ir.IterPivot {
 		// The core's pivots (the core highest ids) are counted by the core
 		// kernel into the first class.
-		core := uint64(d.pv.h.Core)
+		core := uint64(d.pv.h.VariantCore(res.Variant))
 		top := uint64(o.N()) - min(uint64(o.N()), core)
 		per := make([]uint64, len(classes))
 		for v, x := range middleCounts(o) {
@@ -1064,6 +1071,9 @@ func checkPivotRun(t *testing.T, p ir.Plan, pg pivotGraph, seen *pivotSeen) *run
 	}
 	var wantPrep []string // none when the chosen variant has no pivot class
 	perPass := h.Kernels()
+	if h.CoreCount != "" && h.VariantCore(res.Variant) == 0 {
+		perPass = perPass[:len(perPass)-1] // the variant has no core
+	}
 	if pg.g.N() > 0 && classes[0].Iterator == ir.IterPivot {
 		for range repeat {
 			wantPrep = append(wantPrep, perPass...)
@@ -1154,6 +1164,15 @@ func pivotPlans() []ir.Plan {
 		// of rmat12; the pivot classes take the rest.
 		{Prefix: "pv_core", Orientation: ir.OrientDegree, Relabel: true, Classes: cored(1024, queued(three(1, 8, 32, 256)))},
 		{Prefix: "pv_core_id", Orientation: ir.OrientID, Classes: cored(1024, three(4, 32, 64, 128))},
+		// A core in one guard variant only, and two sizes.
+		{Prefix: "pv_guard_core", Orientation: ir.OrientDegree, Relabel: true, Guard: &ir.Guard{
+			Feature: ir.FeatureAvgOutDeg,
+			Variants: []ir.Variant{
+				{Lo: 0, Hi: 2, Classes: cored(2048, three(2, 16, 32, 512))},
+				{Lo: 2, Hi: 12, Classes: three(1, 8, 32, 256)},
+				{Lo: 12, Classes: cored(1024, queued(three(1, 8, 32, 256)))},
+			},
+		}},
 		{Prefix: "pv_guard_mixed", Orientation: ir.OrientDegree, Relabel: true, Guard: &ir.Guard{
 			Feature: ir.FeatureAvgOutDeg,
 			Variants: []ir.Variant{
@@ -1203,6 +1222,9 @@ func TestPivotFakePlans(t *testing.T) {
 		if len(variants[name]) != 2 {
 			t.Errorf("%s ran variants %v, want both", name, variants[name])
 		}
+	}
+	if len(variants["pv_guard_core"]) != 3 {
+		t.Errorf("pv_guard_core ran variants %v, want all three", variants["pv_guard_core"])
 	}
 }
 
@@ -1292,7 +1314,7 @@ func TestPivotFakeBounds(t *testing.T) {
 	}
 	end, wrk, nitems := alloc(n*8), alloc(n*8), alloc(16) // the item count and the queue counter
 	shift := uint32(bits.Len64(n))
-	if err := launch(h.Count, 1, off, adj, uint32(n), wrk, nitems, shift, uint64(0), uint32(n)); err != nil {
+	if err := launch(h.Count, 1, off, adj, uint32(n), wrk, nitems, shift, uint64(0), uint32(n), uint32(0)); err != nil {
 		t.Fatal(err)
 	}
 	sums, inoff, csz := alloc(16), alloc((n+1)*8), alloc(n*4)
@@ -1317,7 +1339,7 @@ func TestPivotFakeBounds(t *testing.T) {
 		"overflows its capacity")
 	// Tails one short (K5 by id has 6 in-edges with a tail): scatter writes
 	// past the buffer.
-	expect("scatter past the tails", launch(h.Scatter, 1, off, adj, uint32(n), end, alloc(5*8), uint64(0), uint32(n)), "index out of range")
+	expect("scatter past the tails", launch(h.Scatter, 1, off, adj, uint32(n), end, alloc(5*8), uint64(0), uint32(n), uint32(0)), "index out of range")
 	// A class kernel given an items address outside every buffer.
 	if len(d.pv.classes) != 1 {
 		t.Fatalf("%d pivot classes", len(d.pv.classes))

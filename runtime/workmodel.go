@@ -60,7 +60,7 @@ func Workload(p ir.Plan, g *graph.Graph) (variant int, work []ClassWork, err err
 	}
 	v := m.Variants[variant]
 	if variantHasPivot(v) {
-		return variant, pivotWork(o, v, m.Pivot.Core), nil
+		return variant, pivotWork(o, v, m.Pivot.VariantCore(variant)), nil
 	}
 	lists, err := BuildWorkLists(o, v)
 	if err != nil {
