@@ -26,10 +26,11 @@ type pivotHost struct {
 	count, sums, scan, bin, scatter Function
 	core                            Function // the core kernel (nil when the variant has no core)
 	timer                           Timer    // around the preparation launches of a pass
-	ktimers                         []Timer  // around each of them (pivotKernelNames order)
+	ktimers                         []Timer  // around each of them (kernelNames order)
 	top                             uint32   // the first core id: n - the variant's core (n without a core)
 	cw                              uint32   // u32 words of a core row: the variant's core / 32 (0 without one)
-	slot                            uint64   // device address of the counter the core kernel adds to
+	coreSlot                        int      // the class whose launch runs the core kernel first (its count and time hold the core's)
+	slot                            uint64   // device address of that class's counter
 
 	end, wrk, sumsBuf, inoff, csz, tails, items, nitems Buffer
 	mat                                                 Buffer // the core's bit matrix (nil without a core)
@@ -116,10 +117,13 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 			return fail(b.what, err)
 		}
 	}
-	// The core kernel adds its triangles to the variant's first pivot class.
-	for _, c := range pr.manifest.Variants[variant].Classes {
-		if c.Pivot {
-			ph.slot = pr.counts.Ptr() + uint64(c.Slot)*8
+	// The core kernel runs just before the first pivot class that has
+	// vertices (every vertex is in some class, so one does when n > 0),
+	// inside its timer, and adds its triangles to that class's count.
+	ph.coreSlot = -1
+	for i := range pr.classes {
+		if c := pr.classes[i].c; c.Pivot && pr.classes[i].items > 0 {
+			ph.coreSlot, ph.slot = c.Slot, pr.counts.Ptr()+uint64(c.Slot)*8
 			break
 		}
 	}
@@ -194,13 +198,7 @@ func (pr *Prepared) preparePivot(timed bool) error {
 		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems, ph.shift); err != nil {
 		return err
 	}
-	if err := launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.end, ph.tails, matArg(ph.mat), ph.top, ph.cw); err != nil {
-		return err
-	}
-	if ph.core == nil {
-		return nil
-	}
-	return launch(h.CoreCount, ph.core, grid, pr.off, pr.adj, ph.n, ph.top, ph.mat, ph.slot, ph.cw)
+	return launch(h.Scatter, ph.scatter, Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.end, ph.tails, matArg(ph.mat), ph.top, ph.cw)
 }
 
 func matArg(b Buffer) any {
@@ -210,15 +208,9 @@ func matArg(b Buffer) any {
 	return b
 }
 
-// kernelNames names the preparation kernels in launch order: the core
-// kernel last, when there is one (it counts triangles, but its matrix is
-// built by count and scatter, so it is timed with them).
+// kernelNames names the preparation kernels in launch order.
 func (ph *pivotHost) kernelNames() []string {
-	names := []string{"count", "sums", "scan", "bin", "scatter"}
-	if ph.cw > 0 {
-		names = append(names, "core")
-	}
-	return names
+	return []string{"count", "sums", "scan", "bin", "scatter"}
 }
 
 // prepTimes reads the last pass's time of each preparation kernel.
@@ -246,6 +238,12 @@ func (pr *Prepared) launchPivot(pc *prepClass) error {
 	items := ph.items.Ptr() + uint64(i)*ph.cap*8
 	nitems := ph.nitems.Ptr() + uint64(i)*8
 	queue := ph.nitems.Ptr() + uint64(len(ph.h.Classes)+i)*8 // zeroed by the count kernel
+	if ph.core != nil && pc.c.Slot == ph.coreSlot { // the core's triangles (setupPivot)
+		if err := ph.core.Launch(Dim3{X: ph.grid, Y: 1, Z: 1}, Dim3{X: uint32(ph.h.Block), Y: 1, Z: 1}, 0,
+			pr.off, pr.adj, ph.n, ph.top, ph.mat, ph.slot, ph.cw); err != nil {
+			return fmt.Errorf("core kernel %s: %w", ph.h.CoreCount, err)
+		}
+	}
 	return pc.fn.Launch(Dim3{X: pc.grid, Y: 1, Z: 1}, Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
 		pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, items, nitems, pr.counts, spillArg(ph.spill), pr.n, queue)
 }

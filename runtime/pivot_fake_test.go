@@ -1031,13 +1031,14 @@ func checkPivotRun(t *testing.T, p ir.Plan, pg pivotGraph, seen *pivotSeen) *run
 	}
 	if classes[0].Iterator == ir.IterPivot {
 		// The core's pivots (the core highest ids) are counted by the core
-		// kernel into the first class.
+		// kernel into the first class that has vertices.
 		core := uint64(d.pv.h.VariantCore(res.Variant))
 		top := uint64(o.N()) - min(uint64(o.N()), core)
+		first := slices.IndexFunc(res.PerClass, func(c runtime.ClassResult) bool { return c.Items > 0 })
 		per := make([]uint64, len(classes))
 		for v, x := range middleCounts(o) {
 			if core > 0 && uint64(v) >= top {
-				per[0] += x
+				per[first] += x
 				continue
 			}
 			dv := o.Degree(uint32(v))
