@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math/bits"
+	"slices"
+	"strconv"
 	"text/template"
 
 	"github.com/tcgen/tcgen/ir"
@@ -17,12 +19,16 @@ import (
 // PivotHelpers names the preparation kernels of a plan with pivot classes.
 type PivotHelpers struct {
 	Count, Sums, Scan, Bin, Scatter string
-	// Core is the largest core (ir.ParamCore) of the plan's variants: it
-	// sizes CoreCount's shared memory. A variant's own core (VariantCore)
-	// is the highest ids whose triangles as middle vertex CoreCount counts
-	// with a core x core bit matrix that Count zeroes and Scatter fills;
-	// 0 = none anywhere, and CoreCount is then empty.
-	Core      int    `json:"core,omitempty"`
+	// Cores lists the distinct cores (ir.ParamCore) of the plan's
+	// variants, ascending, none zero. A variant's core (VariantCore) is the
+	// highest ids whose triangles as middle vertex the core kernel of that
+	// size (CoreKernel) counts with a core x core bit matrix that Count
+	// zeroes and Scatter fills. A kernel per size: its row is then a
+	// compile-time array (one kernel sized at run time took 32% more
+	// instructions and ran 1.8x as long with a core of 8192,
+	// docs/performance.md).
+	Cores []int `json:"cores,omitempty"`
+	// CoreCount prefixes the core kernels' names; empty without a core.
 	CoreCount string `json:"core_count,omitempty"`
 	Block     int    // threads per block of each
 	// Tile is the vertices one block of Sums and Bin covers: the host
@@ -100,36 +106,42 @@ func lowerPivot(cd *classData, mc *Class, s ir.Strategy) error {
 // no pivot class.
 func pivotHelpers(name string, variants []Variant) *PivotHelpers {
 	var cls []PivotClass
-	core := 0
+	var cores []int
 	for vi, v := range variants {
 		for _, c := range v.Classes {
 			if c.Pivot {
 				k := int(c.Params[ir.ParamCore])
 				cls = append(cls, PivotClass{Variant: vi, Slot: c.Slot, Lo: c.Lo, Hi: c.Hi, ItemWork: c.Params[ir.ParamItemWork], BuildRatio: c.Params[ir.ParamBuildRatio], Core: k})
-				core = max(core, k)
+				if k > 0 && !slices.Contains(cores, k) {
+					cores = append(cores, k)
+				}
 			}
 		}
 	}
+	slices.Sort(cores)
 	if len(cls) == 0 {
 		return nil
 	}
 	p := "tc_" + name + "_pv_"
 	h := &PivotHelpers{
 		Count: p + "count", Sums: p + "sums", Scan: p + "scan", Bin: p + "bin", Scatter: p + "scatter",
-		Block: pivotBlock, Tile: pivotBlock * pivotPerThread, Classes: cls, Core: core,
+		Block: pivotBlock, Tile: pivotBlock * pivotPerThread, Classes: cls, Cores: cores,
 	}
-	if core > 0 {
+	if len(cores) > 0 {
 		h.CoreCount = p + "core"
 	}
 	return h
 }
 
-// Kernels names the preparation kernels in launch order, the core kernel
-// last when there is one.
+// CoreKernel names the core kernel for a core of k ids.
+func (h *PivotHelpers) CoreKernel(k int) string { return h.CoreCount + strconv.Itoa(k) }
+
+// Kernels names the preparation kernels in launch order, then the core
+// kernels (one per core size; a pass runs its variant's).
 func (h *PivotHelpers) Kernels() []string {
 	ks := []string{h.Count, h.Sums, h.Scan, h.Bin, h.Scatter}
-	if h.CoreCount != "" {
-		ks = append(ks, h.CoreCount)
+	for _, k := range h.Cores {
+		ks = append(ks, h.CoreKernel(k))
 	}
 	return ks
 }
@@ -168,10 +180,14 @@ func renderPivot(tp *template.Template, b *bytes.Buffer, h *PivotHelpers) error 
 	if h == nil {
 		return nil
 	}
+	maxCore := 0
+	if n := len(h.Cores); n > 0 {
+		maxCore = h.Cores[n-1]
+	}
 	d := struct {
 		*PivotHelpers
-		PerThread, Hubs int
-	}{h, pivotPerThread, pivotHubs}
+		PerThread, Hubs, Core int
+	}{h, pivotPerThread, pivotHubs, maxCore}
 	b.WriteByte('\n')
 	return tp.ExecuteTemplate(b, "pivot_prep", d)
 }

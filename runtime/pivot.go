@@ -87,9 +87,9 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 	for _, k := range []struct {
 		name string
 		fn   *Function
-	}{{h.Count, &ph.count}, {h.Sums, &ph.sums}, {h.Scan, &ph.scan}, {h.Bin, &ph.bin}, {h.Scatter, &ph.scatter}, {h.CoreCount, &ph.core}} {
-		if k.name == "" || (k.fn == &ph.core && ph.cw == 0) {
-			continue // no core in the plan, or in this variant
+	}{{h.Count, &ph.count}, {h.Sums, &ph.sums}, {h.Scan, &ph.scan}, {h.Bin, &ph.bin}, {h.Scatter, &ph.scatter}, {h.CoreKernel(int(ph.cw) * 32), &ph.core}} {
+		if k.fn == &ph.core && ph.cw == 0 {
+			continue // no core in this variant
 		}
 		if *k.fn, err = pr.mod.Function(k.name); err != nil {
 			return fail("kernel "+k.name, err)
@@ -238,10 +238,10 @@ func (pr *Prepared) launchPivot(pc *prepClass) error {
 	items := ph.items.Ptr() + uint64(i)*ph.cap*8
 	nitems := ph.nitems.Ptr() + uint64(i)*8
 	queue := ph.nitems.Ptr() + uint64(len(ph.h.Classes)+i)*8 // zeroed by the count kernel
-	if ph.core != nil && pc.c.Slot == ph.coreSlot { // the core's triangles (setupPivot)
+	if ph.core != nil && pc.c.Slot == ph.coreSlot {          // the core's triangles (setupPivot)
 		if err := ph.core.Launch(Dim3{X: ph.grid, Y: 1, Z: 1}, Dim3{X: uint32(ph.h.Block), Y: 1, Z: 1}, 0,
 			pr.off, pr.adj, ph.n, ph.top, ph.mat, ph.slot, ph.cw); err != nil {
-			return fmt.Errorf("core kernel %s: %w", ph.h.CoreCount, err)
+			return fmt.Errorf("core kernel %s: %w", ph.h.CoreKernel(int(ph.cw)*32), err)
 		}
 	}
 	return pc.fn.Launch(Dim3{X: pc.grid, Y: 1, Z: 1}, Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,

@@ -108,7 +108,7 @@ func (d *fakeDevice) addPivot(t *testing.T, out *gen.Output) {
 		*x, _ = strconv.ParseUint(m[1], 10, 64)
 	}
 	if p.block != uint64(h.Block) || p.tile != uint64(h.Tile) || p.tile != p.block*p.perThread || p.nclasses != uint64(len(h.Classes)) || p.block%32 != 0 ||
-		p.core != uint64(h.Core) || (h.Core > 0) != (h.CoreCount != "") {
+		p.core != uint64(slices.Max(append([]int{0}, h.Cores...))) || (len(h.Cores) > 0) != (h.CoreCount != "") {
 		t.Fatalf("%s: pv constants %+v against the manifest's %+v", out.FileName, p, h)
 	}
 	for _, v := range out.Manifest.Variants {
@@ -182,8 +182,15 @@ func (p *fakePivot) warpRows(b, gx, n uint64, f func(u uint64) error) error {
 func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uint32, args []any) error {
 	p := d.pv
 	h := p.h
+	// A core kernel: its core, from its name (gen.PivotHelpers.CoreKernel).
+	kernelCore := uint64(0)
+	for _, k := range h.Cores {
+		if name == h.CoreKernel(k) {
+			kernelCore = uint64(k)
+		}
+	}
 	nargs := map[string]int{h.Count: 9, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 8}[name]
-	if name == h.CoreCount {
+	if kernelCore > 0 {
 		nargs = 7
 	}
 	if block.X != uint32(p.block) || shared != 0 || len(args) != nargs {
@@ -490,7 +497,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 		}
 		p.ready = true
 		p.passes++
-	case h.CoreCount: // (off, adj, n, top, mat, slot, cw)
+	case h.CoreKernel(int(kernelCore)): // (off, adj, n, top, mat, slot, cw)
 		if !p.ready {
 			return fmt.Errorf("%s: launched before the preparation finished", name)
 		}
@@ -499,8 +506,8 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 		if err != nil {
 			return err
 		}
-		if words == 0 {
-			return fmt.Errorf("%s: launched for a variant without a core", name)
+		if 32*words != kernelCore {
+			return fmt.Errorf("%s: the kernel of a core of %d ids given rows of %d words", name, kernelCore, words)
 		}
 		slot, err := d.pivotAt(args[5])
 		if err != nil {
@@ -1072,8 +1079,9 @@ func checkPivotRun(t *testing.T, p ir.Plan, pg pivotGraph, seen *pivotSeen) *run
 	}
 	var wantPrep []string // none when the chosen variant has no pivot class
 	perPass := h.Kernels()
-	if h.CoreCount != "" && h.VariantCore(res.Variant) == 0 {
-		perPass = perPass[:len(perPass)-1] // the variant has no core
+	perPass = perPass[:5] // the preparation, then the variant's core kernel
+	if k := h.VariantCore(res.Variant); k > 0 {
+		perPass = append(perPass, h.CoreKernel(k))
 	}
 	if pg.g.N() > 0 && classes[0].Iterator == ir.IterPivot {
 		for range repeat {
