@@ -794,7 +794,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	nc := len(pr.classes)
 	perClass := make([][]float64, nc)
 	var totals, passes, preps []float64
-	var prepParts [][]float64 // per preparation kernel (pivotHost.kernelNames)
+	var prepParts [5][]float64
 	var first []uint64
 	counts := make([]uint64, nc)
 	srcArg := any(uint64(0))
@@ -965,9 +965,6 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 				if err != nil {
 					return nil, fmt.Errorf("plan %s: preparation timers: %w", pr.name, err)
 				}
-				if prepParts == nil {
-					prepParts = make([][]float64, len(parts))
-				}
 				for i, x := range parts {
 					prepParts[i] = append(prepParts[i], x)
 				}
@@ -981,7 +978,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	res.PrepMs = summarize(preps)
 	if prepTimers {
 		res.PrepKernels = map[string]Timing{}
-		for i, name := range pr.pivot.kernelNames() {
+		for i, name := range pivotKernelNames {
 			res.PrepKernels[name] = summarize(prepParts[i])
 		}
 	}

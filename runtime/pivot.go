@@ -25,8 +25,8 @@ type pivotHost struct {
 
 	count, sums, scan, bin, scatter Function
 	core                            Function // the core kernel (nil when the variant has no core)
-	timer                           Timer    // around the preparation launches of a pass
-	ktimers                         []Timer  // around each of them (kernelNames order)
+	timer                           Timer    // around the five launches of a pass
+	ktimers                         [5]Timer // around each of them
 	top                             uint32   // the first core id: n - the variant's core (n without a core)
 	cw                              uint32   // u32 words of a core row: the variant's core / 32 (0 without one)
 	coreSlot                        int      // the class whose launch runs the core kernel first (its count and time hold the core's)
@@ -144,7 +144,6 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 	if ph.timer, err = pr.newTimer(); err != nil {
 		return fail("timer", err)
 	}
-	ph.ktimers = make([]Timer, len(ph.kernelNames()))
 	for i := range ph.ktimers {
 		if ph.ktimers[i], err = pr.newTimer(); err != nil {
 			return fail("timer", err)
@@ -208,14 +207,12 @@ func matArg(b Buffer) any {
 	return b
 }
 
-// kernelNames names the preparation kernels in launch order.
-func (ph *pivotHost) kernelNames() []string {
-	return []string{"count", "sums", "scan", "bin", "scatter"}
-}
+// pivotKernelNames name the preparation kernels in launch order.
+var pivotKernelNames = [5]string{"count", "sums", "scan", "bin", "scatter"}
 
 // prepTimes reads the last pass's time of each preparation kernel.
-func (ph *pivotHost) prepTimes() ([]float64, error) {
-	ms := make([]float64, len(ph.ktimers))
+func (ph *pivotHost) prepTimes() ([5]float64, error) {
+	var ms [5]float64
 	if ph.n == 0 {
 		return ms, nil // preparePivot launched nothing: the timers hold no events
 	}
@@ -240,7 +237,7 @@ func (pr *Prepared) launchPivot(pc *prepClass) error {
 	queue := ph.nitems.Ptr() + uint64(len(ph.h.Classes)+i)*8 // zeroed by the count kernel
 	if ph.core != nil && pc.c.Slot == ph.coreSlot {          // the core's triangles (setupPivot)
 		if err := ph.core.Launch(Dim3{X: ph.grid, Y: 1, Z: 1}, Dim3{X: uint32(ph.h.Block), Y: 1, Z: 1}, 0,
-			pr.off, pr.adj, ph.n, ph.top, ph.mat, ph.slot, ph.cw); err != nil {
+			pr.off, pr.adj, ph.n, ph.top, ph.mat, ph.slot); err != nil {
 			return fmt.Errorf("core kernel %s: %w", ph.h.CoreKernel(int(ph.cw)*32), err)
 		}
 	}

@@ -191,7 +191,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 	}
 	nargs := map[string]int{h.Count: 9, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 8}[name]
 	if kernelCore > 0 {
-		nargs = 7
+		nargs = 6
 	}
 	if block.X != uint32(p.block) || shared != 0 || len(args) != nargs {
 		return fmt.Errorf("%s: block %d, %d shared bytes, %d args; want block %d, none, %d args", name, block.X, shared, len(args), p.block, nargs)
@@ -497,17 +497,15 @@ func (d *fakeDevice) pivotPrep(name string, grid, block runtime.Dim3, shared uin
 		}
 		p.ready = true
 		p.passes++
-	case h.CoreKernel(int(kernelCore)): // (off, adj, n, top, mat, slot, cw)
+	case h.CoreKernel(int(kernelCore)): // (off, adj, n, top, mat, slot)
 		if !p.ready {
 			return fmt.Errorf("%s: launched before the preparation finished", name)
 		}
 		off, adj, n := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32))
-		top, words, err := p.coreArgs(name, n, args[4], args[3], args[6])
+		// The kernel's own core, from its name: top must match it.
+		top, words, err := p.coreArgs(name, n, args[4], args[3], uint32(kernelCore/32))
 		if err != nil {
 			return err
-		}
-		if 32*words != kernelCore {
-			return fmt.Errorf("%s: the kernel of a core of %d ids given rows of %d words", name, kernelCore, words)
 		}
 		slot, err := d.pivotAt(args[5])
 		if err != nil {

@@ -189,10 +189,7 @@ func (w ClassWork) String() string {
 // lists it reads and the bit matrix.
 func pivotWork(o *graph.Oriented, v gen.Variant, core int) []ClassWork {
 	n := o.N()
-	top := uint32(n - min(n, core))
-	if core == 0 {
-		top = uint32(n)
-	}
+	top := uint32(n - min(n, core)) // n without a core
 	classOf := func(d uint64) int {
 		for i, c := range v.Classes {
 			if int64(d) >= c.Lo && (c.Hi == 0 || int64(d) < c.Hi) {
