@@ -13,7 +13,7 @@ FUZZMIN   ?= 5s
 GPUDIR    := .gpu
 DATASETS  ?= ../shared/datasets
 # Packages whose tests need a GPU; their test binaries travel in the bundle.
-GPU_TEST_PKGS := ./runtime ./runtime/cuda ./runtime/nvml ./tune
+GPU_TEST_PKGS := ./runtime/executor ./runtime/cuda ./runtime/nvml ./autotune
 
 .PHONY: all build test vet fmt-check fuzz run generate check-generated lint bundle bench-cpu clean
 
@@ -45,7 +45,7 @@ fuzz:
 # counted on the GPU when tcgen has one, else on the CPU (it says which).
 run: build
 	@mkdir -p $(GPUDIR)/run
-	./$(BIN) generate rmat --scale 16 -o $(GPUDIR)/run/rmat16.tcsr
+	./$(BIN) graph rmat --scale 16 -o $(GPUDIR)/run/rmat16.tcsr
 	./$(BIN) count $(GPUDIR)/run/rmat16.tcsr --backend auto
 
 generate:

@@ -30,7 +30,7 @@ echo "| measure | value |"
 echo "|---|---|"
 
 # Oracle speed and reading speed on RMAT-SCALE_SPEED.
-$BIN -q generate rmat --scale "$SCALE_SPEED" -o "$DIR/r$SCALE_SPEED.tcsr"
+$BIN -q graph rmat --scale "$SCALE_SPEED" -o "$DIR/r$SCALE_SPEED.tcsr"
 $BIN -q --no-cache convert "$DIR/r$SCALE_SPEED.tcsr" -o "$DIR/r$SCALE_SPEED.txt"
 gzip -1 -k "$DIR/r$SCALE_SPEED.txt"
 txt=$DIR/r$SCALE_SPEED.txt
@@ -47,7 +47,7 @@ echo "| oracle RMAT-$SCALE_SPEED ($tri triangles) | $(printf %.1f "$ms") ms = $(
 rm -f "$txt" "$txt.gz"
 
 # Peak memory converting RMAT-SCALE_MEM written as a text edge list.
-$BIN -q generate rmat --scale "$SCALE_MEM" -o "$DIR/r$SCALE_MEM.txt"
+$BIN -q graph rmat --scale "$SCALE_MEM" -o "$DIR/r$SCALE_MEM.txt"
 edges=$(wc -l < "$DIR/r$SCALE_MEM.txt")
 kb=$(rss_kb $BIN -q --no-cache convert "$DIR/r$SCALE_MEM.txt" -o "$DIR/r$SCALE_MEM.tcsr")
 verts=$($BIN -q stats "$DIR/r$SCALE_MEM.tcsr" --json | jfield vertices)

@@ -44,9 +44,9 @@ def main():
     for s in [int(x) for x in a.rmat.split(",") if x]:
         path = f"/tmp/rmat{s}.tcsr"
         if not os.path.exists(path):
-            rc, _, err = run(base + ["generate", "rmat", "--scale", str(s), "-o", path])
+            rc, _, err = run(base + ["graph", "rmat", "--scale", str(s), "-o", path])
             if rc != 0:
-                print(f"generate rmat {s} failed: {err}", file=sys.stderr)
+                print(f"graph rmat {s} failed: {err}", file=sys.stderr)
                 sys.exit(1)
         if s in known:
             graphs.append((f"rmat{s}", path, known[s]))

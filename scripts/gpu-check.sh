@@ -46,7 +46,7 @@ fi
 if [ -n "${E2E:-}" ]; then
   swept=/tmp/tcgen-cache/graphs/sweep-rmat$E2E.tcsr  # made by a sweep or gpu-pivot.sh of this call
   [ -f "/tmp/rmat$E2E.tcsr" ] || { [ -f "$swept" ] && ln -s "$swept" "/tmp/rmat$E2E.tcsr"; }
-  [ -f "/tmp/rmat$E2E.tcsr" ] || "$G/bin/tcgen" -q generate rmat --scale "$E2E" -o "/tmp/rmat$E2E.tcsr"
+  [ -f "/tmp/rmat$E2E.tcsr" ] || "$G/bin/tcgen" -q graph rmat --scale "$E2E" -o "/tmp/rmat$E2E.tcsr"
   "$G/bin/tcgen" -q convert "/tmp/rmat$E2E.tcsr" -o "/tmp/rmat$E2E-degree.tcsr" --orient degree --relabel
   for f in "/tmp/rmat$E2E.tcsr" "/tmp/rmat$E2E-degree.tcsr"; do
     echo "== $(basename "$f")"

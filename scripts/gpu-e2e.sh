@@ -17,7 +17,7 @@ BINS=${BINS:-new:$G/bin/tcgen}
 declare -A want=([18]=83075942 [20]=424785436 [22]=2112253002 [24]=10282078419)
 f=/tmp/tcgen-cache/graphs/sweep-rmat$S.tcsr
 mkdir -p "$(dirname "$f")"
-[ -f "$f" ] || "$G/bin/tcgen" -q generate rmat --scale "$S" -o "$f"
+[ -f "$f" ] || "$G/bin/tcgen" -q graph rmat --scale "$S" -o "$f"
 o=/tmp/rmat$S-degree.tcsr
 op=/tmp/rmat$S-degree-packed.tcsr
 [ -f "$o" ] || "$G/bin/tcgen" -q convert "$f" -o "$o" --orient degree --relabel --pack no

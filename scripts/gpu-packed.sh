@@ -10,7 +10,7 @@ OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 status=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
-(cd runtime && TCGEN_REQUIRE_GPU=1 "../$G/tests/runtime.test" -test.run 'TestExecGPUDeferredCheck|TestExecGPU$' -test.v -test.count=1) \
+(cd runtime/executor && TCGEN_REQUIRE_GPU=1 "../../$G/tests/runtime_executor.test" -test.run 'TestExecGPUDeferredCheck|TestExecGPU$' -test.v -test.count=1) \
   > "$OUT/tests.txt" 2>&1 || status=1
 grep -E '^(---|ok|FAIL|PASS)' "$OUT/tests.txt"
 WARM=${WARM:-8} SCALE=${SCALE:-24} OUT=$OUT bash scripts/gpu-e2e.sh || status=1

@@ -31,7 +31,7 @@ run() { # label binary graph-file graph-name spec extra-args...
 for s in ${SCALES:-18 20 22 24}; do
   f=/tmp/tcgen-cache/graphs/sweep-rmat$s.tcsr
   mkdir -p "$(dirname "$f")"
-  [ -f "$f" ] || "$G/bin/tcgen" -q generate rmat --scale "$s" -o "$f"
+  [ -f "$f" ] || "$G/bin/tcgen" -q graph rmat --scale "$s" -o "$f"
   for spec in ${SPECS:-examples/pivot.yaml examples/pivot-one.yaml}; do
     for lb in $BINS; do
       for mode in ${MODES:-split}; do

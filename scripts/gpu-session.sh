@@ -24,7 +24,7 @@ fi
 # no sweep of this call made them).
 for gname in ${REUSE:-}; do
   f=/tmp/tcgen-cache/graphs/sweep-$gname.tcsr
-  case "$gname" in rmat*) [ -f "$f" ] || .gpu/bin/tcgen -q generate rmat --scale "${gname#rmat}" -o "$f";; esac
+  case "$gname" in rmat*) [ -f "$f" ] || .gpu/bin/tcgen -q graph rmat --scale "${gname#rmat}" -o "$f";; esac
   for i in 1 2; do
     .gpu/bin/tcgen -q --store /tmp/tuning.db --cache-dir /tmp/tcgen-cache count "$f" \
       --backend gpu --repeat 10 --json > /tmp/reuse.json 2>/tmp/reuse.err || { status=1; cat /tmp/reuse.err; continue; }

@@ -12,7 +12,7 @@ OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 S=${SCALE:-20}
 GRAPH=${GRAPH:-/tmp/rmat$S.tcsr}
-[ -f "$GRAPH" ] || "$G/bin/tcgen" -q generate rmat --scale "$S" -o "$GRAPH"
+[ -f "$GRAPH" ] || "$G/bin/tcgen" -q graph rmat --scale "$S" -o "$GRAPH"
 stalls=long_scoreboard,short_scoreboard,wait,math_pipe_throttle,lg_throttle,mio_throttle,no_instruction,barrier,branch_resolving,dispatch_stall,not_selected,selected,tex_throttle,drain,membar,sleeping,imc_miss
 metrics=smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_global_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__throughput.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
 for s in ${stalls//,/ }; do metrics="$metrics,smsp__average_warps_issue_stalled_${s}_per_issue_active.ratio"; done

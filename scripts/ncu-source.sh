@@ -11,7 +11,7 @@ mkdir -p "$OUT"
 for d in /usr/local/cuda/bin /opt/nvidia/nsight-compute/*; do [ -x "$d/ncu" ] && PATH=$PATH:$d && break; done
 S=${SCALE:-18}
 GRAPH=${GRAPH:-/tmp/rmat$S.tcsr}
-[ -f "$GRAPH" ] || "$G/bin/tcgen" -q generate rmat --scale "$S" -o "$GRAPH"
+[ -f "$GRAPH" ] || "$G/bin/tcgen" -q graph rmat --scale "$S" -o "$GRAPH"
 rep=/tmp/ncu-source${TAG:-}
 ncu --clock-control none --cache-control none --kernel-name "regex:${KERNEL:-_c0\$}" --launch-skip "${SKIP:-4}" --launch-count 1 \
   --section SourceCounters --section WarpStateStats --import-source no -f -o "$rep" \

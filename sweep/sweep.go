@@ -17,10 +17,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tcgen/tcgen/autotune"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
-	"github.com/tcgen/tcgen/tune"
 )
 
 // File is a sweep file.
@@ -40,8 +40,8 @@ type File struct {
 	Graphs []Graph `yaml:"graphs"`
 	// Space is a space file path (relative to the sweep file); SpaceInline
 	// declares one in place.
-	Space       string          `yaml:"space,omitempty"`
-	SpaceInline *tune.SpaceFile `yaml:"space_inline,omitempty"`
+	Space       string              `yaml:"space,omitempty"`
+	SpaceInline *autotune.SpaceFile `yaml:"space_inline,omitempty"`
 	// Include and Exclude filter points by their label ("preset:polak",
 	// "cuts 16: merge w1 b256 | hash w32 b256 buckets=64") or plan name,
 	// with * wildcards. An empty Include keeps every point.
@@ -170,7 +170,7 @@ func (f *File) check() error {
 }
 
 // SpaceFile returns the sweep's space.
-func (f *File) SpaceFile() (*tune.SpaceFile, error) {
+func (f *File) SpaceFile() (*autotune.SpaceFile, error) {
 	if f.SpaceInline != nil {
 		s, err := f.SpaceInline.Checked(f.fsys, f.dir)
 		if err != nil {
@@ -179,18 +179,18 @@ func (f *File) SpaceFile() (*tune.SpaceFile, error) {
 		return s, nil
 	}
 	if f.fsys != nil {
-		return tune.LoadSpaceFS(f.fsys, path.Join(f.dir, f.Space))
+		return autotune.LoadSpaceFS(f.fsys, path.Join(f.dir, f.Space))
 	}
 	p := f.Space
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(f.dir, p)
 	}
-	return tune.LoadSpace(p)
+	return autotune.LoadSpace(p)
 }
 
 // Expand expands the space for target and applies the include and exclude
 // filters; points they drop are listed as culled with the reason.
-func (f *File) Expand(target gen.Target) (*tune.Space, error) {
+func (f *File) Expand(target gen.Target) (*autotune.Space, error) {
 	sf, err := f.SpaceFile()
 	if err != nil {
 		return nil, err
@@ -199,15 +199,15 @@ func (f *File) Expand(target gen.Target) (*tune.Space, error) {
 	if err != nil {
 		return nil, err
 	}
-	var dropped []tune.Culled
+	var dropped []autotune.Culled
 	keep := func(i int) bool {
 		label, plan := sp.Labels[i], sp.Cands.Plans[i]
 		if len(f.Include) > 0 && !matchAny(f.Include, label, plan) {
-			dropped = append(dropped, tune.Culled{Point: sp.Cands.Points[i], Label: label, Reason: "not included"})
+			dropped = append(dropped, autotune.Culled{Point: sp.Cands.Points[i], Label: label, Reason: "not included"})
 			return false
 		}
 		if matchAny(f.Exclude, label, plan) {
-			dropped = append(dropped, tune.Culled{Point: sp.Cands.Points[i], Label: label, Reason: "excluded"})
+			dropped = append(dropped, autotune.Culled{Point: sp.Cands.Points[i], Label: label, Reason: "excluded"})
 			return false
 		}
 		return true

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tcgen/tcgen/autotune"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
-	"github.com/tcgen/tcgen/tune"
 )
 
 func TestRecordSweep(t *testing.T) {
@@ -32,7 +32,7 @@ func TestRecordSweep(t *testing.T) {
 		t.Errorf("last graph %+v", s)
 	}
 	target := gen.DefaultTarget()
-	target.MaxSharedPerBlock = tune.MaxSharedOptin
+	target.MaxSharedPerBlock = autotune.MaxSharedOptin
 	sp, err := f.Expand(target)
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestModelSweep(t *testing.T) {
 		t.Errorf("%d graphs", len(seen))
 	}
 	target := gen.DefaultTarget()
-	target.MaxSharedPerBlock = tune.MaxSharedOptin
+	target.MaxSharedPerBlock = autotune.MaxSharedOptin
 	sp, err := f.Expand(target)
 	if err != nil {
 		t.Fatal(err)

@@ -2,16 +2,16 @@ package main
 
 import (
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/executor"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/tcgen/tcgen/autotune"
 	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/ir"
-	"github.com/tcgen/tcgen/runtime"
 	"github.com/tcgen/tcgen/store"
 	"github.com/tcgen/tcgen/sweep"
-	"github.com/tcgen/tcgen/tune"
 )
 
 // benchSweep is the fixed, versioned sweep bench runs (embedded).
@@ -51,7 +51,7 @@ func (c *BenchCmd) Run(g *Globals) error {
 
 // tuned measures the graph's best plan in the store when the sweep's plans
 // do not include it, labelled "tuned: ...".
-func (c *BenchCmd) tuned(l *loaded, ev *tune.GPU, st *store.Store) ([]string, []string, error) {
+func (c *BenchCmd) tuned(l *loaded, ev *autotune.GPU, st *store.Store) ([]string, []string, error) {
 	row, ok, err := st.Best(ev.Base.Graph, ev.Base.GPU, ev.Base.Version)
 	if err != nil || !ok {
 		return nil, nil, err
@@ -66,12 +66,12 @@ func (c *BenchCmd) tuned(l *loaded, ev *tune.GPU, st *store.Store) ([]string, []
 		return nil, nil, nil // a row from another version tcgen cannot read: nothing tuned to add
 	}
 	label := "tuned: " + p.Prefix
-	sp := tune.PlansSpace(ev.Space.Cands.Name, []ir.Plan{p}, []string{label}, runtime.Target(ev.Dev.Facts(), ""))
+	sp := autotune.PlansSpace(ev.Space.Cands.Name, []ir.Plan{p}, []string{label}, executor.Target(ev.Dev.Facts(), ""))
 	if len(sp.Plans) == 0 {
 		return nil, nil, nil
 	}
-	strat, _ := tune.StrategyByName("exhaustive")
-	if _, err := tune.Run(ev.Ctx, &sp.Cands, strat, ev.WithSpace(sp), tune.Options{Runs: c.Runs}); err != nil {
+	strat, _ := autotune.StrategyByName("exhaustive")
+	if _, err := autotune.Run(ev.Ctx, &sp.Cands, strat, ev.WithSpace(sp), autotune.Options{Runs: c.Runs}); err != nil {
 		return nil, nil, err
 	}
 	return []string{sp.Cands.Plans[0]}, []string{label}, nil

@@ -3,30 +3,30 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tcgen/tcgen/autotune"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
-	"github.com/tcgen/tcgen/runtime"
 	"github.com/tcgen/tcgen/store"
-	"github.com/tcgen/tcgen/tune"
 )
 
 type fakeCompiler struct{}
 
-func (fakeCompiler) Compile(runtime.CompileInput) (runtime.Image, error) { return runtime.Image{}, nil }
-func (fakeCompiler) Version() (int, int)                                 { return 13, 0 }
+func (fakeCompiler) Compile(gpu.CompileInput) (gpu.Image, error) { return gpu.Image{}, nil }
+func (fakeCompiler) Version() (int, int)                         { return 13, 0 }
 
 func TestChoosePlan(t *testing.T) {
 	gr, _, err := graph.Generate(graph.DefaultRMAT(8))
 	if err != nil {
 		t.Fatal(err)
 	}
-	facts := runtime.DeviceFacts{Name: "Test GPU", Major: 9, SMs: 132, Driver: 13000}
-	key := tune.GPUKey(facts, 13, 0)
+	facts := gpu.DeviceFacts{Name: "Test GPU", Major: 9, SMs: 132, Driver: 13000}
+	key := autotune.GPUKey(facts, 13, 0)
 	dir := t.TempDir()
 	var stderr bytes.Buffer
 	g := &Globals{Store: filepath.Join(dir, "tuning.db"), ctx: context.Background(), stderr: &stderr}

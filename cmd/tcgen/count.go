@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/executor"
 	"io"
 	goruntime "runtime"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/tcgen/tcgen/graph"
-	"github.com/tcgen/tcgen/runtime"
 )
 
 // CountCmd counts triangles.
@@ -71,18 +71,18 @@ type countResult struct {
 	KernelMaxMs float64 `json:"kernel_max_ms,omitempty"`
 	// gpu_ms: one event pair around a whole pass (counters zeroed, lists
 	// built on the device, every class kernel, the reduction): median, min
-	// and max over the timed runs (runtime.Result.GPUMs).
-	GPUMs      float64         `json:"gpu_ms,omitempty"`
-	GPUMinMs   float64         `json:"gpu_min_ms,omitempty"`
-	GPUMaxMs   float64         `json:"gpu_max_ms,omitempty"`
-	Runs       int             `json:"runs,omitempty"`
-	TotalMs    float64         `json:"total_ms,omitempty"`
-	GPU        *runtime.Result `json:"gpu,omitempty"`
-	Reference  *uint64         `json:"reference,omitempty"`
-	Checked    string          `json:"checked,omitempty"` // what the count was compared with
-	SelfLoops  uint64          `json:"self_loops_dropped"`
-	Duplicates uint64          `json:"duplicates_dropped"`
-	Isolated   uint64          `json:"isolated_dropped"`
+	// and max over the timed runs (executor.Result.GPUMs).
+	GPUMs      float64          `json:"gpu_ms,omitempty"`
+	GPUMinMs   float64          `json:"gpu_min_ms,omitempty"`
+	GPUMaxMs   float64          `json:"gpu_max_ms,omitempty"`
+	Runs       int              `json:"runs,omitempty"`
+	TotalMs    float64          `json:"total_ms,omitempty"`
+	GPU        *executor.Result `json:"gpu,omitempty"`
+	Reference  *uint64          `json:"reference,omitempty"`
+	Checked    string           `json:"checked,omitempty"` // what the count was compared with
+	SelfLoops  uint64           `json:"self_loops_dropped"`
+	Duplicates uint64           `json:"duplicates_dropped"`
+	Isolated   uint64           `json:"isolated_dropped"`
 }
 
 // Run implements the command.
@@ -101,7 +101,7 @@ func (c *CountCmd) Run(g *Globals) error {
 	planMs := msSince(start)
 	gpu := c.Backend != "cpu" && c.PerVertex == ""
 	// On the GPU, the checks of an oriented CSR file's lists are made by
-	// the upload, as it reads them (runtime.Prepare): one pass over the
+	// the upload, as it reads them (executor.Prepare): one pass over the
 	// file instead of two. Not when the plan comes from the tuning store:
 	// its key, graph.Fingerprint, reads every list first anyway.
 	l, err := g.loadDeferred(c.GraphArg, gpu && (c.Preset != "" || c.Spec != "" || g.NoStore))

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"text/tabwriter"
 
-	"github.com/tcgen/tcgen/runtime"
 	"github.com/tcgen/tcgen/runtime/cuda"
 	"github.com/tcgen/tcgen/runtime/nvml"
 )
@@ -23,7 +23,7 @@ type DevicesCmd struct {
 }
 
 type deviceRow struct {
-	runtime.DeviceFacts
+	gpu.DeviceFacts
 	NVML *nvml.Facts `json:"nvml,omitempty"`
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/executor"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"math/bits"
 	"math/rand/v2"
 	"os"
@@ -16,7 +18,6 @@ import (
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
-	"github.com/tcgen/tcgen/runtime"
 	"github.com/tcgen/tcgen/runtime/cuda"
 )
 
@@ -129,7 +130,7 @@ func (c *FuzzCmd) Run(g *Globals) error {
 	sum := fuzzSummary{Seed: c.Seed, Histogram: map[string]map[string]int{}}
 	var (
 		dev  *cuda.Device
-		comp runtime.Compiler
+		comp gpu.Compiler
 		err  error
 	)
 	if c.Backend != "compile" {
@@ -199,7 +200,7 @@ func (c *FuzzCmd) Run(g *Globals) error {
 				continue
 			}
 			for _, arch := range strings.Split(c.Archs, ",") {
-				in := runtime.CompileInput{Name: out.FileName, Source: out.Source, Arch: arch, Options: gen.Options}
+				in := gpu.CompileInput{Name: out.FileName, Source: out.Source, Arch: arch, Options: gen.Options}
 				if _, err := comp.Compile(in); err != nil {
 					sum.Errors++
 					fail(fuzzFailure{Error: err.Error(), Reason: "NVRTC compile failed for " + arch})
@@ -215,7 +216,7 @@ func (c *FuzzCmd) Run(g *Globals) error {
 			picks = append(picks, rest[k])
 		}
 		for _, fg := range picks {
-			res, err := runtime.Run(g.ctx, dev, comp, p, fg.g, runtime.RunOptions{Repeat: 1})
+			res, err := executor.Run(g.ctx, dev, comp, p, fg.g, executor.RunOptions{Repeat: 1})
 			sum.Runs++
 			switch {
 			case err != nil:

@@ -3,19 +3,20 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/executor"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/tcgen/tcgen/autotune"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
-	"github.com/tcgen/tcgen/runtime"
 	"github.com/tcgen/tcgen/runtime/cuda"
 	"github.com/tcgen/tcgen/runtime/nvml"
 	"github.com/tcgen/tcgen/store"
-	"github.com/tcgen/tcgen/tune"
 )
 
 // noGPU reports whether err means there is no usable GPU path here (no
@@ -25,7 +26,7 @@ func noGPU(err error) bool {
 }
 
 // openGPU opens the device and a caching NVRTC compiler.
-func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, runtime.Compiler, error) {
+func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 	opt := cuda.Options{NVRTCPath: f.NVRTC}
 	dev, err := cuda.Open(f.Device, opt)
 	if err != nil {
@@ -78,24 +79,24 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 	res.Backend, res.Device, res.Plan = "gpu", facts.Name, p.Name()
 	res.FactsMs = msSince(factsStart)
 	prepStart := time.Now()
-	popt := runtime.RunOptions{}
+	popt := executor.RunOptions{}
 	if o != nil {
 		gr, popt.Oriented = nil, o // already oriented: the plan must match it
 	}
-	pr, err := runtime.Prepare(g.ctx, dev, comp, p, gr, popt)
+	pr, err := executor.Prepare(g.ctx, dev, comp, p, gr, popt)
 	if err != nil {
 		return gpuError(err)
 	}
 	defer pr.Close()
 	res.PrepareMs = msSince(prepStart)
 	runStart := time.Now()
-	first, err := pr.Run(g.ctx, runtime.RunOptions{Repeat: 1})
+	first, err := pr.Run(g.ctx, executor.RunOptions{Repeat: 1})
 	if err != nil {
 		return gpuError(err)
 	}
 	res.FirstRunMs = msSince(runStart)
 	res.TotalMs = msSince(start)
-	out, err := pr.Run(g.ctx, runtime.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly})
+	out, err := pr.Run(g.ctx, executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly})
 	if err != nil {
 		return gpuError(err)
 	}
@@ -125,7 +126,7 @@ func gpuError(err error) error {
 	switch {
 	case errors.As(err, &ie): // a CSR file whose deferred checks failed in the upload: the file's own error
 		return ie
-	case errors.Is(err, runtime.ErrTooLarge), errors.Is(err, cuda.ErrOutOfMemory):
+	case errors.Is(err, executor.ErrTooLarge), errors.Is(err, cuda.ErrOutOfMemory):
 		return withCode(exitTooLarge, err)
 	case errors.As(err, &ce), errors.As(err, &le), errors.As(err, &la):
 		return withCode(exitCompile, err)
@@ -139,7 +140,7 @@ func gpuError(err error) error {
 // for this graph on this GPU, else the model's prediction from the graphs
 // tuned on it, else def (the built-in default). It says which on stderr;
 // a store that cannot be read only costs the notice.
-func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, facts runtime.DeviceFacts, comp runtime.Compiler) (ir.Plan, string) {
+func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, facts gpu.DeviceFacts, comp gpu.Compiler) (ir.Plan, string) {
 	fallback := func(why string) (ir.Plan, string) {
 		g.notice("plan: %s, the built-in default (examples/hybrid.yaml)%s", def.Name(), why)
 		return def, "default"
@@ -161,10 +162,10 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 		return fallback(fmt.Sprintf("; the tuning store: %v", err))
 	}
 	defer st.Close()
-	target := runtime.Target(facts, "")
-	usable := func(p ir.Plan) bool { return tune.Restrict(p, target) == nil }
+	target := executor.Target(facts, "")
+	usable := func(p ir.Plan) bool { return autotune.Restrict(p, target) == nil }
 	major, minor := comp.Version()
-	key := tune.GPUKey(facts, major, minor)
+	key := autotune.GPUKey(facts, major, minor)
 	fp := graph.Fingerprint(&gr.CSR) // an oriented file: its own CSR, as tune keyed it
 	if row, ok, err := st.Best(fp, key, toolVersion()); err == nil && ok {
 		if p, err := ir.Parse([]byte(row.Spec), "the tuning store's plan "+row.Plan); err == nil && usable(p) {
@@ -179,7 +180,7 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 	case o != nil:
 		return fallback("; the model needs the undirected graph's features, this file is oriented")
 	}
-	m := tune.Train(rows, 0)
+	m := autotune.Train(rows, 0)
 	pred, ok := m.Predict(graph.ComputeFeatures(gr), fp)
 	if !ok {
 		return fallback("")

@@ -16,9 +16,9 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/tcgen/tcgen/autotune"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
-	"github.com/tcgen/tcgen/tune"
 )
 
 // Globals are flags every command takes.
@@ -38,19 +38,19 @@ type Globals struct {
 type CLI struct {
 	Globals
 
-	Count    CountCmd    `cmd:"" help:"Count the triangles of a graph."`
-	Stats    StatsCmd    `cmd:"" help:"Print a graph's size, degree statistics and features."`
-	Convert  ConvertCmd  `cmd:"" help:"Convert a graph to tcgen's binary CSR format."`
-	Generate GenerateCmd `cmd:"" help:"Generate a synthetic graph (RMAT, Erdos-Renyi, grid, closed forms)."`
-	Gen      GenCmd      `cmd:"" help:"Write a plan's generated CUDA source and launch manifest."`
-	List     ListCmd     `cmd:"" help:"List the presets and every dimension of the design space."`
-	Devices  DevicesCmd  `cmd:"" help:"List the GPUs and their facts."`
-	StoreCmd StoreCmd    `cmd:"" name:"store" help:"Export the tuning store, list its best plans, judge its model."`
-	Bench    BenchCmd    `cmd:"" help:"Run the fixed, versioned benchmark: every preset, the default and each graph's tuned plan on the shared datasets and RMAT 16-24."`
-	Sweep    SweepCmd    `cmd:"" help:"Run a declared part of the design space over a set of graphs: verified timings, tables, plots, report."`
-	Tune     TuneCmd     `cmd:"" help:"Search a space of plans for the fastest exact one on a graph and this GPU, through the tuning store."`
-	Fuzz     FuzzCmd     `cmd:"" help:"Check random valid plans on random graphs against the CPU oracle (on the GPU; without one, generate and compile them)."`
-	Version  VersionCmd  `cmd:"" help:"Print tcgen's version."`
+	Count    CountCmd   `cmd:"" help:"Count the triangles of a graph."`
+	Stats    StatsCmd   `cmd:"" help:"Print a graph's size, degree statistics and features."`
+	Convert  ConvertCmd `cmd:"" help:"Convert a graph to tcgen's binary CSR format."`
+	Graph    GraphCmd   `cmd:"" help:"Generate a synthetic graph (RMAT, Erdos-Renyi, grid, closed forms)."`
+	Cuda     CudaCmd    `cmd:"" help:"Write a plan's generated CUDA source and launch manifest."`
+	List     ListCmd    `cmd:"" help:"List the presets and every dimension of the design space."`
+	Devices  DevicesCmd `cmd:"" help:"List the GPUs and their facts."`
+	StoreCmd StoreCmd   `cmd:"" name:"store" help:"Export the tuning store, list its best plans, judge its model."`
+	Bench    BenchCmd   `cmd:"" help:"Run the fixed, versioned benchmark: every preset, the default and each graph's tuned plan on the shared datasets and RMAT 16-24."`
+	Sweep    SweepCmd   `cmd:"" help:"Run a declared part of the design space over a set of graphs: verified timings, tables, plots, report."`
+	Tune     TuneCmd    `cmd:"" help:"Search a space of plans for the fastest exact one on a graph and this GPU, through the tuning store."`
+	Fuzz     FuzzCmd    `cmd:"" help:"Check random valid plans on random graphs against the CPU oracle (on the GPU; without one, generate and compile them)."`
+	Version  VersionCmd `cmd:"" help:"Print tcgen's version."`
 }
 
 // VersionCmd prints the version.
@@ -194,7 +194,7 @@ func cliVars() kong.Vars {
 	return kong.Vars{
 		"formats":    "auto,text,mtx,bin32,bin64,csr",
 		"presets":    strings.Join(ir.PresetNames(), ", "),
-		"strategies": strings.Join(tune.StrategyNames(), ","),
+		"strategies": strings.Join(autotune.StrategyNames(), ","),
 	}
 }
 

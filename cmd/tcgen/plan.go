@@ -56,8 +56,8 @@ func (a PlanArg) plan() (ir.Plan, error) {
 	return p, nil
 }
 
-// GenCmd writes a plan's CUDA source and launch manifest.
-type GenCmd struct {
+// CudaCmd writes a plan's CUDA source and launch manifest.
+type CudaCmd struct {
 	PlanArg
 	Output    string `short:"o" required:"" help:"Directory to write NAME.cu and NAME.json into (created if missing)." placeholder:"DIR" type:"path"`
 	Arch      string `default:"compute_90" help:"Target architecture recorded in the manifest (the source is the same for every architecture)."`
@@ -65,7 +65,7 @@ type GenCmd struct {
 }
 
 // Run implements the command.
-func (c *GenCmd) Run(g *Globals) error {
+func (c *CudaCmd) Run(g *Globals) error {
 	p, err := c.plan()
 	if err != nil {
 		return err

@@ -3,10 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/executor"
 	"text/tabwriter"
 
 	"github.com/tcgen/tcgen/graph"
-	"github.com/tcgen/tcgen/runtime"
 )
 
 // StatsCmd prints a graph's features.
@@ -22,12 +22,12 @@ type StatsCmd struct {
 
 // planWork is a plan's work on the graph and the floor it implies.
 type planWork struct {
-	Plan    string              `json:"plan"`
-	Variant int                 `json:"variant"`
-	Classes []runtime.ClassWork `json:"classes"`
-	FloorMs float64             `json:"floor_ms"`
-	DRAMMs  float64             `json:"dram_ms"`
-	ProbeMs float64             `json:"probe_ms"`
+	Plan    string               `json:"plan"`
+	Variant int                  `json:"variant"`
+	Classes []executor.ClassWork `json:"classes"`
+	FloorMs float64              `json:"floor_ms"`
+	DRAMMs  float64              `json:"dram_ms"`
+	ProbeMs float64              `json:"probe_ms"`
 }
 
 type statsResult struct {
@@ -62,12 +62,12 @@ func (c *StatsCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		v, work, err := runtime.Workload(p, l.g)
+		v, work, err := executor.Workload(p, l.g)
 		if err != nil {
 			return withCode(exitBadInput, err)
 		}
 		w := &planWork{Plan: p.Name(), Variant: v, Classes: work}
-		w.FloorMs, w.DRAMMs, w.ProbeMs = runtime.Floor(work, c.DRAMTBps*1e12, c.SmemTBps*1e12)
+		w.FloorMs, w.DRAMMs, w.ProbeMs = executor.Floor(work, c.DRAMTBps*1e12, c.SmemTBps*1e12)
 		r.Work = w
 	}
 	if c.JSON {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tcgen/tcgen/autotune"
 	"github.com/tcgen/tcgen/store"
-	"github.com/tcgen/tcgen/tune"
 )
 
 // StoreCmd reads the tuning store.
@@ -166,7 +166,7 @@ func (c *StoreModelCmd) Run(g *Globals) error {
 		}
 		rows = mine
 	}
-	rep := tune.LeaveOneOut(rows, c.K)
+	rep := autotune.LeaveOneOut(rows, c.K)
 	if len(rep.Rows) < 2 {
 		return errorf(exitBadInput, "store: %d graphs tuned on %q; leave-one-out needs at least 2", len(rep.Rows), c.GPU)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/executor"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,14 +11,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tcgen/tcgen/autotune"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/report"
-	"github.com/tcgen/tcgen/runtime"
 	"github.com/tcgen/tcgen/store"
 	"github.com/tcgen/tcgen/sweep"
-	"github.com/tcgen/tcgen/tune"
 )
 
 // SweepCmd runs a declared part of the design space over a set of graphs.
@@ -45,7 +45,7 @@ func (c *SweepCmd) Run(g *Globals) error {
 // afterGraph runs once per graph after its points, with the graph loaded
 // and its evaluator (bench measures each graph's tuned plan there); it
 // returns extra plans measured and their labels.
-type afterGraph func(l *loaded, ev *tune.GPU, st *store.Store) (plans, labels []string, err error)
+type afterGraph func(l *loaded, ev *autotune.GPU, st *store.Store) (plans, labels []string, err error)
 
 // run measures every point of f on every graph, then writes the report.
 func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGraph) error {
@@ -77,7 +77,7 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 	}
 	defer dev.Close()
 	facts := dev.Facts()
-	sp, err := f.Expand(runtime.Target(facts, ""))
+	sp, err := f.Expand(executor.Target(facts, ""))
 	if err != nil {
 		return withCode(exitBadInput, err)
 	}
@@ -119,9 +119,9 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 		paths[ev.Base.Graph] = path
 		key, version = ev.Base.GPU, ev.Base.Version
 		graphStart, graphFailed := time.Now(), failed
-		strat, _ := tune.StrategyByName("exhaustive")
-		out, err := tune.Run(g.ctx, &sp.Cands, strat, ev, tune.Options{Runs: c.Runs, Seed: c.Seed,
-			Observe: func(t tune.Trial) {
+		strat, _ := autotune.StrategyByName("exhaustive")
+		out, err := autotune.Run(g.ctx, &sp.Cands, strat, ev, autotune.Options{Runs: c.Runs, Seed: c.Seed,
+			Observe: func(t autotune.Trial) {
 				done++
 				if !t.Result.OK {
 					failed++
@@ -139,7 +139,7 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 			}
 			g.notice("sweep: %s: %d points (%d from the store, %d failed) in %.1f s", src.Label, len(out.Trials), cached, failed-graphFailed, time.Since(graphStart).Seconds())
 		}
-		if err == nil && out.Stopped != tune.StopInterrupted && after != nil {
+		if err == nil && out.Stopped != autotune.StopInterrupted && after != nil {
 			var plans, labels []string
 			plans, labels, err = after(l, ev, st)
 			for i, p := range plans {
@@ -151,7 +151,7 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 			pb.Done()
 			return err
 		}
-		if out.Stopped == tune.StopInterrupted || g.ctx.Err() != nil {
+		if out.Stopped == autotune.StopInterrupted || g.ctx.Err() != nil {
 			return interrupted()
 		}
 	}
@@ -216,7 +216,7 @@ func (c *SweepCmd) loadSource(g *Globals, src sweep.Source) (*loaded, string, er
 
 // rows are the store's measurements of this sweep: its graphs and points,
 // on this GPU with this tcgen (whichever command measured them).
-func (c *SweepCmd) rows(g *Globals, sp *tune.Space, extra map[string]string, graphs []string, key, version string) ([]store.Row, error) {
+func (c *SweepCmd) rows(g *Globals, sp *autotune.Space, extra map[string]string, graphs []string, key, version string) ([]store.Row, error) {
 	st, err := g.openStore()
 	if err != nil {
 		return nil, err
@@ -244,7 +244,7 @@ func (c *SweepCmd) rows(g *Globals, sp *tune.Space, extra map[string]string, gra
 	return out, nil
 }
 
-func (c *SweepCmd) reportOptions(f *sweep.File, sp *tune.Space, command string) report.Options {
+func (c *SweepCmd) reportOptions(f *sweep.File, sp *autotune.Space, command string) report.Options {
 	opt := report.Options{
 		Title:   "tcgen sweep " + f.Name,
 		Presets: map[string]string{},
@@ -318,7 +318,7 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-func (c *SweepCmd) dryRun(g *Globals, f *sweep.File, srcs []sweep.Source, sp *tune.Space) error {
+func (c *SweepCmd) dryRun(g *Globals, f *sweep.File, srcs []sweep.Source, sp *autotune.Space) error {
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "sweep\t%s: %d points x %d graphs = %d runs (%d culled)\n", f.Name, len(sp.Plans), len(srcs), len(sp.Plans)*len(srcs), len(sp.Cands.Culled))
 	for _, s := range srcs {

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/executor"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"io"
 	"maps"
 	"math"
@@ -13,13 +15,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tcgen/tcgen/autotune"
 	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
-	"github.com/tcgen/tcgen/runtime"
 	"github.com/tcgen/tcgen/runtime/nvml"
 	"github.com/tcgen/tcgen/store"
-	"github.com/tcgen/tcgen/tune"
 )
 
 // defaultSpaceName is what tune searches without --space (embedded from
@@ -80,15 +81,15 @@ type replayTruth struct {
 	Ratio float64 `json:"ratio"` // found / best
 }
 
-func (c *TuneCmd) space() (*tune.SpaceFile, error) {
+func (c *TuneCmd) space() (*autotune.SpaceFile, error) {
 	if c.Space == "" {
-		s, err := tune.LoadSpaceFS(examples.FS, defaultSpaceName)
+		s, err := autotune.LoadSpaceFS(examples.FS, defaultSpaceName)
 		if err != nil {
 			return nil, fmt.Errorf("the built-in default space: %w", err) // a build defect: tests parse it
 		}
 		return s, nil
 	}
-	s, err := tune.LoadSpace(c.Space)
+	s, err := autotune.LoadSpace(c.Space)
 	if err != nil {
 		return nil, withCode(exitBadInput, err)
 	}
@@ -100,7 +101,7 @@ func (c *TuneCmd) Run(g *Globals) error {
 	if c.Runs < 1 || c.Warmup < 0 || c.Evals < 0 || c.Patience < 0 || c.Time < 0 {
 		return errorf(exitUsage, "tune: --runs must be at least 1, --warmup, --evals, --patience and --time at least 0")
 	}
-	strat, err := tune.StrategyByName(c.Strategy)
+	strat, err := autotune.StrategyByName(c.Strategy)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
@@ -114,12 +115,12 @@ func (c *TuneCmd) Run(g *Globals) error {
 	return c.tuneGPU(g, sf, strat)
 }
 
-func (c *TuneCmd) options(g *Globals, sp *tune.Space, pb *progress, best func() (string, float64)) tune.Options {
+func (c *TuneCmd) options(g *Globals, sp *autotune.Space, pb *progress, best func() (string, float64)) autotune.Options {
 	start := time.Now()
-	return tune.Options{
-		Budget: tune.Budget{Evals: c.Evals, Time: c.Time, Patience: c.Patience},
+	return autotune.Options{
+		Budget: autotune.Budget{Evals: c.Evals, Time: c.Time, Patience: c.Patience},
 		Runs:   c.Runs, Seed: c.Seed,
-		Observe: func(t tune.Trial) {
+		Observe: func(t autotune.Trial) {
 			if pb == nil {
 				return
 			}
@@ -136,7 +137,7 @@ func (c *TuneCmd) options(g *Globals, sp *tune.Space, pb *progress, best func() 
 }
 
 // replay runs the strategy against a recording: no graph file, no GPU.
-func (c *TuneCmd) replay(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) error {
+func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Strategy) error {
 	start := time.Now()
 	f, err := os.Open(c.Replay)
 	if err != nil {
@@ -166,7 +167,7 @@ func (c *TuneCmd) replay(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) er
 			c.Replay, c.Graph, len(keys), strings.Join(slices.Sorted(maps.Keys(keys)), "; "))
 	}
 	t := gen.DefaultTarget()
-	t.MaxSharedPerBlock = tune.MaxSharedOptin
+	t.MaxSharedPerBlock = autotune.MaxSharedOptin
 	full, err := sf.Expand(t)
 	if err != nil {
 		return withCode(exitBadInput, err)
@@ -182,7 +183,7 @@ func (c *TuneCmd) replay(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) er
 	if len(sp.Plans) == 0 {
 		return errorf(exitBadInput, "%s: no point of space %s is recorded for %s", c.Replay, sf.Name, c.Graph)
 	}
-	rp, err := tune.NewReplay(&sp.Cands, mine)
+	rp, err := autotune.NewReplay(&sp.Cands, mine)
 	if err != nil {
 		return withCode(exitBadInput, err)
 	}
@@ -194,9 +195,9 @@ func (c *TuneCmd) replay(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) er
 				gpu = append(gpu, r)
 			}
 		}
-		opt.Start = tune.WarmStartFrom(gpu, mine[0].Graph, mine[0].Features, &sp.Cands, tune.WarmStartN)
+		opt.Start = autotune.WarmStartFrom(gpu, mine[0].Graph, mine[0].Features, &sp.Cands, autotune.WarmStartN)
 	}
-	out, err := tune.Run(g.ctx, &sp.Cands, strat, rp, opt)
+	out, err := autotune.Run(g.ctx, &sp.Cands, strat, rp, opt)
 	if err != nil {
 		return err
 	}
@@ -211,7 +212,7 @@ func (c *TuneCmd) replay(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) er
 	return printTune(g.stdout, c.JSON, res)
 }
 
-func (c *TuneCmd) outcome(sp *tune.Space, out tune.Outcome, start time.Time) tuneOutcome {
+func (c *TuneCmd) outcome(sp *autotune.Space, out autotune.Outcome, start time.Time) tuneOutcome {
 	res := tuneOutcome{Space: sp.Cands.Name, Points: len(sp.Plans), Culled: len(sp.Cands.Culled), Strategy: c.Strategy,
 		Evals: out.Evals, Stopped: out.Stopped, Seconds: time.Since(start).Seconds()}
 	for _, t := range out.Trials {
@@ -229,7 +230,7 @@ func (c *TuneCmd) outcome(sp *tune.Space, out tune.Outcome, start time.Time) tun
 }
 
 // tuneGPU measures on the GPU, through the tuning store.
-func (c *TuneCmd) tuneGPU(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) error {
+func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Strategy) error {
 	start := time.Now()
 	l, err := g.load(GraphArg{Graph: c.Graph, Format: c.Format})
 	if err != nil {
@@ -241,7 +242,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) e
 	}
 	defer dev.Close()
 	facts := dev.Facts()
-	sp, err := sf.Expand(runtime.Target(facts, ""))
+	sp, err := sf.Expand(executor.Target(facts, ""))
 	if err != nil {
 		return withCode(exitBadInput, err)
 	}
@@ -268,7 +269,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) e
 		// for it (the oriented files carry no undirected features).
 		if len(startIdx) == 0 && !c.Cold && l.rep.Orientation == graph.Undirected {
 			if rows, err := st.Rows(store.Filter{GPU: ev.Base.GPU}); err == nil && len(rows) > 0 {
-				startIdx = tune.WarmStartFrom(rows, ev.Base.Graph, graph.ComputeFeatures(l.g), &sp.Cands, tune.WarmStartN)
+				startIdx = autotune.WarmStartFrom(rows, ev.Base.Graph, graph.ComputeFeatures(l.g), &sp.Cands, autotune.WarmStartN)
 			}
 		}
 	}
@@ -276,14 +277,14 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) e
 	bestName, bestMs := "-", math.Inf(1)
 	opt := c.options(g, sp, pb, func() (string, float64) { return bestName, bestMs })
 	observe := opt.Observe
-	opt.Observe = func(t tune.Trial) {
+	opt.Observe = func(t autotune.Trial) {
 		if t.Result.OK && t.Runs >= c.Runs && t.Result.Score < bestMs {
 			bestName, bestMs = sp.Cands.Plans[t.Index], t.Result.Score
 		}
 		observe(t)
 	}
 	opt.Start = startIdx
-	out, err := tune.Run(g.ctx, &sp.Cands, strat, ev, opt)
+	out, err := autotune.Run(g.ctx, &sp.Cands, strat, ev, opt)
 	pb.Done()
 	if err != nil {
 		return err
@@ -302,7 +303,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) e
 	if err := printTune(g.stdout, c.JSON, res); err != nil {
 		return err
 	}
-	if out.Stopped == tune.StopInterrupted {
+	if out.Stopped == autotune.StopInterrupted {
 		return withCode(exitInterrupted, g.ctx.Err())
 	}
 	if out.Best < 0 {
@@ -312,7 +313,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *tune.SpaceFile, strat tune.Strategy) e
 }
 
 // evaluator opens the store and builds the GPU evaluator for graph l.
-func (g *Globals) evaluator(dev runtime.Device, comp runtime.Compiler, l *loaded, path string, sp *tune.Space, expect *uint64, warmup int, source string) (*tune.GPU, *store.Store, error) {
+func (g *Globals) evaluator(dev gpu.Device, comp gpu.Compiler, l *loaded, path string, sp *autotune.Space, expect *uint64, warmup int, source string) (*autotune.GPU, *store.Store, error) {
 	facts := dev.Facts()
 	major, minor := comp.Version()
 	o := graph.FileOriented(l.g, l.rep)
@@ -337,14 +338,14 @@ func (g *Globals) evaluator(dev runtime.Device, comp runtime.Compiler, l *loaded
 	}
 	base := store.Row{
 		Graph: graph.Fingerprint(&l.g.CSR), GraphName: graphName(path),
-		GPU: tune.GPUKey(facts, major, minor), GPUName: facts.Name, CC: fmt.Sprintf("%d.%d", facts.Major, facts.Minor),
+		GPU: autotune.GPUKey(facts, major, minor), GPUName: facts.Name, CC: fmt.Sprintf("%d.%d", facts.Major, facts.Minor),
 		SMs: facts.SMs, Driver: facts.Driver, NVRTC: fmt.Sprintf("%d.%d", major, minor),
 		Version: toolVersion(), Space: sp.Cands.Name, Source: source,
 	}
 	if o == nil {
 		base.Features = graph.ComputeFeatures(l.g)
 	}
-	ev := &tune.GPU{Ctx: g.ctx, Dev: dev, Comp: comp, Graph: gr, Oriented: o, Space: sp, Reference: ref,
+	ev := &autotune.GPU{Ctx: g.ctx, Dev: dev, Comp: comp, Graph: gr, Oriented: o, Space: sp, Reference: ref,
 		Warmup: warmup, Store: st, Base: base, Workers: 4,
 		Clocks: func() (int, int, int, error) {
 			f, err := nvml.Read(facts.UUID)
@@ -375,7 +376,7 @@ func (g *Globals) openStore() (*store.Store, error) {
 }
 
 // writeWinner writes the winning plan's spec and CUDA source into dir.
-func writeWinner(dir string, sp *tune.Space, i int, facts runtime.DeviceFacts) (specFile, cudaFile string, err error) {
+func writeWinner(dir string, sp *autotune.Space, i int, facts gpu.DeviceFacts) (specFile, cudaFile string, err error) {
 	p := sp.Plans[i]
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
@@ -385,7 +386,7 @@ func writeWinner(dir string, sp *tune.Space, i int, facts runtime.DeviceFacts) (
 	if err != nil {
 		return "", "", err
 	}
-	out, err := gen.Generate(p, runtime.Target(facts, ""))
+	out, err := gen.Generate(p, executor.Target(facts, ""))
 	if err != nil {
 		return "", "", err
 	}

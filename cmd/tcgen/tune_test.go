@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tcgen/tcgen/autotune"
 	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/store"
-	"github.com/tcgen/tcgen/tune"
 )
 
 // syntheticRecording writes a recording of every point of the default
@@ -23,12 +23,12 @@ import (
 // tested against the real recording (tune/testdata).
 func syntheticRecording(t *testing.T) (string, int) {
 	t.Helper()
-	sf, err := tune.LoadSpaceFS(examples.FS, defaultSpaceName)
+	sf, err := autotune.LoadSpaceFS(examples.FS, defaultSpaceName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	target := gen.DefaultTarget()
-	target.MaxSharedPerBlock = tune.MaxSharedOptin
+	target.MaxSharedPerBlock = autotune.MaxSharedOptin
 	sp, err := sf.Expand(target)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func syntheticRecording(t *testing.T) (string, int) {
 
 func TestTuneReplay(t *testing.T) {
 	rec, n := syntheticRecording(t)
-	for _, s := range tune.StrategyNames() {
+	for _, s := range autotune.StrategyNames() {
 		code, out, errOut := tcgen(t, "-q", "tune", "synthetic", "--replay", rec, "--strategy", s, "--evals", "40", "--json")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", s, code, errOut)
@@ -118,7 +118,7 @@ func TestPlansSpace(t *testing.T) {
 	polak, _ := ir.Preset("polak")
 	bad := polak.Clone()
 	bad.Classes[0].Block = 7 // not a multiple of the warp
-	sp := tune.PlansSpace("bench", []ir.Plan{polak, bad, polak}, []string{"a", "b", "c"}, gen.DefaultTarget())
+	sp := autotune.PlansSpace("bench", []ir.Plan{polak, bad, polak}, []string{"a", "b", "c"}, gen.DefaultTarget())
 	if len(sp.Plans) != 1 || sp.Labels[0] != "a" || len(sp.Cands.Culled) != 1 || sp.Cands.Culled[0].Label != "b" {
 		t.Errorf("plans %v, culled %+v", sp.Labels, sp.Cands.Culled)
 	}

@@ -7,13 +7,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
-
-	"github.com/tcgen/tcgen/runtime"
 )
 
 // cacheFormat is part of every key and entry; bump it when the entry layout
@@ -28,7 +27,7 @@ var cacheMagic = []byte("tcgen-kernel\n")
 // they are written atomically and carry a checksum, so a torn or corrupt
 // entry is simply compiled again. Compile errors are not cached.
 type CachingCompiler struct {
-	Inner runtime.Compiler
+	Inner gpu.Compiler
 	Dir   string
 	// Warn, if set, hears about cache problems that do not fail a compile
 	// (a corrupt entry, a directory that cannot be written).
@@ -37,7 +36,7 @@ type CachingCompiler struct {
 	hits, misses atomic.Int64
 }
 
-var _ runtime.Compiler = (*CachingCompiler)(nil)
+var _ gpu.Compiler = (*CachingCompiler)(nil)
 
 // Version is the inner compiler's version.
 func (c *CachingCompiler) Version() (major, minor int) { return c.Inner.Version() }
@@ -46,7 +45,7 @@ func (c *CachingCompiler) Version() (major, minor int) { return c.Inner.Version(
 func (c *CachingCompiler) Stats() (hits, misses int64) { return c.hits.Load(), c.misses.Load() }
 
 // Key is the hex cache key of in for this compiler.
-func (c *CachingCompiler) Key(in runtime.CompileInput) string {
+func (c *CachingCompiler) Key(in gpu.CompileInput) string {
 	h := sha256.New()
 	field := func(s string) {
 		var n [8]byte
@@ -69,12 +68,12 @@ func (c *CachingCompiler) Key(in runtime.CompileInput) string {
 }
 
 // Path is where the entry for in lives.
-func (c *CachingCompiler) Path(in runtime.CompileInput) string {
+func (c *CachingCompiler) Path(in gpu.CompileInput) string {
 	return filepath.Join(c.Dir, c.Key(in)+".kernel")
 }
 
 // Compile returns the cached image for in, or compiles and stores it.
-func (c *CachingCompiler) Compile(in runtime.CompileInput) (runtime.Image, error) {
+func (c *CachingCompiler) Compile(in gpu.CompileInput) (gpu.Image, error) {
 	path := c.Path(in)
 	raw, err := os.ReadFile(path)
 	switch {
@@ -107,7 +106,7 @@ func (c *CachingCompiler) warn(err error) {
 
 // store writes the entry to a temporary file and renames it into place, so
 // readers (other processes too) see either nothing or a whole entry.
-func (c *CachingCompiler) store(path string, img runtime.Image) error {
+func (c *CachingCompiler) store(path string, img gpu.Image) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
@@ -131,7 +130,7 @@ func (c *CachingCompiler) store(path string, img runtime.Image) error {
 
 // An entry is: magic, format (u32), then kind, log and data each as a u64
 // length and bytes, then the SHA-256 of everything before it.
-func encodeEntry(img runtime.Image) []byte {
+func encodeEntry(img gpu.Image) []byte {
 	var b bytes.Buffer
 	b.Write(cacheMagic)
 	_ = binary.Write(&b, binary.LittleEndian, uint32(cacheFormat))
@@ -144,8 +143,8 @@ func encodeEntry(img runtime.Image) []byte {
 	return b.Bytes()
 }
 
-func decodeEntry(raw []byte) (runtime.Image, error) {
-	var img runtime.Image
+func decodeEntry(raw []byte) (gpu.Image, error) {
+	var img gpu.Image
 	if len(raw) < len(cacheMagic)+4+sha256.Size {
 		return img, errors.New("truncated")
 	}

@@ -3,12 +3,11 @@ package cuda
 import (
 	"bytes"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/tcgen/tcgen/runtime"
 )
 
 // countingCompiler is a stand-in compiler for the cache's logic.
@@ -18,17 +17,17 @@ type countingCompiler struct {
 	fail         bool
 }
 
-func (c *countingCompiler) Compile(in runtime.CompileInput) (runtime.Image, error) {
+func (c *countingCompiler) Compile(in gpu.CompileInput) (gpu.Image, error) {
 	c.calls++
 	if c.fail {
-		return runtime.Image{}, fmt.Errorf("broken")
+		return gpu.Image{}, fmt.Errorf("broken")
 	}
-	return runtime.Image{Kind: "ptx", Data: []byte("// ptx of " + in.Source + " for " + in.Arch), Log: "warning: x"}, nil
+	return gpu.Image{Kind: "ptx", Data: []byte("// ptx of " + in.Source + " for " + in.Arch), Log: "warning: x"}, nil
 }
 
 func (c *countingCompiler) Version() (int, int) { return c.major, c.minor }
 
-var cacheInput = runtime.CompileInput{Name: "k.cu", Source: "kernel source", Arch: "compute_90", Options: []string{"-lineinfo"}}
+var cacheInput = gpu.CompileInput{Name: "k.cu", Source: "kernel source", Arch: "compute_90", Options: []string{"-lineinfo"}}
 
 func TestCacheHitAndCorruption(t *testing.T) {
 	inner := &countingCompiler{major: 11, minor: 8}
@@ -101,7 +100,7 @@ func TestCacheKey(t *testing.T) {
 	if base != c.Key(cacheInput) || len(base) != 64 {
 		t.Fatalf("key %q not stable", base)
 	}
-	variants := map[string]runtime.CompileInput{}
+	variants := map[string]gpu.CompileInput{}
 	v := cacheInput
 	v.Source += " "
 	variants["source"] = v
@@ -159,7 +158,7 @@ func TestCacheErrors(t *testing.T) {
 // The cache in front of the real NVRTC.
 func TestCacheNVRTC(t *testing.T) {
 	c := &CachingCompiler{Inner: newTestCompiler(t), Dir: t.TempDir()}
-	in := runtime.CompileInput{Name: "kernels.cu", Source: testKernels, Arch: "compute_90"}
+	in := gpu.CompileInput{Name: "kernels.cu", Source: testKernels, Arch: "compute_90"}
 	first, err := c.Compile(in)
 	if err != nil {
 		t.Fatal(err)

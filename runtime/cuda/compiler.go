@@ -3,21 +3,20 @@ package cuda
 import (
 	"bytes"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	goruntime "runtime"
 	"strings"
 	"unsafe"
-
-	"github.com/tcgen/tcgen/runtime"
 )
 
-// Compiler compiles CUDA C++ with NVRTC. It implements runtime.Compiler and
+// Compiler compiles CUDA C++ with NVRTC. It implements gpu.Compiler and
 // is safe for concurrent use.
 type Compiler struct {
 	lib          *nvrtcLib
 	major, minor int
 }
 
-var _ runtime.Compiler = (*Compiler)(nil)
+var _ gpu.Compiler = (*Compiler)(nil)
 
 // NewCompiler loads NVRTC (Options.NVRTCPath, then $CUDA_HOME/lib64,
 // /usr/local/cuda/lib64, then the sonames of NVRTC 13, 12 and 11.2). It fails
@@ -51,7 +50,7 @@ type Output struct {
 
 // NVRTCOptions returns the NVRTC options used for in: -arch, -std=c++17 unless
 // in.Options sets a standard, then in.Options.
-func NVRTCOptions(in runtime.CompileInput) []string {
+func NVRTCOptions(in gpu.CompileInput) []string {
 	opts := []string{"-arch=" + in.Arch}
 	hasStd := false
 	for _, o := range in.Options {
@@ -67,20 +66,20 @@ func NVRTCOptions(in runtime.CompileInput) []string {
 
 // Compile compiles in and returns the cubin for a real architecture (sm_XX,
 // when this NVRTC can emit one) or else the PTX.
-func (c *Compiler) Compile(in runtime.CompileInput) (runtime.Image, error) {
+func (c *Compiler) Compile(in gpu.CompileInput) (gpu.Image, error) {
 	out, err := c.CompileAll(in)
 	if err != nil {
-		return runtime.Image{}, err
+		return gpu.Image{}, err
 	}
 	if out.Cubin != nil {
-		return runtime.Image{Kind: "cubin", Data: out.Cubin, Log: out.Log}, nil
+		return gpu.Image{Kind: "cubin", Data: out.Cubin, Log: out.Log}, nil
 	}
-	return runtime.Image{Kind: "ptx", Data: out.PTX, Log: out.Log}, nil
+	return gpu.Image{Kind: "ptx", Data: out.PTX, Log: out.Log}, nil
 }
 
 // CompileAll compiles in and returns the PTX, the cubin where there is one,
 // and the log. A failure is a *CompileError carrying the full log.
-func (c *Compiler) CompileAll(in runtime.CompileInput) (Output, error) {
+func (c *Compiler) CompileAll(in gpu.CompileInput) (Output, error) {
 	var out Output
 	opts := NVRTCOptions(in)
 	fail := func(err error, log string) (Output, error) {

@@ -3,13 +3,12 @@ package cuda
 import (
 	"bytes"
 	"errors"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/tcgen/tcgen/runtime"
 )
 
 // testKernels is self-contained (Debian's NVRTC ships no headers) and uses
@@ -53,7 +52,7 @@ extern "C" __global__ void bigshared(u32 *out, u32 words) {
 func TestCompilePTX(t *testing.T) {
 	c := newTestCompiler(t)
 	for _, arch := range []string{"compute_80", "compute_90"} {
-		img, err := c.Compile(runtime.CompileInput{Name: "kernels.cu", Source: testKernels, Arch: arch})
+		img, err := c.Compile(gpu.CompileInput{Name: "kernels.cu", Source: testKernels, Arch: arch})
 		if err != nil {
 			t.Fatalf("%s: %v", arch, err)
 		}
@@ -74,7 +73,7 @@ func TestCompilePTX(t *testing.T) {
 
 func TestCompileCubin(t *testing.T) {
 	c := newTestCompiler(t)
-	out, err := c.CompileAll(runtime.CompileInput{Name: "kernels.cu", Source: testKernels, Arch: "sm_80"})
+	out, err := c.CompileAll(gpu.CompileInput{Name: "kernels.cu", Source: testKernels, Arch: "sm_80"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +83,7 @@ func TestCompileCubin(t *testing.T) {
 	if !bytes.Contains(out.PTX, []byte(".entry add1")) {
 		t.Error("no PTX beside the cubin")
 	}
-	img, err := c.Compile(runtime.CompileInput{Name: "kernels.cu", Source: testKernels, Arch: "sm_80"})
+	img, err := c.Compile(gpu.CompileInput{Name: "kernels.cu", Source: testKernels, Arch: "sm_80"})
 	if err != nil || img.Kind != "cubin" {
 		t.Errorf("Compile for sm_80: kind %q, %v", img.Kind, err)
 	}
@@ -92,7 +91,7 @@ func TestCompileCubin(t *testing.T) {
 
 func TestCompileError(t *testing.T) {
 	c := newTestCompiler(t)
-	_, err := c.Compile(runtime.CompileInput{
+	_, err := c.Compile(gpu.CompileInput{
 		Name:   "broken_1a2b3c4d.cu",
 		Source: "extern \"C\" __global__ void k(int *a) { a[0] = undefined_thing; }\n",
 		Arch:   "compute_80",
@@ -118,12 +117,12 @@ func TestCompileError(t *testing.T) {
 
 func TestCompileBadArch(t *testing.T) {
 	c := newTestCompiler(t)
-	_, err := c.Compile(runtime.CompileInput{Name: "k.cu", Source: testKernels, Arch: "sm_12"})
+	_, err := c.Compile(gpu.CompileInput{Name: "k.cu", Source: testKernels, Arch: "sm_12"})
 	var ce *CompileError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Log, "arch") {
 		t.Fatalf("error %v, want a CompileError whose log names the architecture", err)
 	}
-	_, err = c.Compile(runtime.CompileInput{Name: "k.cu", Source: testKernels})
+	_, err = c.Compile(gpu.CompileInput{Name: "k.cu", Source: testKernels})
 	if !errors.As(err, &ce) {
 		t.Fatalf("no arch: %v, want a CompileError", err)
 	}
@@ -139,7 +138,7 @@ func TestCompileConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			src := testKernels + strings.Repeat("\n", i)
-			if _, err := c.Compile(runtime.CompileInput{Name: "k.cu", Source: src, Arch: "compute_80"}); err != nil {
+			if _, err := c.Compile(gpu.CompileInput{Name: "k.cu", Source: src, Arch: "compute_80"}); err != nil {
 				errs <- err
 			}
 		}()
@@ -152,11 +151,11 @@ func TestCompileConcurrent(t *testing.T) {
 }
 
 func TestNVRTCOptions(t *testing.T) {
-	got := NVRTCOptions(runtime.CompileInput{Arch: "compute_90", Options: []string{"-lineinfo"}})
+	got := NVRTCOptions(gpu.CompileInput{Arch: "compute_90", Options: []string{"-lineinfo"}})
 	if strings.Join(got, " ") != "-arch=compute_90 -std=c++17 -lineinfo" {
 		t.Errorf("options %q", got)
 	}
-	got = NVRTCOptions(runtime.CompileInput{Arch: "sm_80", Options: []string{"--std=c++20"}})
+	got = NVRTCOptions(gpu.CompileInput{Arch: "sm_80", Options: []string{"--std=c++20"}})
 	if strings.Join(got, " ") != "-arch=sm_80 --std=c++20" {
 		t.Errorf("options %q", got)
 	}

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	goruntime "runtime"
 	"sync"
 	"sync/atomic"
-
-	"github.com/tcgen/tcgen/runtime"
 )
 
 // CUdevice_attribute values (cuda.h).
@@ -23,14 +22,14 @@ const (
 	attrMaxSharedPerBlockOptin cuDeviceAttribute = 97
 )
 
-// Device is one GPU with its primary context. It implements runtime.Device
+// Device is one GPU with its primary context. It implements gpu.Device
 // and is safe for concurrent use.
 type Device struct {
 	drv     *driverLib
 	dev     cuDevice
 	ordinal int
 	ctx     cuContext
-	facts   runtime.DeviceFacts
+	facts   gpu.DeviceFacts
 	closed  atomic.Bool
 
 	// Pinned staging for large uploads (staging.go), made on first use.
@@ -40,7 +39,7 @@ type Device struct {
 	prestage  sync.WaitGroup // Prestage's allocation, waited for by Close
 }
 
-var _ runtime.Device = (*Device)(nil)
+var _ gpu.Device = (*Device)(nil)
 
 // initDriver loads libcuda and initialises it. Any cuInit failure means the
 // driver is there but no GPU can be used (no device, no kernel module,
@@ -69,7 +68,7 @@ func deviceCount(drv *driverLib) (int, error) {
 
 // Devices returns the facts of every GPU the driver sees, without creating
 // contexts. It fails with ErrNoDriver or ErrNoDevice where there is none.
-func Devices() ([]runtime.DeviceFacts, error) {
+func Devices() ([]gpu.DeviceFacts, error) {
 	drv, err := initDriver()
 	if err != nil {
 		return nil, err
@@ -81,7 +80,7 @@ func Devices() ([]runtime.DeviceFacts, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("%w: the driver reports 0 devices", ErrNoDevice)
 	}
-	out := make([]runtime.DeviceFacts, 0, n)
+	out := make([]gpu.DeviceFacts, 0, n)
 	for i := range n {
 		var dev cuDevice
 		if err := drv.cuDeviceGet(&dev, int32(i)); err != nil {
@@ -123,8 +122,8 @@ func Open(ordinal int, opt Options) (*Device, error) {
 	return d, nil
 }
 
-func deviceFacts(drv *driverLib, dev cuDevice) (runtime.DeviceFacts, error) {
-	var f runtime.DeviceFacts
+func deviceFacts(drv *driverLib, dev cuDevice) (gpu.DeviceFacts, error) {
+	var f gpu.DeviceFacts
 	var name [256]byte
 	if err := drv.cuDeviceGetName(&name[0], int32(len(name)), dev); err != nil {
 		return f, err
@@ -185,7 +184,7 @@ func formatUUID(u [16]byte) string {
 }
 
 // Facts returns the GPU's facts (clock fields are the driver's nominal ones).
-func (d *Device) Facts() runtime.DeviceFacts { return d.facts }
+func (d *Device) Facts() gpu.DeviceFacts { return d.facts }
 
 // Ordinal is the CUDA device ordinal given to Open.
 func (d *Device) Ordinal() int { return d.ordinal }

@@ -2,10 +2,9 @@ package cuda
 
 import (
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/executor"
 	"strings"
 	"unsafe"
-
-	"github.com/tcgen/tcgen/runtime"
 )
 
 // CUresult codes the package treats specially.
@@ -34,7 +33,7 @@ func (e *DriverError) Is(target error) bool {
 		return e.Code == cudaErrorOutOfMemory
 	case ErrNoDevice:
 		return e.Code == cudaErrorNoDevice
-	case runtime.ErrDeviceLost:
+	case executor.ErrDeviceLost:
 		return stickyCodes[e.Code]
 	}
 	return false

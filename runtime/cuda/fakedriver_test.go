@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"math"
 	"os"
 	"os/exec"
@@ -16,7 +17,6 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
-	"github.com/tcgen/tcgen/runtime"
 )
 
 // The fake driver is embedded so the compiled test binary needs no files.
@@ -124,7 +124,7 @@ func TestFakeDriverFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	want := runtime.DeviceFacts{Name: "Fake GPU", Major: 9, Minor: 0, SMs: 132, MemoryBytes: 1 << 30,
+	want := gpu.DeviceFacts{Name: "Fake GPU", Major: 9, Minor: 0, SMs: 132, MemoryBytes: 1 << 30,
 		SharedPerSM: 233472, SharedOptin: 232448, L2Bytes: 52428800, Driver: 13000,
 		UUID: "GPU-00112233-4455-6677-8899-aabbccddeeff", ClockMHz: 1980, MemClockMHz: 2619}
 	if got := d.Facts(); got != want {
@@ -150,14 +150,14 @@ func TestFakeDriverMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := []uint32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
-	if err := runtime.WriteSlice(b, 0, in); err != nil {
+	if err := gpu.WriteSlice(b, 0, in); err != nil {
 		t.Fatal(err)
 	}
 	out := make([]uint32, 4)
-	if err := runtime.ReadSlice(b, 8, out); err != nil || out[0] != 3 || out[3] != 6 {
+	if err := gpu.ReadSlice(b, 8, out); err != nil || out[0] != 3 || out[3] != 6 {
 		t.Errorf("read at offset 8: %v, %v", out, err)
 	}
-	if err := runtime.ReadSlice(b, 60, out); err == nil {
+	if err := gpu.ReadSlice(b, 60, out); err == nil {
 		t.Error("read past the end succeeded")
 	}
 	if err := b.Write(65, unsafe.Pointer(&in[0]), 0); err == nil {
@@ -170,16 +170,16 @@ func TestFakeDriverMemory(t *testing.T) {
 	if err := b.(*Buffer).Fill32(0xffffffff); err != nil {
 		t.Fatal(err)
 	}
-	if err := runtime.ReadSlice(b, 0, out); err != nil || out[2] != 0xffffffff {
+	if err := gpu.ReadSlice(b, 0, out); err != nil || out[2] != 0xffffffff {
 		t.Errorf("after Fill32: %x, %v", out, err)
 	}
 	if err := b.Zero(); err != nil {
 		t.Fatal(err)
 	}
-	if err := runtime.ReadSlice(b, 0, out); err != nil || out[1] != 0 {
+	if err := gpu.ReadSlice(b, 0, out); err != nil || out[1] != 0 {
 		t.Errorf("after Zero: %v, %v", out, err)
 	}
-	if err := runtime.ReadSlice(c, 60, out[:1]); err != nil || out[0] != 16 {
+	if err := gpu.ReadSlice(c, 60, out[:1]); err != nil || out[0] != 16 {
 		t.Errorf("copy: %v, %v", out[:1], err)
 	}
 	if err := b.Free(); err != nil {
@@ -220,15 +220,15 @@ func TestFakeDriverModules(t *testing.T) {
 	}
 	defer d.Close()
 
-	_, err = d.Load(runtime.Image{Kind: "ptx", Data: []byte("//bad ptx")})
+	_, err = d.Load(gpu.Image{Kind: "ptx", Data: []byte("//bad ptx")})
 	var le *LoadModuleError
 	if !errors.As(err, &le) || !strings.Contains(le.Log, "syntax error") || !strings.Contains(err.Error(), "CUDA_ERROR_INVALID_PTX") {
 		t.Fatalf("bad module: %v, want the JIT log", err)
 	}
-	if _, err := d.Load(runtime.Image{Kind: "fatbin", Data: []byte("x")}); err == nil {
+	if _, err := d.Load(gpu.Image{Kind: "fatbin", Data: []byte("x")}); err == nil {
 		t.Error("unknown image kind loaded")
 	}
-	m, err := d.Load(runtime.Image{Kind: "ptx", Data: []byte(".version 8.0")})
+	m, err := d.Load(gpu.Image{Kind: "ptx", Data: []byte(".version 8.0")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,11 +245,11 @@ func TestFakeDriverModules(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _ := d.Alloc(6 * 8)
-	if err := args.Launch(runtime.Dim3{X: 1}, runtime.Dim3{X: 1}, 0, out, uint32(0xdeadbeef), int32(-5), uint64(1<<40+3), int64(-7), float32(1.5), 2.25); err != nil {
+	if err := args.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: 1}, 0, out, uint32(0xdeadbeef), int32(-5), uint64(1<<40+3), int64(-7), float32(1.5), 2.25); err != nil {
 		t.Fatal(err)
 	}
 	got := make([]uint64, 6)
-	if err := runtime.ReadSlice(out, 0, got); err != nil {
+	if err := gpu.ReadSlice(out, 0, got); err != nil {
 		t.Fatal(err)
 	}
 	want := []uint64{0xdeadbeef, uint64(math.MaxUint64 - 4), 1<<40 + 3, uint64(math.MaxUint64 - 6), uint64(math.Float32bits(1.5)), math.Float64bits(2.25)}
@@ -258,12 +258,12 @@ func TestFakeDriverModules(t *testing.T) {
 			t.Errorf("argument %d arrived as %#x, want %#x", i, got[i], want[i])
 		}
 	}
-	err = args.Launch(runtime.Dim3{X: 1}, runtime.Dim3{X: 1}, 0, out, 3)
+	err = args.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: 1}, 0, out, 3)
 	var lerr *LaunchError
 	if !errors.As(err, &lerr) || lerr.Kernel != "args" || !strings.Contains(err.Error(), "int") {
 		t.Errorf("untyped int argument: %v", err)
 	}
-	if err := args.Launch(runtime.Dim3{}, runtime.Dim3{X: 32}, 0); err != nil {
+	if err := args.Launch(gpu.Dim3{}, gpu.Dim3{X: 32}, 0); err != nil {
 		t.Errorf("empty grid: %v", err)
 	}
 
@@ -273,7 +273,7 @@ func TestFakeDriverModules(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf, _ := d.Alloc(4 * 1000)
-	err = add1.Launch(runtime.Dim3{X: 4}, runtime.Dim3{X: 256}, 64<<10, buf, uint32(1000))
+	err = add1.Launch(gpu.Dim3{X: 4}, gpu.Dim3{X: 256}, 64<<10, buf, uint32(1000))
 	if !errors.As(err, &lerr) || lerr.Kernel != "add1" || !strings.Contains(err.Error(), "CUDA_ERROR_INVALID_VALUE") {
 		t.Errorf("launch over 48 KiB without opt-in: %v", err)
 	}
@@ -319,11 +319,11 @@ func TestFakeDriverModules(t *testing.T) {
 				err = b.Zero()
 			}
 			for i := 0; err == nil && i < g+1; i++ {
-				err = add1.Launch(runtime.Dim3{X: 4}, runtime.Dim3{X: 256}, 64<<10, b, uint32(1000))
+				err = add1.Launch(gpu.Dim3{X: 4}, gpu.Dim3{X: 256}, 64<<10, b, uint32(1000))
 			}
 			v := make([]uint32, 1000)
 			if err == nil {
-				err = runtime.ReadSlice(b, 0, v)
+				err = gpu.ReadSlice(b, 0, v)
 			}
 			if err == nil && (v[0] != uint32(g+1) || v[999] != uint32(g+1)) {
 				err = errors.New("wrong sums")

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 	"unsafe"
 
-	"github.com/tcgen/tcgen/runtime"
 	"github.com/tcgen/tcgen/runtime/nvml"
 )
 
@@ -66,7 +66,7 @@ func TestGPU(t *testing.T) {
 	c := newTestCompiler(t)
 	for _, arch := range []string{fmt.Sprintf("sm_%d%d", f.Major, f.Minor), fmt.Sprintf("compute_%d%d", f.Major, f.Minor)} {
 		t.Run(arch, func(t *testing.T) {
-			img, err := c.Compile(runtime.CompileInput{Name: "gpu_test.cu", Source: testKernels, Arch: arch})
+			img, err := c.Compile(gpu.CompileInput{Name: "gpu_test.cu", Source: testKernels, Arch: arch})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestGPU(t *testing.T) {
 	}
 
 	t.Run("errors", func(t *testing.T) {
-		_, err := d.Load(runtime.Image{Kind: "ptx", Data: []byte(".version 99.0\n.target sm_999\nthis is not ptx\n")})
+		_, err := d.Load(gpu.Image{Kind: "ptx", Data: []byte(".version 99.0\n.target sm_999\nthis is not ptx\n")})
 		var le *LoadModuleError
 		if !errors.As(err, &le) {
 			t.Fatalf("bad PTX: %v, want *LoadModuleError", err)
@@ -101,8 +101,8 @@ func TestGPU(t *testing.T) {
 	})
 }
 
-func runKernels(t *testing.T, d *Device, m runtime.Module) {
-	fn := func(name string) runtime.Function {
+func runKernels(t *testing.T, d *Device, m gpu.Module) {
+	fn := func(name string) gpu.Function {
 		t.Helper()
 		k, err := m.Function(name)
 		if err != nil {
@@ -135,7 +135,7 @@ func runKernels(t *testing.T, d *Device, m runtime.Module) {
 		t.Fatal(err)
 	}
 	defer buf.Free()
-	if err := runtime.WriteSlice(buf, 0, host); err != nil {
+	if err := gpu.WriteSlice(buf, 0, host); err != nil {
 		t.Fatal(err)
 	}
 	tm, err := d.NewTimer()
@@ -146,7 +146,7 @@ func runKernels(t *testing.T, d *Device, m runtime.Module) {
 	if err := tm.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if err := add1.Launch(runtime.Dim3{X: (n + 255) / 256}, runtime.Dim3{X: 256}, 0, buf, uint32(n)); err != nil {
+	if err := add1.Launch(gpu.Dim3{X: (n + 255) / 256}, gpu.Dim3{X: 256}, 0, buf, uint32(n)); err != nil {
 		t.Fatal(err)
 	}
 	if err := tm.Stop(); err != nil {
@@ -158,7 +158,7 @@ func runKernels(t *testing.T, d *Device, m runtime.Module) {
 	}
 	t.Logf("add1 on %d elements: %.4f ms (%.0f GB/s)", n, ms, 8*float64(n)/ms/1e6)
 	got := make([]uint32, n)
-	if err := runtime.ReadSlice(buf, 0, got); err != nil {
+	if err := gpu.ReadSlice(buf, 0, got); err != nil {
 		t.Fatal(err)
 	}
 	var want uint64
@@ -178,11 +178,11 @@ func runKernels(t *testing.T, d *Device, m runtime.Module) {
 	if err := out.Zero(); err != nil {
 		t.Fatal(err)
 	}
-	if err := sum64.Launch(runtime.Dim3{X: uint32(4 * d.Facts().SMs)}, runtime.Dim3{X: 256}, 0, buf, uint32(n), out); err != nil {
+	if err := sum64.Launch(gpu.Dim3{X: uint32(4 * d.Facts().SMs)}, gpu.Dim3{X: 256}, 0, buf, uint32(n), out); err != nil {
 		t.Fatal(err)
 	}
 	sum := make([]uint64, 1)
-	if err := runtime.ReadSlice(out, 0, sum); err != nil {
+	if err := gpu.ReadSlice(out, 0, sum); err != nil {
 		t.Fatal(err)
 	}
 	if sum[0] != want || want < 1<<32 {
@@ -195,11 +195,11 @@ func runKernels(t *testing.T, d *Device, m runtime.Module) {
 		t.Fatal(err)
 	}
 	defer vals.Free()
-	if err := args.Launch(runtime.Dim3{X: 1}, runtime.Dim3{X: 32}, 0, vals, uint32(0xdeadbeef), int32(-5), uint64(1<<40+3), int64(-7), float32(1.5), 2.25); err != nil {
+	if err := args.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: 32}, 0, vals, uint32(0xdeadbeef), int32(-5), uint64(1<<40+3), int64(-7), float32(1.5), 2.25); err != nil {
 		t.Fatal(err)
 	}
 	gotArgs := make([]uint64, 6)
-	if err := runtime.ReadSlice(vals, 0, gotArgs); err != nil {
+	if err := gpu.ReadSlice(vals, 0, gotArgs); err != nil {
 		t.Fatal(err)
 	}
 	wantArgs := []uint64{0xdeadbeef, ^uint64(4), 1<<40 + 3, ^uint64(6), 0x3fc00000, 0x4002000000000000}
@@ -214,7 +214,7 @@ func runKernels(t *testing.T, d *Device, m runtime.Module) {
 	optin := d.Facts().SharedOptin
 	if optin > 48<<10 {
 		words := uint32(optin / 4)
-		err := bigshared.Launch(runtime.Dim3{X: 1}, runtime.Dim3{X: 256}, uint32(optin), out, words)
+		err := bigshared.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: 256}, uint32(optin), out, words)
 		var lerr *LaunchError
 		if !errors.As(err, &lerr) || lerr.Kernel != "bigshared" {
 			t.Errorf("launch over 48 KiB without opt-in: %v, want a LaunchError naming bigshared", err)
@@ -222,11 +222,11 @@ func runKernels(t *testing.T, d *Device, m runtime.Module) {
 		if err := bigshared.SetMaxDynamicShared(optin); err != nil {
 			t.Fatal(err)
 		}
-		if err := bigshared.Launch(runtime.Dim3{X: 1}, runtime.Dim3{X: 256}, uint32(optin), out, words); err != nil {
+		if err := bigshared.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: 256}, uint32(optin), out, words); err != nil {
 			t.Fatal(err)
 		}
 		last := make([]uint32, 1)
-		if err := runtime.ReadSlice(out, 0, last); err != nil || last[0] != words-1 {
+		if err := gpu.ReadSlice(out, 0, last); err != nil || last[0] != words-1 {
 			t.Errorf("bigshared wrote %d, want %d (%v)", last[0], words-1, err)
 		}
 	}
@@ -244,11 +244,11 @@ func runKernels(t *testing.T, d *Device, m runtime.Module) {
 				err = b.Zero()
 			}
 			for i := 0; err == nil && i <= g; i++ {
-				err = add1.Launch(runtime.Dim3{X: 4}, runtime.Dim3{X: 256}, 0, b, uint32(1000))
+				err = add1.Launch(gpu.Dim3{X: 4}, gpu.Dim3{X: 256}, 0, b, uint32(1000))
 			}
 			v := make([]uint32, 1000)
 			if err == nil {
-				err = runtime.ReadSlice(b, 0, v)
+				err = gpu.ReadSlice(b, 0, v)
 			}
 			if err == nil && (v[0] != uint32(g+1) || v[999] != uint32(g+1)) {
 				err = fmt.Errorf("goroutine %d: got %d, %d", g, v[0], v[999])

@@ -3,13 +3,12 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/tcgen/tcgen/runtime"
 )
 
-// Buffer is device memory from cuMemAlloc. It implements runtime.Buffer.
+// Buffer is device memory from cuMemAlloc. It implements gpu.Buffer.
 type Buffer struct {
 	d     *Device
 	ptr   uint64
@@ -17,13 +16,13 @@ type Buffer struct {
 	freed atomic.Bool
 }
 
-var _ runtime.Buffer = (*Buffer)(nil)
+var _ gpu.Buffer = (*Buffer)(nil)
 
 // Alloc allocates bytes of device memory. A zero-byte buffer has address 0
 // and costs nothing (empty graphs and empty classes need no special case).
 // Failing for lack of memory, the error matches ErrOutOfMemory and says how
 // much was free.
-func (d *Device) Alloc(bytes uint64) (runtime.Buffer, error) {
+func (d *Device) Alloc(bytes uint64) (gpu.Buffer, error) {
 	b := &Buffer{d: d, size: bytes}
 	if bytes == 0 {
 		return b, nil

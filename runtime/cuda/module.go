@@ -3,12 +3,11 @@ package cuda
 import (
 	"bytes"
 	"fmt"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"math"
 	goruntime "runtime"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/tcgen/tcgen/runtime"
 )
 
 // CUjit_option values (cuda.h).
@@ -31,7 +30,7 @@ const (
 
 const jitLogBytes = 32 << 10
 
-// Module is a loaded image. It implements runtime.Module.
+// Module is a loaded image. It implements gpu.Module.
 type Module struct {
 	d        *Device
 	mod      cuModule
@@ -40,11 +39,11 @@ type Module struct {
 	unloaded atomic.Bool
 }
 
-var _ runtime.Module = (*Module)(nil)
+var _ gpu.Module = (*Module)(nil)
 
 // Load loads a PTX or cubin image. PTX is JIT-compiled by the driver for
 // this GPU; a failure carries the driver's JIT error log.
-func (d *Device) Load(img runtime.Image) (runtime.Module, error) {
+func (d *Device) Load(img gpu.Image) (gpu.Module, error) {
 	if img.Kind != "ptx" && img.Kind != "cubin" {
 		return nil, fmt.Errorf("cuda: unknown image kind %q (want ptx or cubin)", img.Kind)
 	}
@@ -103,7 +102,7 @@ func cLog(buf []byte, n uintptr) string {
 func (m *Module) JITLog() string { return m.jitLog }
 
 // Function looks a kernel up by its (extern "C") symbol.
-func (m *Module) Function(name string) (runtime.Function, error) {
+func (m *Module) Function(name string) (gpu.Function, error) {
 	if m.unloaded.Load() {
 		return nil, fmt.Errorf("cuda: kernel %s: module unloaded", name)
 	}
@@ -130,23 +129,23 @@ func (m *Module) Unload() error {
 	return m.d.drv.cuModuleUnload(m.mod)
 }
 
-// Function is a kernel. It implements runtime.Function.
+// Function is a kernel. It implements gpu.Function.
 type Function struct {
 	m    *Module
 	fn   cuFunction
 	name string
 }
 
-var _ runtime.Function = (*Function)(nil)
+var _ gpu.Function = (*Function)(nil)
 
 // Name is the kernel's symbol.
 func (f *Function) Name() string { return f.name }
 
 // Launch enqueues the kernel on the default stream. Each argument is a
-// uint32, int32, uint64, int64, float32, float64 or runtime.Buffer (its
+// uint32, int32, uint64, int64, float32, float64 or gpu.Buffer (its
 // device address). A grid with X == 0 launches nothing: an empty class.
 // Y and Z of 0 mean 1.
-func (f *Function) Launch(grid, block runtime.Dim3, sharedBytes uint32, args ...any) error {
+func (f *Function) Launch(grid, block gpu.Dim3, sharedBytes uint32, args ...any) error {
 	grid, block = fix(grid), fix(block)
 	lerr := func(err error) error {
 		return &LaunchError{Kernel: f.name, Grid: [3]uint32{grid.X, grid.Y, grid.Z},
@@ -175,7 +174,7 @@ func (f *Function) Launch(grid, block runtime.Dim3, sharedBytes uint32, args ...
 			slots[i] = uint64(math.Float32bits(v))
 		case float64:
 			slots[i] = math.Float64bits(v)
-		case runtime.Buffer:
+		case gpu.Buffer:
 			slots[i] = v.Ptr()
 		default:
 			return lerr(fmt.Errorf("argument %d has type %T (want uint32, int32, uint64, int64, float32, float64 or a Buffer)", i, a))
@@ -206,7 +205,7 @@ func (f *Function) Launch(grid, block runtime.Dim3, sharedBytes uint32, args ...
 	return nil
 }
 
-func fix(d runtime.Dim3) runtime.Dim3 {
+func fix(d gpu.Dim3) gpu.Dim3 {
 	if d.Y == 0 {
 		d.Y = 1
 	}
@@ -285,17 +284,17 @@ func (f *Function) Attrs() (FuncAttrs, error) {
 }
 
 // Timer times device work on the default stream with a pair of events.
-// It implements runtime.Timer.
+// It implements gpu.Timer.
 type Timer struct {
 	d           *Device
 	start, stop cuEvent
 	state       int // 0 new, 1 started, 2 stopped
 }
 
-var _ runtime.Timer = (*Timer)(nil)
+var _ gpu.Timer = (*Timer)(nil)
 
 // NewTimer creates the two events.
-func (d *Device) NewTimer() (runtime.Timer, error) {
+func (d *Device) NewTimer() (gpu.Timer, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}

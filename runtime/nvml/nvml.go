@@ -7,8 +7,7 @@ package nvml
 
 import (
 	"errors"
-
-	"github.com/tcgen/tcgen/runtime"
+	"github.com/tcgen/tcgen/runtime/gpu"
 )
 
 // ErrUnavailable: no NVML facts (built without cgo, no libnvidia-ml, no
@@ -33,7 +32,7 @@ type Facts struct {
 
 // Apply copies the live clocks and temperature into driver-API facts (the
 // driver's clock attributes are nominal and deprecated in CUDA 13).
-func (f Facts) Apply(d *runtime.DeviceFacts) {
+func (f Facts) Apply(d *gpu.DeviceFacts) {
 	if f.SMClockMHz > 0 {
 		d.ClockMHz = f.SMClockMHz
 	}

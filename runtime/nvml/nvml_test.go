@@ -2,10 +2,9 @@ package nvml
 
 import (
 	"errors"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"os"
 	"testing"
-
-	"github.com/tcgen/tcgen/runtime"
 )
 
 // On a machine without NVML (CI) Read must fail with ErrUnavailable, not
@@ -37,7 +36,7 @@ func TestReadHere(t *testing.T) {
 }
 
 func TestApply(t *testing.T) {
-	d := runtime.DeviceFacts{Name: "x", ClockMHz: 1000, MemClockMHz: 2000}
+	d := gpu.DeviceFacts{Name: "x", ClockMHz: 1000, MemClockMHz: 2000}
 	Facts{SMClockMHz: 1980, TemperatureC: 41}.Apply(&d)
 	if d.ClockMHz != 1980 || d.MemClockMHz != 2000 || d.TemperatureC != 41 || d.Name != "x" {
 		t.Fatalf("Apply gave %+v", d)

@@ -1,0 +1,351 @@
+package autotune
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/store"
+)
+
+// Model predicts a plan for a graph nobody tuned, from the graphs the store
+// holds measurements of on the same GPU: the K nearest graphs in feature
+// space vote, each plan scored by its time relative to the best plan of
+// each neighbour (geometric mean, nearer graphs weigh more). It is trained
+// from the store, not written by hand; a plan a neighbour never ran counts
+// as missingRatio times its best.
+type Model struct {
+	K      int
+	graphs []modelGraph
+	banned map[string]bool   // plans that counted wrong somewhere: never predicted
+	specs  map[string]string // plan -> canonical JSON spec
+	scale  []float64         // per feature: standard deviation over the graphs
+}
+
+// missingRatio is what a plan costs on a neighbour that has no ok
+// measurement of it: as bad as a slow plan, so the model prefers plans known
+// to work on every neighbour.
+const missingRatio = 10
+
+// DefaultK neighbours vote: small enough that graphs unlike the new one
+// do not drown the near ones, more than one so a single odd graph does not
+// decide.
+const DefaultK = 3
+
+type modelGraph struct {
+	fp, name string
+	x        []float64
+	times    map[string]float64 // plan -> median ms of ok rows
+	best     float64
+}
+
+// FeatureVector is what the model measures graphs by: the logarithms of
+// size, degree spread and the work measures the iterators' costs follow.
+func FeatureVector(f graph.Features) []float64 {
+	l := func(v float64) float64 { return math.Log2(1 + v) }
+	return []float64{
+		l(float64(f.Vertices)), l(float64(f.Edges)), l(float64(f.DegreeMax)),
+		l(f.DegreeMean), l(f.DegreeStddev),
+		l(float64(f.WedgesByDegree)), l(float64(f.MinWorkByDegree)), l(float64(f.OutDegreeMaxByDegree)),
+	}
+}
+
+// Train builds a model from rows of one GPU (store.Filter{GPU: ...}).
+func Train(rows []store.Row, k int) *Model {
+	if k <= 0 {
+		k = DefaultK
+	}
+	m := &Model{K: k, specs: map[string]string{}, banned: map[string]bool{}}
+	byGraph := map[string]*modelGraph{}
+	for _, r := range rows {
+		if r.Status == store.StatusWrong {
+			m.banned[r.Plan] = true // a wrong count on one graph: not trusted on a similar one
+		}
+		// Rows without features (tunes of oriented files) would be a fake
+		// graph at the origin of feature space.
+		if r.Status != store.StatusOK || r.MedianMs <= 0 || r.Features.Vertices == 0 {
+			continue
+		}
+		g := byGraph[r.Graph]
+		if g == nil {
+			g = &modelGraph{fp: r.Graph, name: r.GraphName, x: FeatureVector(r.Features), times: map[string]float64{}, best: math.Inf(1)}
+			byGraph[r.Graph] = g
+		}
+		if t, ok := g.times[r.Plan]; !ok || r.MedianMs < t {
+			g.times[r.Plan] = r.MedianMs
+		}
+		g.best = min(g.best, r.MedianMs)
+		if r.Spec != "" {
+			m.specs[r.Plan] = r.Spec
+		}
+	}
+	for _, g := range byGraph {
+		m.graphs = append(m.graphs, *g)
+	}
+	slices.SortFunc(m.graphs, func(a, b modelGraph) int { return cmp.Compare(a.fp, b.fp) })
+	// Scale each feature by its spread so no single one dominates the
+	// distance (a feature all graphs share gets scale 1).
+	if len(m.graphs) > 0 {
+		d := len(m.graphs[0].x)
+		m.scale = make([]float64, d)
+		for j := range d {
+			var s, s2 float64
+			for _, g := range m.graphs {
+				s += g.x[j]
+				s2 += g.x[j] * g.x[j]
+			}
+			n := float64(len(m.graphs))
+			v := s2/n - (s/n)*(s/n)
+			m.scale[j] = 1
+			if v > 1e-12 {
+				m.scale[j] = math.Sqrt(v)
+			}
+		}
+	}
+	return m
+}
+
+// Graphs is the number of graphs the model learned from.
+func (m *Model) Graphs() int { return len(m.graphs) }
+
+// Prediction is the model's answer for one graph.
+type Prediction struct {
+	Plan      string   `json:"plan"`
+	Spec      string   `json:"spec"`      // canonical JSON of the plan
+	Score     float64  `json:"score"`     // predicted time relative to the best (1 = best on every neighbour)
+	Neighbors []string `json:"neighbors"` // the graphs that voted, nearest first
+}
+
+// Predict returns a plan for a graph with features f, ignoring the graph
+// with fingerprint exclude (leave-one-out); ok is false when the model has
+// no other graph.
+func (m *Model) Predict(f graph.Features, exclude string) (Prediction, bool) {
+	return m.PredictAmong(f, exclude, nil)
+}
+
+// PredictAmong is Predict restricted to the plans allow accepts (nil: all).
+func (m *Model) PredictAmong(f graph.Features, exclude string, allow map[string]bool) (Prediction, bool) {
+	ranked := m.Rank(f, exclude, allow)
+	if len(ranked) == 0 {
+		return Prediction{}, false
+	}
+	return ranked[0], true
+}
+
+// Rank scores every plan the nearest neighbours measured (those allow
+// accepts; nil: all) and returns them best first: a tune's warm start
+// takes the first few, count takes the first.
+func (m *Model) Rank(f graph.Features, exclude string, allow map[string]bool) []Prediction {
+	x := FeatureVector(f)
+	type nb struct {
+		g *modelGraph
+		d float64
+	}
+	var nbs []nb
+	for i := range m.graphs {
+		g := &m.graphs[i]
+		if g.fp == exclude {
+			continue
+		}
+		var d float64
+		for j := range x {
+			t := (x[j] - g.x[j]) / m.scale[j]
+			d += t * t
+		}
+		nbs = append(nbs, nb{g, math.Sqrt(d)})
+	}
+	slices.SortStableFunc(nbs, func(a, b nb) int { return cmp.Compare(a.d, b.d) })
+	nbs = nbs[:min(m.K, len(nbs))]
+	plans := map[string]bool{}
+	for _, n := range nbs {
+		for p := range n.g.times {
+			if !m.banned[p] && (allow == nil || allow[p]) {
+				plans[p] = true
+			}
+		}
+	}
+	var names []string
+	for _, n := range nbs {
+		names = append(names, n.g.name)
+	}
+	out := make([]Prediction, 0, len(plans))
+	for p := range plans {
+		var lw, w float64
+		for _, n := range nbs {
+			ratio := float64(missingRatio)
+			if t, ok := n.g.times[p]; ok {
+				ratio = t / n.g.best
+			}
+			wt := 1 / (n.d + 0.1) // 0.1: an identical graph does not get all the weight
+			lw += wt * math.Log(ratio)
+			w += wt
+		}
+		out = append(out, Prediction{Plan: p, Spec: m.specs[p], Score: math.Exp(lw / w), Neighbors: names})
+	}
+	// Ties broken by name, so the ranking does not depend on map order.
+	slices.SortFunc(out, func(a, b Prediction) int {
+		return cmp.Or(cmp.Compare(a.Score, b.Score), cmp.Compare(a.Plan, b.Plan))
+	})
+	return out
+}
+
+// WarmStartN is how many of the model's best plans a tune of a new graph
+// measures first (Options.Start). Replayed over the H200 recording
+// (tune/recording_test.go), three put random search and successive halving
+// within 5% of the exhaustive best with a tenth of the evaluations, where
+// from a cold start they land 6% away in median; more would spend the
+// budget of small spaces on the neighbours' opinion alone.
+const WarmStartN = 3
+
+// WarmStartFrom is WarmStart with a model trained on rows (one GPU's) less
+// those of the graph fp itself: what a tune of a graph not seen before can
+// know, and how the replay of a recording imitates it.
+func WarmStartFrom(rows []store.Row, fp string, f graph.Features, c *Candidates, n int) []int {
+	var others []store.Row
+	for _, r := range rows {
+		if r.Graph != fp {
+			others = append(others, r)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	return WarmStart(Train(others, 0), f, fp, c, n)
+}
+
+// WarmStart is the indices of c's candidates the model ranks best for a
+// graph with features f (its fingerprint exclude is left out of the
+// neighbours), at most n of them: the start of a tune on a graph the store
+// has not seen.
+func WarmStart(m *Model, f graph.Features, exclude string, c *Candidates, n int) []int {
+	if m == nil || c == nil || n <= 0 {
+		return nil
+	}
+	idx := make(map[string]int, len(c.Plans))
+	allow := make(map[string]bool, len(c.Plans))
+	for i, p := range c.Plans {
+		idx[p] = i
+		allow[p] = true
+	}
+	var out []int
+	for _, p := range m.Rank(f, exclude, allow) {
+		if len(out) == n {
+			break
+		}
+		out = append(out, idx[p.Plan])
+	}
+	return out
+}
+
+// LOO is one graph of a leave-one-out evaluation.
+type LOO struct {
+	Graph       string  `json:"graph"`
+	Predicted   string  `json:"predicted"`
+	PredictedMs float64 `json:"predicted_ms"` // its measured time
+	BestPlan    string  `json:"best_plan"`
+	BestMs      float64 `json:"best_ms"`
+	Ratio       float64 `json:"ratio"`       // predicted / best
+	FixedMs     float64 `json:"fixed_ms"`    // the best single fixed plan's time here (0: not measured ok)
+	FixedRatio  float64 `json:"fixed_ratio"` // fixed / best (missingRatio when not measured ok)
+}
+
+// LeaveOneOutReport is the model judged on graphs it was not trained on.
+type LeaveOneOutReport struct {
+	Rows        []LOO   `json:"graphs"`
+	Median      float64 `json:"median_ratio"`
+	Worst       float64 `json:"worst_ratio"`
+	Geomean     float64 `json:"geomean_ratio"`
+	FixedPlan   string  `json:"fixed_plan"` // the one plan best over all graphs (geometric mean)
+	FixedMedian float64 `json:"fixed_median_ratio"`
+	FixedGeo    float64 `json:"fixed_geomean_ratio"`
+}
+
+// LeaveOneOut predicts each graph's plan from the others and compares its
+// measured time with the graph's tuned best, and with the single fixed plan
+// that is best over all graphs (chosen with every graph known, which favours
+// the fixed plan).
+func LeaveOneOut(rows []store.Row, k int) LeaveOneOutReport {
+	m := Train(rows, k)
+	var rep LeaveOneOutReport
+	// The best fixed plan: the smallest geometric mean of time/best over
+	// all graphs, a plan missing on a graph counting missingRatio.
+	plans := map[string]bool{}
+	for _, g := range m.graphs {
+		for p := range g.times {
+			plans[p] = true
+		}
+	}
+	bestGeo := math.Inf(1)
+	for p := range plans {
+		if m.banned[p] {
+			continue
+		}
+		var l float64
+		for _, g := range m.graphs {
+			r := float64(missingRatio)
+			if t, ok := g.times[p]; ok {
+				r = t / g.best
+			}
+			l += math.Log(r)
+		}
+		if geo := math.Exp(l / float64(len(m.graphs))); geo < bestGeo || geo == bestGeo && p < rep.FixedPlan {
+			bestGeo, rep.FixedPlan = geo, p
+		}
+	}
+	var ratios, fixed []float64
+	for _, g := range m.graphs {
+		// The model chooses among the plans measured on the left-out graph
+		// (their time there is what judges it), using only the others'
+		// measurements.
+		pred, ok := m.PredictAmong(featuresOf(rows, g.fp), g.fp, g.timesSet())
+		if !ok {
+			continue
+		}
+		row := LOO{Graph: g.name, Predicted: pred.Plan, BestMs: g.best, PredictedMs: g.times[pred.Plan]}
+		for p, t := range g.times {
+			if t == g.best && (row.BestPlan == "" || p < row.BestPlan) {
+				row.BestPlan = p
+			}
+		}
+		row.Ratio = row.PredictedMs / g.best
+		row.FixedRatio = missingRatio // not measured ok here: as the model counts it
+		if t, ok := g.times[rep.FixedPlan]; ok {
+			row.FixedMs, row.FixedRatio = t, t/g.best
+		}
+		rep.Rows = append(rep.Rows, row)
+		ratios = append(ratios, row.Ratio)
+		fixed = append(fixed, row.FixedRatio)
+	}
+	rep.Median, rep.Worst, rep.Geomean = median(ratios), slices.Max(append([]float64{0}, ratios...)), geomean(ratios)
+	rep.FixedMedian, rep.FixedGeo = median(fixed), geomean(fixed)
+	return rep
+}
+
+func (g *modelGraph) timesSet() map[string]bool {
+	out := make(map[string]bool, len(g.times))
+	for p := range g.times {
+		out[p] = true
+	}
+	return out
+}
+
+func featuresOf(rows []store.Row, fp string) graph.Features {
+	for _, r := range rows {
+		if r.Graph == fp {
+			return r.Features
+		}
+	}
+	return graph.Features{}
+}
+
+func geomean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var l float64
+	for _, x := range xs {
+		l += math.Log(x)
+	}
+	return math.Exp(l / float64(len(xs)))
+}

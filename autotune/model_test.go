@@ -1,0 +1,79 @@
+package autotune
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/store"
+)
+
+// modelRows: small graphs (1e4..1e5 edges) where plan "merge" wins and large
+// ones (1e7..1e8) where "pivot" wins; "hash" is second everywhere, so it is
+// the best single fixed plan (by geometric mean) but never the best.
+func modelRows() []store.Row {
+	var rows []store.Row
+	for i := range 10 {
+		small := i < 5
+		e := math.Pow(10, 4+float64(i%5)/4)
+		if !small {
+			e = math.Pow(10, 7+float64(i%5)/4)
+		}
+		f := graph.Features{Vertices: uint64(e / 8), Edges: uint64(e), DegreeMax: uint64(math.Sqrt(e)), DegreeMean: 16,
+			DegreeStddev: math.Sqrt(e) / 10, WedgesByDegree: uint64(e * 20), MinWorkByDegree: uint64(e * 5), OutDegreeMaxByDegree: uint64(math.Sqrt(e) / 4)}
+		base := e / 1e6
+		times := map[string]float64{"merge": base, "hash": base * 1.3, "pivot": base * 3}
+		if !small {
+			times = map[string]float64{"merge": base * 4, "hash": base * 1.3, "pivot": base}
+		}
+		for p, t := range times {
+			rows = append(rows, store.Row{Graph: fmt.Sprintf("g%d", i), GraphName: fmt.Sprintf("graph%d", i), Features: f,
+				Plan: p, Spec: `{"prefix":"` + p + `"}`, Status: store.StatusOK, MedianMs: t})
+		}
+		// A failure is never a candidate.
+		rows = append(rows, store.Row{Graph: fmt.Sprintf("g%d", i), GraphName: fmt.Sprintf("graph%d", i), Features: f,
+			Plan: "broken", Status: store.StatusWrong})
+	}
+	return rows
+}
+
+func TestModelPredicts(t *testing.T) {
+	m := Train(modelRows(), 3)
+	if m.Graphs() != 10 {
+		t.Fatalf("%d graphs", m.Graphs())
+	}
+	small := graph.Features{Vertices: 2000, Edges: 20000, DegreeMax: 140, DegreeMean: 16, DegreeStddev: 14, WedgesByDegree: 400000, MinWorkByDegree: 100000, OutDegreeMaxByDegree: 35}
+	p, ok := m.Predict(small, "")
+	if !ok || p.Plan != "merge" || p.Spec == "" || len(p.Neighbors) != 3 {
+		t.Errorf("small graph: %+v, %v", p, ok)
+	}
+	large := graph.Features{Vertices: 3e6, Edges: 3e7, DegreeMax: 5000, DegreeMean: 16, DegreeStddev: 500, WedgesByDegree: 6e8, MinWorkByDegree: 1.5e8, OutDegreeMaxByDegree: 1300}
+	if p, _ := m.Predict(large, ""); p.Plan != "pivot" {
+		t.Errorf("large graph: %+v", p)
+	}
+	if _, ok := Train(nil, 0).Predict(small, ""); ok {
+		t.Error("an empty model predicted")
+	}
+}
+
+func TestLeaveOneOut(t *testing.T) {
+	rep := LeaveOneOut(modelRows(), 3)
+	if len(rep.Rows) != 10 {
+		t.Fatalf("%d rows", len(rep.Rows))
+	}
+	if rep.FixedPlan != "hash" {
+		t.Errorf("best fixed plan %s, want hash", rep.FixedPlan)
+	}
+	if rep.Median != 1 || rep.Worst != 1 {
+		t.Errorf("median %.3f worst %.3f, want every graph predicted its best", rep.Median, rep.Worst)
+	}
+	if math.Abs(rep.FixedMedian-1.3) > 1e-9 {
+		t.Errorf("fixed median %.3f, want 1.3", rep.FixedMedian)
+	}
+	for _, r := range rep.Rows {
+		if r.Predicted == "broken" {
+			t.Errorf("%s: predicted a failed plan", r.Graph)
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package autotune
+
+import (
+	"fmt"
+	"strings"
+)
+
+// strategyMakers are the strategies by name, in the order StrategyNames
+// lists them (cheapest to explain first).
+var strategyMakers = []struct {
+	name string
+	make func() Strategy
+}{
+	{"exhaustive", func() Strategy { return exhaustive{} }},
+	{"random", func() Strategy { return randomSearch{} }},
+	{"coordinate", func() Strategy { return coordinate{} }},
+	{"halving", func() Strategy { return halving{} }},
+	{"tpe", func() Strategy { return tpe{} }},
+}
+
+// StrategyNames lists the strategies StrategyByName knows.
+func StrategyNames() []string {
+	names := make([]string, len(strategyMakers))
+	for i, m := range strategyMakers {
+		names[i] = m.name
+	}
+	return names
+}
+
+// StrategyByName returns the strategy called name.
+func StrategyByName(name string) (Strategy, error) {
+	for _, m := range strategyMakers {
+		if m.name == name {
+			return m.make(), nil
+		}
+	}
+	return nil, fmt.Errorf("tune: no strategy %q (have %s)", name, strings.Join(StrategyNames(), ", "))
+}
+
+// strategyAhead is how many candidates an in-order strategy hints ahead of
+// the one it measures, so compilation overlaps timing.
+const strategyAhead = 4
+
+// strategyInOrder evaluates order at full fidelity, skipping what was seen,
+// hinting the next candidates ahead. It reports false when the session
+// stopped.
+func strategyInOrder(s *Session, order []int) bool {
+	var todo []int
+	for _, i := range order {
+		if !s.Seen(i) {
+			todo = append(todo, i)
+		}
+	}
+	for k, i := range todo {
+		// Hint in chunks, always one chunk ahead of what is measured.
+		if k == 0 {
+			s.Prefetch(todo[:min(2*strategyAhead, len(todo))])
+		} else if k%strategyAhead == 0 && k+strategyAhead < len(todo) {
+			s.Prefetch(todo[k+strategyAhead : min(k+2*strategyAhead, len(todo))])
+		}
+		if s.Seen(i) {
+			continue
+		}
+		if _, ok := s.Eval(i); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// strategyUnseen lists, in index order, the candidates not yet evaluated at
+// any fidelity.
+func strategyUnseen(s *Session) []int {
+	var out []int
+	for i := range s.Cands().Points {
+		if !s.Seen(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// strategyStartFirst puts the session's start indices first in order,
+// dropping their later repeats.
+func strategyStartFirst(s *Session, order []int) []int {
+	start := s.Start()
+	if len(start) == 0 {
+		return order
+	}
+	first := make(map[int]bool, len(start))
+	for _, i := range start {
+		first[i] = true
+	}
+	out := append([]int(nil), start...)
+	for _, i := range order {
+		if !first[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}

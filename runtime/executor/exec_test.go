@@ -1,0 +1,659 @@
+package executor_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"github.com/tcgen/tcgen/runtime/executor"
+	"github.com/tcgen/tcgen/runtime/gpu"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+)
+
+// The fake device runs each class kernel as the CPU computation it stands
+// for (the triangles of its items), so the executor's part — orientation,
+// work lists, argument order, src, counts per class, repetitions, freeing —
+// is checked without a GPU against the oracle. The kernels themselves are
+// checked on the GPU (exec_gpu_test.go).
+
+type fakeDevice struct {
+	mem     uint64
+	kernels map[string]gen.Class // by symbol
+	srcSyms map[string]bool      // the src kernels of the plans it knows
+	rowsFor map[string]gen.Class // dense rows kernels, by symbol, and their class (dense_test.go)
+	slices  *gen.SliceHelpers    // bit-slice helpers (tcbw_test.go)
+	live    map[*fakeBuf]bool
+	allocs  int
+	launch  []string
+	loaded  int
+	timers  int
+
+	phases map[string]fakePhase // wedge/radix phase kernels (radix_fake_test.go)
+	pv     *fakePivot           // pivot kernels (pivot_fake_test.go)
+	next   uint64               // next device address Alloc hands out
+	// allocBytes sums every allocation, to check the prediction Prepare
+	// makes before allocating (Result.DeviceBytes).
+	allocBytes uint64
+	fills      int // WriteFrom calls
+	// checkLies makes the list check find a bad entry in any lists, as a
+	// copy that changed them on the way would.
+	checkLies bool
+}
+
+func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
+	out, err := gen.Generate(p, gen.Target{Arch: "compute_90", MaxSharedPerBlock: 227 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, live: map[*fakeBuf]bool{}, srcSyms: map[string]bool{}, rowsFor: map[string]gen.Class{}}
+	d.addPlan(t, out)
+	return d
+}
+
+// addPlan teaches the device another plan's kernels (a tuner runs many
+// plans on one device; tune_fake_test.go).
+func (d *fakeDevice) addPlan(t *testing.T, out *gen.Output) {
+	for _, v := range out.Manifest.Variants {
+		for _, c := range v.Classes {
+			if !c.Skip {
+				d.kernels[c.Kernel] = c
+				d.addPhases(c) // radix_fake_test.go
+				if c.Rows != nil {
+					d.rowsFor[c.Rows.Kernel] = c
+				}
+			}
+		}
+	}
+	if out.Manifest.Src != nil {
+		d.srcSyms[out.Manifest.Src.Kernel] = true
+	}
+	if out.Manifest.Slices != nil {
+		d.slices = out.Manifest.Slices
+	}
+	d.addPivot(t, out) // pivot_fake_test.go
+}
+
+func (d *fakeDevice) Facts() gpu.DeviceFacts {
+	return gpu.DeviceFacts{Name: "fake", Major: 9, Minor: 0, SMs: 4, MemoryBytes: d.mem, SharedOptin: 227 << 10}
+}
+
+func (d *fakeDevice) Alloc(n uint64) (gpu.Buffer, error) {
+	// Disjoint address ranges, so that an address inside a buffer (Ptr()
+	// plus an offset, as pivot.go passes) names it (pivot_fake_test.go).
+	d.next = max(d.next, 1<<40)
+	b := &fakeBuf{d: d, data: make([]byte, n), addr: d.next}
+	d.next += (n+255)&^255 + 4096
+	d.live[b] = true
+	d.allocs++
+	d.allocBytes += n
+	return b, nil
+}
+
+func (d *fakeDevice) Load(img gpu.Image) (gpu.Module, error) {
+	if img.Kind != "ptx" || len(img.Data) == 0 {
+		return nil, fmt.Errorf("bad image")
+	}
+	d.loaded++
+	return &fakeModule{d: d}, nil
+}
+
+func (d *fakeDevice) NewTimer() (gpu.Timer, error) { d.timers++; return &fakeTimer{d: d}, nil }
+func (d *fakeDevice) Synchronize() error           { return nil }
+func (d *fakeDevice) Close() error                 { return nil }
+
+type fakeBuf struct {
+	d    *fakeDevice
+	data []byte
+	addr uint64
+}
+
+func (b *fakeBuf) Ptr() uint64  { return b.addr }
+func (b *fakeBuf) Size() uint64 { return uint64(len(b.data)) }
+func (b *fakeBuf) Write(off uint64, src unsafe.Pointer, n uint64) error {
+	copy(b.data[off:off+n], unsafe.Slice((*byte)(src), n))
+	return nil
+}
+
+// WriteFrom fills the buffer as cuda.Buffer.WriteFrom does: pieces of
+// whole 64 KiB units (the last shorter) from several goroutines at once.
+func (b *fakeBuf) WriteFrom(off, n uint64, fill func(dst []byte, pos uint64) error) error {
+	b.d.fills++
+	const unit = 64 << 10
+	errs := make([]error, (n+unit-1)/unit)
+	var wg sync.WaitGroup
+	for i := range errs {
+		lo := uint64(i) * unit
+		wg.Go(func() { errs[i] = fill(b.data[off+lo:off+min(lo+unit, n)], lo) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (b *fakeBuf) Read(off uint64, dst unsafe.Pointer, n uint64) error {
+	copy(unsafe.Slice((*byte)(dst), n), b.data[off:off+n])
+	return nil
+}
+func (b *fakeBuf) Zero() error { clear(b.data); return nil }
+func (b *fakeBuf) Free() error {
+	delete(b.d.live, b)
+	return nil
+}
+func (b *fakeBuf) u64(i uint64) uint64 { return binary.LittleEndian.Uint64(b.data[8*i:]) }
+func (b *fakeBuf) u32(i uint64) uint32 { return binary.LittleEndian.Uint32(b.data[4*i:]) }
+
+type fakeModule struct{ d *fakeDevice }
+
+func (m *fakeModule) Function(name string) (gpu.Function, error) {
+	_, rows := m.d.rowsFor[name]
+	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && name != executor.CheckListsKernel && name != executor.UnpackKernel {
+		return nil, fmt.Errorf("no kernel %s", name)
+	}
+	return &fakeFunc{d: m.d, name: name}, nil
+}
+func (m *fakeModule) Unload() error { m.d.loaded--; return nil }
+
+// fakeTimer keeps the state rules of cuda.Timer: Stop after Start, Elapsed
+// after Stop.
+type fakeTimer struct {
+	d     *fakeDevice
+	state int
+}
+
+func (t *fakeTimer) Start() error { t.state = 1; return nil }
+func (t *fakeTimer) Stop() error {
+	if t.state != 1 {
+		return fmt.Errorf("fake timer stopped before it was started")
+	}
+	t.state = 2
+	return nil
+}
+func (t *fakeTimer) Elapsed() (float64, error) {
+	if t.state != 2 {
+		return 0, fmt.Errorf("fake timer read before Start and Stop")
+	}
+	return 0.5, nil
+}
+func (t *fakeTimer) Close() error { t.d.timers--; return nil }
+
+type fakeFunc struct {
+	d    *fakeDevice
+	name string
+}
+
+func (f *fakeFunc) Name() string                  { return f.name }
+func (f *fakeFunc) SetMaxDynamicShared(int) error { return nil }
+
+// intersect counts the common entries of two sorted lists.
+func intersect(a, b []uint32) uint64 {
+	var c uint64
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			c++
+			i++
+			j++
+		}
+	}
+	return c
+}
+
+func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) error {
+	f.d.launch = append(f.d.launch, f.name)
+	if grid.X == 0 {
+		return fmt.Errorf("empty grid")
+	}
+	if f.d.srcSyms[f.name] {
+		off, n, src := args[0].(*fakeBuf), args[1].(uint32), args[2].(*fakeBuf)
+		for u := range uint64(n) {
+			for e := off.u64(u); e < off.u64(u+1); e++ {
+				binary.LittleEndian.PutUint32(src.data[4*e:], uint32(u))
+			}
+		}
+		return nil
+	}
+	if f.name == executor.UnpackKernel { // templates/check_lists.cu: 3 bytes an entry
+		packed, adj, m := args[0].(*fakeBuf), args[1].(*fakeBuf), args[2].(uint64)
+		if uint64(len(packed.data)) < (m+3)/4*12 {
+			return fmt.Errorf("unpack: %d packed bytes for %d entries", len(packed.data), m)
+		}
+		for e := range m {
+			b := packed.data[3*e:]
+			binary.LittleEndian.PutUint32(adj.data[4*e:], uint32(b[0])|uint32(b[1])<<8|uint32(b[2])<<16)
+		}
+		return nil
+	}
+	if f.name == executor.CheckListsKernel { // templates/check_lists.cu
+		off, adj, n, bad := args[0].(*fakeBuf), args[1].(*fakeBuf), args[2].(uint64), args[3].(*fakeBuf)
+		if f.d.checkLies {
+			binary.LittleEndian.PutUint64(bad.data, 0)
+			return nil
+		}
+		for v := range n {
+			for e := off.u64(v); e < off.u64(v+1); e++ {
+				if w := adj.u32(e); uint64(w) >= n || uint64(w) == v || (e > off.u64(v) && adj.u32(e-1) >= w) {
+					binary.LittleEndian.PutUint64(bad.data, min(bad.u64(0), e))
+					break
+				}
+			}
+		}
+		return nil
+	}
+	if c, ok := f.d.rowsFor[f.name]; ok {
+		return f.d.launchRows(c, grid, block, args) // dense_test.go
+	}
+	if ph, ok := f.d.phases[f.name]; ok {
+		return f.d.launchPhase(ph, grid, block, shared, args) // radix_fake_test.go
+	}
+	if ok, err := f.d.pivotLaunch(f.name, grid, block, shared, args); ok {
+		return err // pivot_fake_test.go
+	}
+	if ok, err := f.d.tcbwLaunch(f.name, grid, block, args); ok {
+		return err // tcbw_test.go
+	}
+	c := f.d.kernels[f.name]
+	if len(args) != len(gen.KernelArgs) {
+		return fmt.Errorf("%d args, want %d", len(args), len(gen.KernelArgs))
+	}
+	off, adj := args[0].(*fakeBuf), args[1].(*fakeBuf)
+	n, m := args[3].(uint32), args[4].(uint64)
+	nitems, counts := args[6].(uint64), args[7].(*fakeBuf)
+	if uint64(len(off.data)) != (uint64(n)+1)*8 || uint64(len(adj.data)) != executor.AdjBytes(m) {
+		return fmt.Errorf("sizes do not match n=%d m=%d", n, m)
+	}
+	// Scratch (gen.Scratch): none, or grid * groups slices of scratch_words
+	// u64 words, zeroed at launch when the class needs it so.
+	words := args[9].(uint64)
+	if s := c.Scratch; s == nil {
+		if args[8] != any(uint64(0)) || words != 0 {
+			return fmt.Errorf("scratch %v, %d words for a class without scratch", args[8], words)
+		}
+	} else if s.Square {
+		sb, ok := args[8].(*fakeBuf)
+		if !ok || words != gen.SquareWords(uint64(n)) || uint64(len(sb.data)) < gen.SquareBytes(uint64(n)) {
+			return fmt.Errorf("square scratch %T, %d words a row for n=%d", args[8], words, n)
+		}
+	} else {
+		sb, ok := args[8].(*fakeBuf)
+		if !ok || words < s.WordsPerGroup(uint64(n)) || uint64(len(sb.data)) < uint64(grid.X)*uint64(s.Groups)*words*8 {
+			return fmt.Errorf("scratch %T, %d words for grid %d of %+v", args[8], words, grid.X, s)
+		}
+		if s.Zeroed && slices.ContainsFunc(sb.data, func(b byte) bool { return b != 0 }) {
+			return fmt.Errorf("scratch not zeroed at launch")
+		}
+	}
+	if grid.X != c.Grid.Blocks(nitems, 4) || block.X != uint32(c.Block) || shared != uint32(c.DynamicSharedBytes) {
+		return fmt.Errorf("launch shape %v %v %d for %d items of %+v", grid, block, shared, nitems, c)
+	}
+	list := func(i uint64) uint64 { return i }
+	if b, ok := args[5].(*fakeBuf); ok {
+		if c.Items == gen.ItemsVertices {
+			list = func(i uint64) uint64 { return uint64(b.u32(i)) }
+		} else {
+			list = func(i uint64) uint64 { return b.u64(i) }
+		}
+	} else if args[5].(uint64) != 0 {
+		return fmt.Errorf("list argument %v", args[5])
+	}
+	nb := func(u uint64) []uint32 {
+		var s []uint32
+		for e := off.u64(u); e < off.u64(u+1); e++ {
+			s = append(s, adj.u32(e))
+		}
+		return s
+	}
+	var total uint64
+	for i := range nitems {
+		id := list(i)
+		if c.Items == gen.ItemsVertices {
+			nu := nb(id)
+			for _, v := range nu {
+				total += intersect(nu, nb(uint64(v)))
+			}
+			continue
+		}
+		src := args[2].(*fakeBuf)
+		u, v := src.u32(id), adj.u32(id)
+		if c.Rows != nil {
+			total += denseEdge(uint64(n), args[8].(*fakeBuf), words, u, v) // dense_test.go
+			continue
+		}
+		total += intersect(nb(uint64(u)), nb(uint64(v)))
+	}
+	if c.SelfReset {
+		// tc::finish_count: the last block stores the class's total, and
+		// the pass did not zero the slot.
+		binary.LittleEndian.PutUint64(counts.data[8*c.Slot:], total)
+		return nil
+	}
+	binary.LittleEndian.PutUint64(counts.data[8*c.Slot:], counts.u64(uint64(c.Slot))+total)
+	return nil
+}
+
+type fakeCompiler struct {
+	calls     int
+	failCheck bool // refuse the list check's module (upload.go)
+}
+
+func (c *fakeCompiler) Version() (int, int) { return 13, 0 }
+func (c *fakeCompiler) Compile(in gpu.CompileInput) (gpu.Image, error) {
+	c.calls++
+	if c.failCheck && in.Name == executor.CheckListsFile {
+		return gpu.Image{}, fmt.Errorf("%s: refused (test)", in.Name)
+	}
+	if (!strings.HasPrefix(in.Source, gen.Header) && in.Name != executor.CheckListsFile) || in.Arch != "compute_90" {
+		return gpu.Image{}, fmt.Errorf("unexpected input %s %s", in.Name, in.Arch)
+	}
+	return gpu.Image{Kind: "ptx", Data: []byte("ptx")}, nil
+}
+
+func TestExecFake(t *testing.T) {
+	graphs := map[string]*graph.Graph{}
+	for name, g := range map[string]graph.Generator{
+		"rmat10": graph.DefaultRMAT(10),
+		"er":     graph.ErdosRenyi{N: 300, M: 6000, Seed: 3},
+		"wheel":  graph.Wheel{Rim: 500},
+		"star":   graph.Star{Leaves: 100},
+	} {
+		gg, _, err := graph.Generate(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		graphs[name] = gg
+	}
+	plans := append(generatablePresets(), specPlans()...)
+	rng := rand.New(rand.NewPCG(11, 0))
+	for len(plans) < 40 {
+		if p := ir.RandomPlan(rng); runnable(p) {
+			plans = append(plans, p)
+		}
+	}
+	for name, g := range graphs {
+		want := graph.Oracle(g)
+		for _, p := range plans {
+			d := newFakeDevice(t, p, 1<<40)
+			comp := &fakeCompiler{}
+			res, err := executor.Run(context.Background(), d, comp, p, g, executor.RunOptions{Repeat: 3, Warmup: 1})
+			if err != nil {
+				t.Fatalf("%s on %s: %v", p.Prefix, name, err)
+			}
+			if res.Triangles != want {
+				t.Errorf("%s (%s) on %s: %d triangles, want %d: %+v", p.Prefix, res.Plan, name, res.Triangles, want, res.PerClass)
+			}
+			if d.allocBytes > res.DeviceBytes {
+				t.Errorf("%s on %s: allocated %d bytes, predicted %d before allocating: %+v", p.Prefix, name, d.allocBytes, res.DeviceBytes, p.Classes)
+			}
+			if len(d.live) != 0 || d.loaded != 0 || d.timers != 0 || comp.calls != 1 {
+				t.Errorf("%s on %s: %d buffers, %d modules, %d timers left; %d compiles", p.Prefix, name, len(d.live), d.loaded, d.timers, comp.calls)
+			}
+			if res.Runs != 3 || res.KernelMs.Median <= 0 && want > 0 {
+				t.Errorf("%s on %s: runs %d, kernel %+v", p.Prefix, name, res.Runs, res.KernelMs)
+			}
+		}
+	}
+}
+
+func TestExecTooLarge(t *testing.T) {
+	p, _ := ir.Preset("polak")
+	g, _, err := graph.Generate(graph.DefaultRMAT(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newFakeDevice(t, p, 256<<20+1<<10) // the headroom and 1 KiB: less than the graph
+	_, err = executor.Run(context.Background(), d, &fakeCompiler{}, p, g, executor.RunOptions{})
+	var tl *executor.TooLargeError
+	if !errors.As(err, &tl) || !errors.Is(err, executor.ErrTooLarge) {
+		t.Fatalf("got %v, want a TooLargeError", err)
+	}
+	if d.allocs != 0 {
+		t.Errorf("%d allocations before the refusal", d.allocs)
+	}
+	if !strings.Contains(err.Error(), p.Name()) {
+		t.Errorf("error %q does not name the plan", err)
+	}
+}
+
+func TestExecCompileErrorNamesPlan(t *testing.T) {
+	p, _ := ir.Preset("trust")
+	g, _, _ := graph.Generate(graph.DefaultRMAT(8))
+	d := newFakeDevice(t, p, 1<<40)
+	_, err := executor.Run(context.Background(), d, failingCompiler{}, p, g, executor.RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), p.Name()) || !strings.Contains(err.Error(), "THE LOG") || !strings.Contains(err.Error(), "tc_"+p.Name()+"_c1") {
+		t.Fatalf("error %v should name the plan, its kernels and carry the log", err)
+	}
+	if len(d.live) != 0 {
+		t.Errorf("%d buffers left", len(d.live))
+	}
+}
+
+type failingCompiler struct{}
+
+func (failingCompiler) Version() (int, int) { return 11, 8 }
+func (failingCompiler) Compile(in gpu.CompileInput) (gpu.Image, error) {
+	return gpu.Image{}, fmt.Errorf("nvrtc: compiling %s: error\nTHE LOG", in.Name)
+}
+
+// TestExecFakeOriented: a graph handed over already oriented (an oriented
+// CSR file) counts like the graph it came from, for presets of its
+// orientation; a plan of another orientation or relabelling is refused
+// before anything is allocated, naming the convert flags that fit.
+func TestExecFakeOriented(t *testing.T) {
+	g, _, err := graph.Generate(graph.DefaultRMAT(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graph.Oracle(g)
+	byName := map[string]ir.Plan{}
+	for _, p := range append(generatablePresets(), specPlans()...) {
+		byName[p.Prefix] = p
+	}
+	pivot, err := ir.Load("../../examples/pivot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName["pivot"] = pivot
+	for _, tc := range []struct {
+		plan    string
+		by      graph.Orientation
+		relabel bool
+		ok      bool
+	}{
+		{"polak", graph.ByDegree, true, true},
+		{"pivot", graph.ByDegree, true, true},
+		{"trust", graph.ByDegree, true, true},
+		{"grouptc", graph.ByID, false, true},
+		{"grouptc", graph.ByID, true, true}, // relabelling by id is the identity
+		{"polak", graph.ByDegree, false, false},
+		{"polak", graph.ByID, false, false},
+	} {
+		p, found := byName[tc.plan]
+		if !found {
+			t.Fatalf("no plan %s", tc.plan)
+		}
+		o := graph.Orient(g, tc.by, tc.relabel)
+		o = &graph.Oriented{CSR: o.CSR, By: o.By, Relabelled: tc.relabel} // as read from a file: no Perm
+		d := newFakeDevice(t, p, 1<<40)
+		res, err := executor.Run(context.Background(), d, &fakeCompiler{}, p, nil, executor.RunOptions{Oriented: o})
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%s on %s/%v: %v", tc.plan, tc.by, tc.relabel, err)
+		case tc.ok && res.Triangles != want:
+			t.Errorf("%s on %s/%v: %d triangles, want %d", tc.plan, tc.by, tc.relabel, res.Triangles, want)
+		case !tc.ok && (err == nil || !strings.Contains(err.Error(), "--orient")):
+			t.Errorf("%s on %s/%v: %v, want a refusal naming --orient", tc.plan, tc.by, tc.relabel, err)
+		case !tc.ok && d.allocs != 0:
+			t.Errorf("%s on %s/%v: %d allocations before refusing", tc.plan, tc.by, tc.relabel, d.allocs)
+		}
+	}
+}
+
+// TestExecFakeDeferredCheck: an oriented CSR file read with its list checks
+// deferred is checked by the upload (WriteFrom with the file's AdjCheck)
+// when the plan reads no lists on the host, before it otherwise; a corrupt
+// file is refused with its *graph.InputError before any kernel runs. A
+// packed file's lists are sent as stored and unpacked on the device; the
+// host never unpacks them.
+func TestExecFakeDeferredCheck(t *testing.T) {
+	for _, packed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "words", true: "packed"}[packed], func(t *testing.T) { testExecFakeDeferredCheck(t, packed) })
+	}
+}
+
+func testExecFakeDeferredCheck(t *testing.T, packed bool) {
+	g, _, err := graph.Generate(graph.DefaultRMAT(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graph.Oracle(g)
+	o := graph.Orient(g, graph.ByDegree, true)
+	path := filepath.Join(t.TempDir(), "o.tcsr")
+	meta := graph.CacheMeta{Orientation: graph.ByDegree, Relabelled: true, Packed: packed}
+	if err := graph.WriteCSR(path, &graph.Graph{CSR: graph.CSR{Offsets: o.Offsets, Adj: o.Adj}}, meta); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := os.ReadFile(path)
+	pivot, err := ir.Load("../../examples/pivot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var polak ir.Plan
+	for _, p := range generatablePresets() {
+		if p.Prefix == "polak" {
+			polak = p
+		}
+	}
+	var hostAdj []uint32 // the last run's host lists
+	run := func(p ir.Plan) (*fakeDevice, *executor.Result, *graph.AdjCheck, error) {
+		fg, rep, err := graph.Open(path, graph.ReadOptions{Map: true, DeferAdjCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fo := graph.FileOriented(fg, rep)
+		d := newFakeDevice(t, p, 1<<40)
+		res, err := executor.Run(context.Background(), d, &fakeCompiler{}, p, nil, executor.RunOptions{Oriented: fo})
+		hostAdj = fo.Adj
+		return d, res, fo.AdjCheck(), err
+	}
+	for _, p := range []ir.Plan{pivot, polak} {
+		d, res, ck, err := run(p)
+		if err != nil || res.Triangles != want {
+			t.Fatalf("%s: %v, %v triangles, want %d", p.Prefix, err, res, want)
+		}
+		checks, unpacks := 0, 0
+		for _, k := range d.launch {
+			switch k {
+			case executor.CheckListsKernel:
+				checks++
+			case executor.UnpackKernel:
+				unpacks++
+			}
+		}
+		if packed && (unpacks != 1 || slices.Max(hostAdj) != 0) {
+			t.Fatalf("%s: %d unpacks on the device, host lists unpacked %v; want 1 and false", p.Prefix, unpacks, slices.Max(hostAdj) != 0)
+		}
+		if ck == nil || ck.Finish() != nil || d.fills != 1 || checks != d.fills {
+			t.Fatalf("%s: pending %v, %d uploads through the check and %d device checks, want 1 each", p.Prefix, ck != nil, d.fills, checks)
+		}
+		if !slices.Equal(hostAdj, o.Adj) {
+			t.Fatalf("%s: the host's lists after Finish differ", p.Prefix)
+		}
+		if d.allocBytes > res.DeviceBytes {
+			t.Errorf("%s: allocated %d bytes, predicted %d before allocating", p.Prefix, d.allocBytes, res.DeviceBytes)
+		}
+	}
+	// An error after the upload started (the check module does not
+	// compile): every buffer is freed, the packed section's too.
+	{
+		fg, rep, err := graph.Open(path, graph.ReadOptions{Map: true, DeferAdjCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := newFakeDevice(t, pivot, 1<<40)
+		_, err = executor.Run(context.Background(), d, &fakeCompiler{failCheck: true}, pivot, nil, executor.RunOptions{Oriented: graph.FileOriented(fg, rep)})
+		if err == nil || !strings.Contains(err.Error(), "refused (test)") || len(d.live) != 0 {
+			t.Fatalf("check module refused: %v, %d buffers left", err, len(d.live))
+		}
+	}
+	// Lists that pass on the host but not on the device: refused.
+	{
+		fg, rep, err := graph.Open(path, graph.ReadOptions{Map: true, DeferAdjCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := newFakeDevice(t, pivot, 1<<40)
+		d.checkLies = true
+		_, err = executor.Run(context.Background(), d, &fakeCompiler{}, pivot, nil, executor.RunOptions{Oriented: graph.FileOriented(fg, rep)})
+		if err == nil || !strings.Contains(err.Error(), "the upload changed them") || !onlyChecks(d.launch) {
+			t.Fatalf("device check disagreeing with the host: %v after launches %v", err, d.launch)
+		}
+	}
+	// The same graph prepared again (its file closed by the first check).
+	fg, rep, err := graph.Open(path, graph.ReadOptions{Map: true, DeferAdjCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fo := graph.FileOriented(fg, rep)
+	for range 2 {
+		d := newFakeDevice(t, pivot, 1<<40)
+		if res, err := executor.Run(context.Background(), d, &fakeCompiler{}, pivot, nil, executor.RunOptions{Oriented: fo}); err != nil || res.Triangles != want {
+			t.Fatalf("pivot, same graph again: %v", err)
+		}
+	}
+	// The last entry of the section, the largest id of the last list: past n.
+	bad := slices.Clone(good)
+	if packed {
+		at := len(good) - 3 - (8-3*len(o.Adj)%8)%8
+		bad[at], bad[at+1], bad[at+2] = byte(o.N()), byte(o.N()>>8), byte(o.N()>>16)
+	} else {
+		at := len(good) - 4 - (4*len(o.Adj))%8
+		binary.LittleEndian.PutUint32(bad[at:], uint32(o.N()))
+	}
+	os.WriteFile(path, bad, 0o644)
+	d, _, _, err := run(pivot)
+	var ie *graph.InputError
+	if !errors.Is(err, graph.ErrCorrupt) || !errors.As(err, &ie) || err != error(ie) || ie.File != path || !onlyChecks(d.launch) {
+		t.Fatalf("corrupt file: %v after launches %v, want the file's corrupt error before any count", err, d.launch)
+	}
+	// Lists out of order under a valid checksum: the device's check finds
+	// them, and the host names the entry as reading the file would.
+	swapped := slices.Clone(o.Adj)
+	for v := range o.N() {
+		if lo, hi := o.Offsets[v], o.Offsets[v+1]; hi-lo >= 2 {
+			swapped[lo], swapped[lo+1] = swapped[lo+1], swapped[lo]
+			break
+		}
+	}
+	if err := graph.WriteCSR(path, &graph.Graph{CSR: graph.CSR{Offsets: o.Offsets, Adj: swapped}}, meta); err != nil {
+		t.Fatal(err)
+	}
+	_, _, want2 := graph.ReadCSR(path)
+	d, _, _, err = run(pivot)
+	if want2 == nil || err == nil || err.Error() != want2.Error() || !onlyChecks(d.launch) || len(d.launch) != map[bool]int{false: 1, true: 2}[packed] {
+		t.Fatalf("lists out of order: %v after launches %v, want %v after the check alone", err, d.launch, want2)
+	}
+}
+
+// onlyChecks reports whether every launch was the list check (or the
+// unpacking before it).
+func onlyChecks(launches []string) bool {
+	for _, k := range launches {
+		if k != executor.CheckListsKernel && k != executor.UnpackKernel {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,451 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"github.com/tcgen/tcgen/runtime/gpu"
+	"math/bits"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+)
+
+// The wedge iterator with the radix intersection (radix-binning.txt,
+// gen/radix.go, templates/isect_radix.cu.tmpl) is run here, apart from the
+// one-launch classes: per batch of wedges, one kernel writes the candidate
+// closing edges E' (Algorithm 1), then the host runs the MSD radix levels of
+// Algorithm 2 one after the other (iteratively: §III-D found CUDA dynamic
+// parallelism too slow), reading back four numbers per level to size the
+// next. E' of a graph can be far larger than E (sum of C(d+, 2): 7.2e9
+// candidates for RMAT-22 in degree order), so it is generated and counted in
+// batches of wedges that fit a device-memory budget (budget_mib; 0 = half of
+// the memory left free by the graph, shared by the wedge classes).
+
+// radixHost is what the wedge classes of a variant need on the host and
+// from the device-memory check.
+type radixHost struct {
+	classes []*radixClass // by class position; nil for the other classes
+	// E is the oriented graph in id order, whose edge (v, w), v < w, closes
+	// the candidate (v, w). When the plan's order is not the id order, E is
+	// a second CSR (eOff, eAdj) made here; otherwise it is the plan's own.
+	eOff  []uint64
+	eAdj  []uint32
+	fixed uint64 // bytes of the wedge prefix sums and of a second E
+	// Device copies of E (the plan's buffers when eOff is nil).
+	offE, adjE gpu.Buffer
+}
+
+// radixClass is one wedge/radix class.
+type radixClass struct {
+	c  gen.Class
+	ph map[string]gen.Helper
+	fn map[string]gpu.Function
+	// wpre[i] is the first wedge of item i (C(d+(u), 2) wedges per vertex u,
+	// in list order); wpre[nitems] = total. These are the exact per-vertex
+	// output offsets of Algorithm 1.
+	wpre   []uint64
+	nitems uint64
+	total  uint64
+
+	bits     uint   // radix_bits
+	digits   uint64 // 2^bits
+	thr      uint64 // threshold
+	budget   uint64 // budget_mib in bytes; 0: automatic
+	block    uint32
+	tile     uint64 // candidates per tile (histogram, scatter, leaf)
+	scanTile uint64
+
+	capacity uint64 // candidates per batch
+	sz       radixSizes
+
+	wpreBuf                   gpu.Buffer
+	keys, bk                  [2]gpu.Buffer
+	hist, flags, part         gpu.Buffer
+	stat                      gpu.Buffer
+	batches, levels, maxLevel uint64 // of the last run, for tests and reports
+}
+
+// radixSizes are the element counts of a class's batch buffers for a
+// capacity of c candidates per batch. Bounds: a bucket split further holds
+// more than threshold candidates, so a level has at most
+// splitMax = floor(c / (threshold+1)) of them (1 at the root); its list, with
+// the leaves, at most min(c, splitMax * digits) entries; the split buckets
+// have at most ceil(c / tile) + splitMax tiles. With the paper's parameters
+// that is 16.7 bytes per candidate (keys 16, buckets 0.37, histogram 0.16,
+// flags 0.12); since Validate keeps threshold >= digits, at most about 150.
+type radixSizes struct {
+	keys     uint64 // u64 keys per buffer (two buffers)
+	buckets  uint64 // bucket records per list (two lists)
+	splitMax uint64
+	tileMax  uint64
+	hist     uint64 // u64: digits * tileMax + 1 (the scan's total)
+	flags    uint64 // u64: 4 * splitMax * digits + 1
+	part     uint64 // u64: scan tile sums of the larger of the two
+}
+
+func (rc *radixClass) sizesFor(c uint64) radixSizes {
+	s := radixSizes{keys: c}
+	s.splitMax = max(1, c/(rc.thr+1))
+	s.buckets = max(1, min(c, s.splitMax*rc.digits))
+	s.tileMax = (c+rc.tile-1)/rc.tile + s.splitMax
+	s.hist = rc.digits*s.tileMax + 1
+	s.flags = 4*s.splitMax*rc.digits + 1
+	s.part = (max(s.hist, s.flags) + rc.scanTile - 1) / rc.scanTile
+	return s
+}
+
+// bytes is the device memory of the batch buffers.
+func (s radixSizes) bytes() uint64 {
+	return 2*s.keys*8 + 2*s.buckets*gen.RadixBucketBytes + (s.hist+s.flags+s.part)*8 + radixStatWords*8
+}
+
+// radixStatWords: the emit kernel's report of the next list (buckets to
+// split, their tiles, leaves, their tiles).
+const radixStatWords = 4
+
+// radixMaxBatch caps the candidates per batch when nonzero (tests force
+// many batches with it).
+var radixMaxBatch uint64
+
+// setCapacity sets the largest batch whose buffers fit budget bytes (and no
+// larger than the class's wedges); false when not even one candidate fits.
+func (rc *radixClass) setCapacity(budget uint64) bool {
+	hi := rc.total
+	if radixMaxBatch > 0 {
+		hi = min(hi, radixMaxBatch)
+	}
+	if rc.sizesFor(1).bytes() > budget {
+		return false
+	}
+	lo := uint64(1) // fits
+	for lo < hi {   // largest c in [lo, hi] that fits
+		mid := lo + (hi-lo+1)/2
+		if rc.sizesFor(mid).bytes() <= budget {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	rc.capacity = lo
+	rc.sz = rc.sizesFor(lo)
+	return true
+}
+
+// newRadixHost builds the wedge prefix sums of every wedge/radix class of
+// the variant and, when the plan's order is not the id order, E in id order.
+func newRadixHost(g *graph.Graph, o *graph.Oriented, idOrdered bool, v gen.Variant, lists []WorkList) (*radixHost, error) {
+	rx := &radixHost{classes: make([]*radixClass, len(v.Classes))}
+	active := false
+	for i, c := range v.Classes {
+		if c.Skip || len(c.Phases) == 0 {
+			continue
+		}
+		rc, err := newRadixClass(c, o, &lists[i])
+		if err != nil {
+			return nil, err
+		}
+		rx.classes[i] = rc
+		if rc.total > 0 {
+			active = true
+			rx.fixed += (rc.nitems + 1) * 8
+		}
+	}
+	if active && !idOrdered && g == nil {
+		return nil, fmt.Errorf("wedge/radix classes of an unrelabelled degree order need the undirected graph; the graph was read oriented")
+	}
+	if active && !idOrdered {
+		// Unrelabelled degree order: N+(u) is sorted by id, so a wedge's
+		// candidate is (v, w) with v < w by id, but the edge between them
+		// may be stored as w -> v. E in id order holds it as v -> w.
+		e := graph.Orient(g, graph.ByID, false)
+		rx.eOff, rx.eAdj = e.Offsets, e.Adj
+		rx.fixed += uint64(len(e.Offsets))*8 + uint64(len(e.Adj))*4
+	}
+	return rx, nil
+}
+
+func newRadixClass(c gen.Class, o *graph.Oriented, l *WorkList) (*radixClass, error) {
+	rc := &radixClass{c: c, ph: map[string]gen.Helper{}, fn: map[string]gpu.Function{}, block: uint32(c.Block)}
+	for _, h := range c.Phases {
+		rc.ph[h.Phase] = h
+	}
+	for _, p := range []string{gen.PhaseGenerate, gen.PhaseHist, gen.PhaseScanUp, gen.PhaseScanMid, gen.PhaseScanDown,
+		gen.PhaseClassify, gen.PhaseEmit, gen.PhaseScatter, gen.PhaseLeaf} {
+		if _, ok := rc.ph[p]; !ok {
+			return nil, fmt.Errorf("class %s: the manifest lists no %s phase", c.Name, p)
+		}
+	}
+	rb, thr, mib := c.Params[ir.ParamRadixBits], c.Params[ir.ParamThreshold], c.Params[ir.ParamBudgetMiB]
+	if rb < 1 || rb > 8 || thr < 1 || mib < 0 {
+		return nil, fmt.Errorf("class %s: radix parameters %v out of range", c.Name, c.Params)
+	}
+	rc.bits, rc.digits, rc.thr, rc.budget = uint(rb), uint64(1)<<rb, uint64(thr), uint64(mib)<<20
+	rc.tile, rc.scanTile = uint64(rc.ph[gen.PhaseHist].Tile), uint64(rc.ph[gen.PhaseScanUp].Tile)
+	if rc.tile == 0 || rc.scanTile == 0 || rc.tile != uint64(rc.ph[gen.PhaseScatter].Tile) || rc.tile != uint64(rc.ph[gen.PhaseLeaf].Tile) {
+		return nil, fmt.Errorf("class %s: radix phases without consistent tiles", c.Name)
+	}
+
+	rc.nitems = l.Count
+	rc.wpre = make([]uint64, rc.nitems+1)
+	for i := range rc.nitems {
+		u := uint32(i)
+		if !l.All {
+			u = l.Vertices[i]
+		}
+		d := o.Degree(u)
+		rc.wpre[i+1] = rc.wpre[i] + d*(d-1)/2 // 0 for d = 0 too (0 * anything)
+	}
+	rc.total = rc.wpre[rc.nitems]
+	return rc, nil
+}
+
+// reserve adds the wedge classes' device memory to need: the fixed arrays,
+// then the batch buffers: an explicit budget caps a class's buffers; the
+// classes without one share half of what is left. It returns the new need
+// and false when they do not fit in have.
+func (rx *radixHost) reserve(need, have uint64) (uint64, bool) {
+	need += rx.fixed
+	if need > have {
+		return need, false
+	}
+	var auto []*radixClass
+	for _, rc := range rx.classes {
+		switch {
+		case rc == nil || rc.total == 0:
+		case rc.budget > 0:
+			if !rc.setCapacity(rc.budget) {
+				return need + rc.sizesFor(1).bytes(), false
+			}
+			need += rc.sz.bytes()
+		default:
+			auto = append(auto, rc)
+		}
+	}
+	if need > have {
+		return need, false
+	}
+	if len(auto) > 0 {
+		share := (have - need) / 2 / uint64(len(auto))
+		for _, rc := range auto {
+			if !rc.setCapacity(share) {
+				return need + rc.sizesFor(1).bytes(), false
+			}
+			need += rc.sz.bytes()
+		}
+	}
+	return need, need <= have
+}
+
+// setupRadix loads the phase kernels, allocates the batch buffers and
+// uploads the prefix sums and E.
+func (pr *Prepared) setupRadix(rx *radixHost) error {
+	pr.radix = rx
+	rx.offE, rx.adjE = pr.off, pr.adj
+	if rx.eOff != nil { // only made when some class has wedges
+		var err error
+		if rx.offE, err = pr.alloc(uint64(len(rx.eOff)) * 8); err != nil {
+			return fmt.Errorf("plan %s: E in id order: %w", pr.name, err)
+		}
+		if rx.adjE, err = pr.alloc(max(uint64(len(rx.eAdj)), 1) * 4); err != nil {
+			return fmt.Errorf("plan %s: E in id order: %w", pr.name, err)
+		}
+		if err = gpu.WriteSlice(rx.offE, 0, rx.eOff); err != nil {
+			return fmt.Errorf("plan %s: uploading E in id order: %w", pr.name, err)
+		}
+		if err = gpu.WriteSlice(rx.adjE, 0, rx.eAdj); err != nil {
+			return fmt.Errorf("plan %s: uploading E in id order: %w", pr.name, err)
+		}
+	}
+	for _, rc := range rx.classes {
+		if rc == nil || rc.total == 0 {
+			continue
+		}
+		fail := func(what string, err error) error {
+			return fmt.Errorf("plan %s: class %s (wedge/radix, %d candidates per batch): %s: %w", pr.name, rc.c.Name, rc.capacity, what, err)
+		}
+		for p, h := range rc.ph {
+			fn, err := pr.mod.Function(h.Kernel)
+			if err != nil {
+				return fail("kernel "+h.Kernel, err)
+			}
+			rc.fn[p] = fn
+		}
+		var err error
+		if rc.wpreBuf, err = pr.alloc((rc.nitems + 1) * 8); err != nil {
+			return fail("wedge offsets", err)
+		}
+		if err = gpu.WriteSlice(rc.wpreBuf, 0, rc.wpre); err != nil {
+			return fail("uploading wedge offsets", err)
+		}
+		for i := range 2 {
+			if rc.keys[i], err = pr.alloc(rc.sz.keys * 8); err != nil {
+				return fail("candidate keys", err)
+			}
+			if rc.bk[i], err = pr.alloc(rc.sz.buckets * gen.RadixBucketBytes); err != nil {
+				return fail("bucket lists", err)
+			}
+		}
+		if rc.hist, err = pr.alloc(rc.sz.hist * 8); err != nil {
+			return fail("histogram", err)
+		}
+		if rc.flags, err = pr.alloc(rc.sz.flags * 8); err != nil {
+			return fail("child flags", err)
+		}
+		if rc.part, err = pr.alloc(max(rc.sz.part, 1) * 8); err != nil {
+			return fail("scan sums", err)
+		}
+		if rc.stat, err = pr.alloc(radixStatWords * 8); err != nil {
+			return fail("level sizes", err)
+		}
+	}
+	return nil
+}
+
+// idBits is the bits of a vertex id in a candidate key: ids are below n.
+func idBits(n uint32) uint32 {
+	return max(1, uint32(bits.Len32(max(n, 1)-1)))
+}
+
+// gridFor is ceil(items / per) blocks, at most gen.MaxGridX (the kernels
+// stride over their items by the grid).
+func gridFor(items, per uint64) uint32 {
+	return uint32(min((items+per-1)/per, gen.MaxGridX))
+}
+
+// runRadix counts the class's triangles into counts[slot]: every batch of
+// wedges, every level of its buckets.
+func (pr *Prepared) runRadix(ctx context.Context, pc *prepClass) error {
+	rx := pr.radix
+	rc := rx.classes[pc.c.Slot]
+	if rc == nil {
+		return fmt.Errorf("plan %s: class %s has radix phases but was not prepared", pr.name, pc.c.Name)
+	}
+	rc.batches, rc.levels, rc.maxLevel = 0, 0, 0
+	if rc.total == 0 || pr.m == 0 {
+		return nil
+	}
+	list := any(uint64(0))
+	if pc.list != nil {
+		list = pc.list
+	}
+	idb := idBits(pr.n)
+	keyBits := 2 * idb
+	blk := gpu.Dim3{X: rc.block, Y: 1, Z: 1}
+	launch := func(phase string, grid uint32, args ...any) error {
+		if grid == 0 {
+			return nil
+		}
+		if err := rc.fn[phase].Launch(gpu.Dim3{X: grid, Y: 1, Z: 1}, blk, 0, args...); err != nil {
+			return fmt.Errorf("plan %s: class %s: %s kernel %s (grid %d x %d): %w", pr.name, pc.c.Name, phase, rc.ph[phase].Kernel, grid, rc.block, err)
+		}
+		return nil
+	}
+	scan := func(data gpu.Buffer, n uint64) error {
+		nb := (n + rc.scanTile - 1) / rc.scanTile
+		if err := launch(gen.PhaseScanUp, uint32(min(nb, gen.MaxGridX)), data, n, rc.part); err != nil {
+			return err
+		}
+		if err := launch(gen.PhaseScanMid, 1, rc.part, nb, data, n); err != nil {
+			return err
+		}
+		return launch(gen.PhaseScanDown, uint32(min(nb, gen.MaxGridX)), data, n, rc.part)
+	}
+	ntiles := func(len uint64) uint64 { return (len + rc.tile - 1) / rc.tile }
+	var stat [radixStatWords]uint64
+	for q0 := uint64(0); q0 < rc.total; q0 += rc.capacity {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rc.batches++
+		cnt := min(rc.capacity, rc.total-q0)
+		if err := launch(gen.PhaseGenerate, gridFor(cnt, uint64(rc.block)),
+			pr.off, pr.adj, list, rc.wpreBuf, rc.nitems, q0, cnt, idb, rc.keys[0]); err != nil {
+			return err
+		}
+		// The root bucket: every candidate, every edge, no key bit fixed.
+		var nsplit, splitTiles, nleaf, leafTiles uint64
+		if cnt <= rc.thr || pr.m <= rc.thr {
+			nleaf, leafTiles = 1, ntiles(cnt)
+		} else {
+			nsplit, splitTiles = 1, ntiles(cnt)
+		}
+		if err := gpu.WriteSlice(rc.bk[0], 0, []uint64{0, cnt, 0, 0, pr.m, 0}); err != nil {
+			return fmt.Errorf("plan %s: class %s: root bucket: %w", pr.name, pc.c.Name, err)
+		}
+		cur, hi := 0, keyBits
+		for level := uint64(0); ; level++ {
+			if nleaf > 0 {
+				if err := launch(gen.PhaseLeaf, uint32(min(leafTiles, gen.MaxGridX)),
+					rc.keys[cur], rc.bk[cur], nsplit, nsplit+nleaf, splitTiles, splitTiles+leafTiles, rx.offE, rx.adjE, idb, pr.counts); err != nil {
+					return err
+				}
+			}
+			if nsplit == 0 {
+				rc.maxLevel = max(rc.maxLevel, level)
+				break
+			}
+			rc.levels++
+			// A bucket to split has a key bit left: its children with none
+			// left are leaves.
+			lo := hi - min(hi, uint32(rc.bits))
+			nb := hi - lo
+			tgrid := uint32(min(splitTiles, gen.MaxGridX))
+			if err := launch(gen.PhaseHist, tgrid, rc.keys[cur], rc.bk[cur], nsplit, splitTiles, lo, nb, rc.hist); err != nil {
+				return err
+			}
+			if err := scan(rc.hist, rc.digits*splitTiles); err != nil {
+				return err
+			}
+			children := nsplit * rc.digits
+			cgrid := gridFor(children, uint64(rc.block))
+			if err := launch(gen.PhaseClassify, cgrid, rc.bk[cur], nsplit, rc.hist, lo, nb,
+				rx.offE, rx.adjE, pr.n, pr.m, idb, rc.flags); err != nil {
+				return err
+			}
+			if err := scan(rc.flags, 4*children); err != nil {
+				return err
+			}
+			if err := launch(gen.PhaseEmit, cgrid, rc.bk[cur], nsplit, rc.hist, lo, nb,
+				rx.offE, rx.adjE, pr.n, pr.m, idb, rc.flags, rc.bk[1-cur], rc.stat); err != nil {
+				return err
+			}
+			if err := launch(gen.PhaseScatter, tgrid, rc.keys[cur], rc.bk[cur], nsplit, splitTiles, lo, nb, rc.hist, rc.keys[1-cur]); err != nil {
+				return err
+			}
+			if err := gpu.ReadSlice(rc.stat, 0, stat[:]); err != nil {
+				return fmt.Errorf("plan %s: class %s: reading the level sizes: %w", pr.name, pc.c.Name, err)
+			}
+			nsplit, splitTiles, nleaf, leafTiles = stat[0], stat[1], stat[2], stat[3]
+			if nsplit > rc.sz.splitMax || nsplit+nleaf > rc.sz.buckets || splitTiles > rc.sz.tileMax {
+				return fmt.Errorf("plan %s: class %s: level %d of batch %d has %d buckets to split (%d tiles) and %d leaves, beyond the buffers (%d, %d tiles, %d): a bug",
+					pr.name, pc.c.Name, level+1, rc.batches, nsplit, splitTiles, nleaf, rc.sz.splitMax, rc.sz.tileMax, rc.sz.buckets)
+			}
+			cur, hi = 1-cur, lo
+		}
+	}
+	return nil
+}
+
+// RadixStats describes a wedge/radix class's last run.
+type RadixStats struct {
+	Wedges   uint64 `json:"wedges"`    // candidate closing edges |E'| of the class
+	Capacity uint64 `json:"capacity"`  // candidates per batch
+	Bytes    uint64 `json:"bytes"`     // device memory of the batch buffers
+	Batches  uint64 `json:"batches"`   // batches per pass
+	Levels   uint64 `json:"levels"`    // bucketing levels run per pass, over all batches
+	MaxLevel uint64 `json:"max_level"` // the deepest level reached
+}
+
+// radixStats returns the stats of the wedge/radix class in slot i, or nil.
+func (pr *Prepared) radixStats(i int) *RadixStats {
+	if pr.radix == nil || i >= len(pr.radix.classes) || pr.radix.classes[i] == nil {
+		return nil
+	}
+	rc := pr.radix.classes[i]
+	s := &RadixStats{Wedges: rc.total, Capacity: rc.capacity, Batches: rc.batches, Levels: rc.levels, MaxLevel: rc.maxLevel}
+	if rc.total > 0 {
+		s.Bytes = rc.sz.bytes()
+	}
+	return s
+}

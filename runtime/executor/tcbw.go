@@ -1,0 +1,300 @@
+package executor
+
+import (
+	"fmt"
+	"github.com/tcgen/tcgen/runtime/gpu"
+	"slices"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+)
+
+// Bitwise classes (TCBW, gen/tcbw.go): before the class kernels the slice
+// helpers build the bit slices of every out-neighbour list, once per slice
+// size the variant's bitwise classes use; each bitwise class then runs once
+// per block of its P1 x P2 partition (TCBW §3.2), and the blocks' counts add
+// up in the class's counter.
+
+// sliceBufs are the bit slices of one set on the device.
+type sliceBufs struct {
+	set    *gen.SliceSet
+	soff   gpu.Buffer // u64[n+1]: the slices of N+(x) are [soff[x], soff[x+1])
+	sidx   gpu.Buffer // u32[slices]: slice indices
+	smask  gpu.Buffer // u32 or u64 [slices]: masks
+	slices uint64
+}
+
+// bitwiseClass is what a bitwise class launches.
+type bitwiseClass struct {
+	bufs   *sliceBufs
+	passes []tcbwPass
+}
+
+// tcbwPass is one block of the P1 x P2 partition: the class's items
+// [ibeg, iend) (the edges whose source lies in one row range) and the
+// slice indices [klo, khi) (one column range), launched with grid blocks.
+type tcbwPass struct {
+	ibeg, iend uint64
+	klo, khi   uint32
+	grid       uint32
+}
+
+// allSlices is the khi of the last column range: every slice index is
+// below it (indices are ids >> log2(slice_bits) < 2^30).
+const allSlices = ^uint32(0)
+
+// bitwiseSets returns the indices of the slice sets that the variant's
+// bitwise classes with items use, in increasing order.
+func bitwiseSets(v gen.Variant, lists []WorkList) []int {
+	var sets []int
+	for i, c := range v.Classes {
+		if c.Bitwise != nil && !c.Skip && lists[i].Count > 0 {
+			sets = append(sets, c.Bitwise.Set)
+		}
+	}
+	slices.Sort(sets)
+	return slices.Compact(sets)
+}
+
+// bitwiseBytes bounds the device memory the slices of the variant take:
+// per set the offsets, at most one slice per oriented edge (a list has no
+// more slices than entries) and the scan's block sums.
+func bitwiseBytes(man gen.Manifest, v gen.Variant, lists []WorkList, n, m uint64) uint64 {
+	var b uint64
+	for _, si := range bitwiseSets(v, lists) {
+		s := man.Slices.Sets[si]
+		b += (n+1)*8 + m*(4+uint64(s.MaskBytes)) + uint64(man.Slices.ScanMaxBlocks)*8
+	}
+	return b
+}
+
+// prepareBitwise builds the slices the variant's bitwise classes read and
+// plans each class's passes. It runs after src is filled; the slice
+// building is event-timed into SlicesMs.
+func (pr *Prepared) prepareBitwise(o *graph.Oriented, v gen.Variant, lists []WorkList, sms int) error {
+	sets := bitwiseSets(v, lists)
+	if len(sets) == 0 {
+		return nil
+	}
+	h := pr.manifest.Slices
+	if h == nil {
+		return fmt.Errorf("plan %s: bitwise classes but no slice helpers in the manifest", pr.name)
+	}
+	t, err := pr.newTimer()
+	if err != nil {
+		return fmt.Errorf("plan %s: slice timer: %w", pr.name, err)
+	}
+	if err := t.Start(); err != nil {
+		return fmt.Errorf("plan %s: slice timer: %w", pr.name, err)
+	}
+	built := map[int]*sliceBufs{}
+	for _, si := range sets {
+		if si < 0 || si >= len(h.Sets) {
+			return fmt.Errorf("plan %s: slice set %d of %d", pr.name, si, len(h.Sets))
+		}
+		sb, err := pr.buildSlices(h, &h.Sets[si], sms)
+		if err != nil {
+			return fmt.Errorf("plan %s: slices of %d bits: %w", pr.name, h.Sets[si].Bits, err)
+		}
+		built[si] = sb
+	}
+	if err := t.Stop(); err != nil {
+		return fmt.Errorf("plan %s: slice timer: %w", pr.name, err)
+	}
+	if pr.res.SlicesMs, err = t.Elapsed(); err != nil {
+		return fmt.Errorf("plan %s: slices: %w", pr.name, err)
+	}
+
+	for i := range pr.classes {
+		pc := &pr.classes[i]
+		c := pc.c
+		if c.Bitwise == nil || c.Skip || pc.items == 0 {
+			continue
+		}
+		bits := int(c.Params[ir.ParamSliceBits])
+		passes := tcbwPasses(o, &lists[i], bits, int(c.Params[ir.ParamP1]), int(c.Params[ir.ParamP2]))
+		for k := range passes {
+			passes[k].grid = c.Grid.Blocks(passes[k].iend-passes[k].ibeg, sms)
+		}
+		pc.bitwise = &bitwiseClass{bufs: built[c.Bitwise.Set], passes: passes}
+	}
+	return nil
+}
+
+// buildSlices runs the helpers of one set: count, scan, read the total,
+// allocate the pairs, fill.
+func (pr *Prepared) buildSlices(h *gen.SliceHelpers, s *gen.SliceSet, sms int) (*sliceBufs, error) {
+	mod := pr.mod
+	fn := func(name string) (gpu.Function, error) {
+		f, err := mod.Function(name)
+		if err != nil {
+			return nil, fmt.Errorf("kernel %s: %w", name, err)
+		}
+		return f, nil
+	}
+	count, err := fn(s.Count)
+	if err != nil {
+		return nil, err
+	}
+	fill, err := fn(s.Fill)
+	if err != nil {
+		return nil, err
+	}
+	up, err := fn(h.ScanUp)
+	if err != nil {
+		return nil, err
+	}
+	top, err := fn(h.ScanTop)
+	if err != nil {
+		return nil, err
+	}
+	down, err := fn(h.ScanDown)
+	if err != nil {
+		return nil, err
+	}
+	n := uint64(pr.n)
+	block := gpu.Dim3{X: uint32(h.Block), Y: 1, Z: 1}
+	grid := func(x uint32) gpu.Dim3 { return gpu.Dim3{X: x, Y: 1, Z: 1} }
+
+	sb := &sliceBufs{set: s}
+	if sb.soff, err = pr.alloc((n + 1) * 8); err != nil {
+		return nil, fmt.Errorf("offsets: %w", err)
+	}
+	vgrid := s.Grid.Blocks(n, sms)
+	if vgrid == 0 { // no vertex: soff = [0]
+		if err := gpu.WriteSlice(sb.soff, 0, []uint64{0}); err != nil {
+			return nil, err
+		}
+	} else if err := count.Launch(grid(vgrid), block, 0, pr.off, pr.adj, pr.n, sb.soff); err != nil {
+		return nil, fmt.Errorf("kernel %s: %w", s.Count, err)
+	}
+
+	// Inclusive scan of soff[0, n+1) (soff[0] = 0): soff[x] = slices before x.
+	nb := h.ScanBlocks(n + 1)
+	bsum, err := pr.alloc(uint64(nb) * 8)
+	if err != nil {
+		return nil, fmt.Errorf("scan block sums: %w", err)
+	}
+	if err := up.Launch(grid(nb), block, 0, sb.soff, n+1, bsum); err != nil {
+		return nil, fmt.Errorf("kernel %s: %w", h.ScanUp, err)
+	}
+	if err := top.Launch(grid(1), block, 0, bsum, nb); err != nil {
+		return nil, fmt.Errorf("kernel %s: %w", h.ScanTop, err)
+	}
+	if err := down.Launch(grid(nb), block, 0, sb.soff, n+1, bsum); err != nil {
+		return nil, fmt.Errorf("kernel %s: %w", h.ScanDown, err)
+	}
+	total := make([]uint64, 1)
+	if err := gpu.ReadSlice(sb.soff, n*8, total); err != nil { // waits for the kernels
+		return nil, fmt.Errorf("reading the slice total: %w", err)
+	}
+	sb.slices = total[0]
+	if sb.slices > pr.m {
+		return nil, fmt.Errorf("%d slices for %d edges: the count kernel is wrong", sb.slices, pr.m)
+	}
+	if sb.sidx, err = pr.alloc(sb.slices * 4); err != nil {
+		return nil, fmt.Errorf("slice indices: %w", err)
+	}
+	if sb.smask, err = pr.alloc(sb.slices * uint64(s.MaskBytes)); err != nil {
+		return nil, fmt.Errorf("slice masks: %w", err)
+	}
+	if vgrid > 0 && sb.slices > 0 {
+		if err := fill.Launch(grid(vgrid), block, 0, pr.off, pr.adj, pr.n, sb.soff, sb.sidx, sb.smask); err != nil {
+			return nil, fmt.Errorf("kernel %s: %w", s.Fill, err)
+		}
+	}
+	return sb, nil
+}
+
+// launchBitwise launches every pass of a bitwise class (gen.BitwiseArgs).
+func (pr *Prepared) launchBitwise(pc *prepClass, src, list any) error {
+	bw := pc.bitwise
+	for _, p := range bw.passes {
+		if p.grid == 0 || p.klo >= p.khi {
+			continue
+		}
+		if err := pc.fn.Launch(gpu.Dim3{X: p.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
+			pr.adj, src, list, pr.counts, bw.bufs.soff, bw.bufs.sidx, bw.bufs.smask, p.ibeg, p.iend, p.klo, p.khi); err != nil {
+			return fmt.Errorf("pass items [%d, %d) slices [%d, %d): %w", p.ibeg, p.iend, p.klo, p.khi, err)
+		}
+	}
+	return nil
+}
+
+// tcbwPasses splits a bitwise class's items into P1 row ranges and the
+// slice indices into P2 column ranges (TCBW §3.2: "each P2 partition has
+// the same size as possible", and likewise the rows) and returns the
+// non-empty blocks, rows outer. Sizes are counted in oriented edges: row
+// range i holds the sources whose out-edges start at or after i*m/P1 and
+// before (i+1)*m/P1; column range k the slice indices whose in-entries
+// (edges pointing into them) fall in the k-th P2-th of all. The boundaries
+// only balance the passes: any ranges that tile the rows and the indices
+// count every triangle once. Grids are left to the caller.
+func tcbwPasses(o *graph.Oriented, l *WorkList, sliceBits, p1, p2 int) []tcbwPass {
+	if l.Count == 0 {
+		return nil
+	}
+	p1, p2 = max(p1, 1), max(p2, 1)
+	n, m := o.N(), o.Arcs()
+
+	// Rows: vertex boundaries r[0] = 0 <= ... <= r[p1] = n, as item ranges.
+	items := make([]uint64, p1+1) // item index where row range i starts
+	items[p1] = l.Count
+	for i := 1; i < p1; i++ {
+		target := uint64(i) * m / uint64(p1)
+		r, _ := slices.BinarySearch(o.Offsets, target) // first vertex whose list starts at or after target
+		// (Offsets may repeat: BinarySearch gives the first position with
+		// Offsets[r] >= target, and vertices before r start earlier.)
+		e := o.Offsets[min(r, n)] // first edge of row range i
+		switch {
+		case l.All:
+			items[i] = e
+		default:
+			items[i] = uint64(lowerBound(l.Edges, e))
+		}
+	}
+
+	// Columns: slice index boundaries c[0] = 0 <= ... <= c[p2] = allSlices.
+	cols := make([]uint32, p2+1)
+	cols[p2] = allSlices
+	if p2 > 1 {
+		shift := 0
+		for 1<<shift < sliceBits {
+			shift++
+		}
+		nsl := (uint64(n) + uint64(sliceBits) - 1) >> shift
+		in := make([]uint64, nsl+1) // in[s+1] = entries whose slice index is s; then prefix sums
+		for _, w := range o.Adj {
+			in[uint64(w>>shift)+1]++
+		}
+		for s := 1; s < len(in); s++ {
+			in[s] += in[s-1]
+		}
+		for k := 1; k < p2; k++ {
+			target := uint64(k) * m / uint64(p2)
+			s, _ := slices.BinarySearch(in, target) // first index with entries before it >= target
+			cols[k] = uint32(s)
+		}
+	}
+
+	var ps []tcbwPass
+	for i := range p1 {
+		if items[i] >= items[i+1] {
+			continue
+		}
+		for k := range p2 {
+			if cols[k] >= cols[k+1] {
+				continue
+			}
+			ps = append(ps, tcbwPass{ibeg: items[i], iend: items[i+1], klo: cols[k], khi: cols[k+1]})
+		}
+	}
+	return ps
+}
+
+// lowerBound returns the first index of the sorted s whose value is >= x.
+func lowerBound(s []uint64, x uint64) int {
+	i, _ := slices.BinarySearch(s, x)
+	return i
+}
