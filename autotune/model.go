@@ -191,11 +191,10 @@ func (m *Model) Rank(f graph.Features, exclude string, allow map[string]bool) []
 }
 
 // WarmStartN is how many of the model's best plans a tune of a new graph
-// measures first (Options.Start). Replayed over the H200 recording
-// (tune/recording_test.go), three put random search and successive halving
-// within 5% of the exhaustive best with a tenth of the evaluations, where
-// from a cold start they land 6% away in median; more would spend the
-// budget of small spaces on the neighbours' opinion alone.
+// measures first (Options.Start). Three bring the strategies close to the
+// exhaustive best with a tenth of the evaluations in the replay of the
+// recording (autotune/recording_test.go; docs/tuning.md); more would spend
+// the budget of small spaces on the neighbours' opinion alone.
 const WarmStartN = 3
 
 // WarmStartFrom is WarmStart with a model trained on rows (one GPU's) less

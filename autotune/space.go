@@ -38,7 +38,7 @@ type SpaceFile struct {
 	Name string `yaml:"name"`
 	Doc  string `yaml:"doc,omitempty"`
 	// Orientation and Relabel default to [degree] and [true]: the order
-	// every fast plan measured so far uses (docs/performance.md).
+	// every fast plan uses (docs/performance.md).
 	Orientation []ir.Orientation `yaml:"orientation,omitempty"`
 	Relabel     []bool           `yaml:"relabel,omitempty"`
 	// Classes is how many classes a generated plan may have (default [1]).

@@ -15,11 +15,10 @@ import (
 // AdjCheck holds the checks of a CSR file's adjacency section: every
 // neighbour a vertex, every list strictly increasing without self loops,
 // and, for a mapped file, the section's share of the file's checksum (a
-// file read as a stream has its checksum checked as it is read). The section is most of the file
-// (RMAT-24's oriented file: 1.04 of 1.17 GB), and checking it on the mapping
-// touched every page once before the upload touched them again: 99 ms of
-// the 340 ms that reading, copying and counting took on the H200 machine
-// (docs/performance.md). With ReadOptions.DeferAdjCheck the checks wait:
+// file read as a stream has its checksum checked as it is read). The section is most of the file,
+// and checking it on the mapping touches every page once before the upload
+// touches them again (docs/performance.md, "Reading and uploading"). With
+// ReadOptions.DeferAdjCheck the checks wait:
 // Fill reads pieces of the section from the file into memory the caller
 // chose (pinned staging buffers on their way to the GPU) and checks each
 // piece while it is in the cache; Finish joins the pieces and checks what
@@ -184,12 +183,10 @@ func (a *AdjCheck) fill(dst []byte, pos uint64, sumOnly bool) error {
 }
 
 // piecePool holds Fill's buffers: a piece is read and checked in ordinary
-// memory, in the core's cache, and only then copied to dst. Checking it in
-// dst itself, pinned memory, ran at 3.6 GB/s on the H100 machine against
-// 19 GB/s for a plain copy into it (docs/performance.md; that measurement
-// also paid a slow checksum join since replaced). FillChecksum's checksum
-// alone runs as fast in dst as through a pooled buffer (TestGPUUploadPaths:
-// 74-76 ms for RMAT-24's file against 73-115).
+// memory, in the core's cache, and only then copied to dst: checking it in
+// dst itself, pinned memory, was several times slower than a plain copy into
+// it. FillChecksum's checksum alone runs as fast in dst as through a pooled
+// buffer (TestGPUUploadPaths compares the paths).
 var piecePool = sync.Pool{New: func() any { b := make([]byte, adjPieceBytes); return &b }}
 
 // Finish completes the checks (Verify) and makes the graph's Adj readable:

@@ -10,8 +10,8 @@ import (
 // mappedReader serves a CSR file that is mapped into memory (ReadOptions.Map,
 // cache_map_linux.go): Read copies like any reader, and take hands out the
 // mapped bytes themselves, so readU64s and readU32s return slices that point
-// into the mapping instead of copies (RMAT-24's oriented file: no 1.1 GB
-// allocation, zeroing and copy). Both feed the file's checksum.
+// into the mapping instead of copies (no allocation, zeroing and copy of
+// the file's largest sections). Both feed the file's checksum.
 type mappedReader struct {
 	data []byte
 	off  int

@@ -11,8 +11,8 @@ import (
 // mapCSR reads a plain CSR file by mapping it into memory, private and
 // copy-on-write, so the graph's offsets and lists are the file's pages (a
 // write to them copies the page; the file never changes). Not MAP_POPULATE:
-// on a private writable mapping it copies every page (3 s instead of 0.7 on
-// RMAT-24's oriented file, 2 cores). The mapping lives
+// on a private writable mapping it copies every page, which costs several
+// times the page faults it saves. The mapping lives
 // as long as the process: the graph's slices point into it. Every check of
 // ReadCSR is made, those of the adjacency section in one pass on all cores
 // (adjcheck.go) or, with deferAdj, left to the caller through the graph's

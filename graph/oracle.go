@@ -52,9 +52,9 @@ func inArcs(c *CSR) (offsets []uint64, arcs []inArc) {
 // and count the marked entries. The probes total the oriented wedges, sum
 // over u of C(d+(u), 2) (Features.WedgesByDegree); the direct scheme (mark
 // N+(u), scan N+(v) for every v in N+(u)) probes sum over arcs of d+(v)
-// instead, 3.6x more on RMAT-20, and took 25-40% more CPU time there;
-// merging the sorted lists took about 3x the direct scheme. The price is
-// the in-lists (8 bytes per arc).
+// instead, several times more on skewed graphs, and takes more CPU time;
+// merging the sorted lists is slower still. The price is the in-lists (8
+// bytes per arc).
 //
 // It runs on GOMAXPROCS goroutines that claim chunks of middle vertices
 // through an atomic counter; the count does not depend on their number.

@@ -44,9 +44,8 @@ func Orient(g *Graph, by Orientation, relabel bool) *Oriented {
 	c := &g.CSR
 	n := c.N()
 	// Under ByDegree every comparison goes through the rank: one uint32
-	// load per neighbour instead of two offsets and a tie-break, which made
-	// the orientation about 15% faster. Under ByID the rank is the id and
-	// rank stays nil.
+	// load per neighbour instead of two offsets and a tie-break. Under ByID
+	// the rank is the id and rank stays nil.
 	var rank, perm []uint32
 	if by == ByDegree {
 		rank = degreeRank(c)

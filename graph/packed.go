@@ -10,10 +10,10 @@ import (
 // Packed adjacency sections (CacheMeta.Packed, `tcgen convert --pack`):
 // each entry is stored in 3 little-endian bytes instead of 4, so a graph of
 // at most MaxPackedVertices vertices, every id below 2^24, takes a quarter
-// fewer bytes in its largest section. Loading RMAT-24's oriented file onto
+// fewer bytes in its largest section. Loading a large oriented file onto
 // the GPU is bound by host memory bandwidth (the page cache read, the
-// staging buffers written, the DMA reading them: docs/performance.md, "The
-// upload, again"), so fewer bytes is what makes it faster; the device
+// staging buffers written, the DMA reading them: docs/performance.md,
+// "Reading and uploading"), so fewer bytes is what makes it faster; the device
 // unpacks the entries (runtime/upload.go). Readers on the host unpack them
 // on all cores.
 

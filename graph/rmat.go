@@ -16,7 +16,7 @@ const (
 	DefaultRMATC          = 0.19
 )
 
-// Constants of tcgen's RMAT definition (issue 2, item 6). They are part of
+// Constants of tcgen's RMAT definition. They are part of
 // the graph's identity: change one and every check value changes.
 const (
 	// rmatScrambleKey is XORed into the seed to start the label shuffle's
@@ -52,8 +52,8 @@ func splitmix64(x *uint64) uint64 {
 	return z ^ z>>31
 }
 
-// RMAT describes a Graph500-style recursive-matrix graph exactly as issue 2
-// defines it, so that tcgen's RMAT graphs are the very graphs other codes
+// RMAT describes a Graph500-style recursive-matrix graph, defined exactly
+// as below so that tcgen's RMAT graphs are the very graphs other codes
 // were measured on:
 //
 //   - n = 2^Scale vertex labels, m = EdgeFactor*n samples.

@@ -14,8 +14,8 @@ import "fmt"
 // Classes range over d+(v) of the pivot (key outdeg): it sizes the table.
 // A pivot's in-edges are cut into items of about item_work tail entries, so
 // a hub with a million in-edges is spread over many groups and no group is
-// left with far more work than the others (the first version cut by in-edge
-// count, and single heavy items set the kernel time: docs/performance.md).
+// left with far more work than the others (items of a fixed in-edge count
+// let single heavy items set the kernel time).
 
 // Pivot parameter names.
 const (
@@ -45,46 +45,46 @@ const (
 var (
 	specTable = ParamSpec{
 		Name: ParamTable, Default: 2048, Min: 64, Max: 16384, Pow2: true,
-		Source: "docs/performance.md: the largest out-degree of degree-oriented RMAT-22 is 1034, so 2048 slots hold every pivot at load <= 1/2",
+		Source: "tcgen default: 2048 slots hold N+(v) of up to 1024 entries at load <= 1/2, enough for most pivots of degree-oriented power-law graphs; docs/performance.md, \"Pivot parameters\" for the specs' 512",
 		Doc:    "u32 slots of the group's open-addressing (linear probing) table of N+(v), behind a filter of 8 bits per slot (5 bytes of shared memory per slot); a pivot with d+(v) above table/2 is searched in global memory by binary search instead",
 	}
 	specItemWork = ParamSpec{
 		Name: ParamItemWork, Default: 2048, Min: 32, Max: 1 << 24,
-		Source: "docs/results/speed-pivot-item-work-nvidia-h200.txt: 2048 against 4096 on the H200: BlogCatalog3 0.185 against 0.242 ms, RMAT-18 0.937 against 0.989, RMAT-20 4.39 against 4.43, RMAT-22 and -24 within 1%",
+		Source: "docs/performance.md, \"Pivot parameters\": 2048 against 4096, shorter on small graphs and no longer on large ones",
 		Doc:    "tail entries (probes) per work item: a pivot's in-edges are split into ceil(work / max(item_work, build_ratio * d+(v))) items of equal in-edge count, each building its own table",
 	}
 	specBuildRatio = ParamSpec{
 		Name: ParamBuildRatio, Default: 16, Min: 1, Max: 1024,
-		Source: "docs/performance.md: with items of max(item_work, d+(v)) probes, building the tables of RMAT-22's pivots of out-degree >= 256 cost about as much as probing them",
+		Source: "tcgen default (docs/performance.md, \"Pivot parameters\"): with items of only max(item_work, d+(v)) probes, building the tables of high-degree pivots costs about as much as probing them",
 		Doc:    "an item holds at least build_ratio * d+(v) probes, so the table build (clearing up to 2 d+(v) slots and inserting d+(v) ids) stays a small part of it",
 	}
 	specSpill = ParamSpec{
 		Name: ParamSpill, Default: SpillShared, Min: 0, Max: 1,
 		Enum:   []string{"shared", "global"},
-		Source: "docs/performance.md: shared tables keep the probes on chip; at 2048+ slots they leave 10-20 warps per SM, where global tables (only the filter, 1 byte per slot, in shared memory) keep 64",
+		Source: "tcgen default: shared tables keep the probes on chip; global tables (only the filter, 1 byte per slot, in shared memory) leave more warps per SM but were no faster in the pivot sweep (docs/results/sweep-pivot-nvidia-h200)",
 		Doc:    "where the table of N+(v) lives: shared memory with its filter, or global memory (cached in L1/L2) with only the filter in shared memory",
 	}
 	specHubBits = ParamSpec{
 		Name: ParamHubBits, Default: 4096, Min: 0, Max: 16384,
 		Values: []int64{0, 256, 512, 1024, 2048, 4096, 8192, 16384},
-		Source: "docs/performance.md: on degree-relabelled RMAT-20, 67% of the probes fall on the 1024 highest ids and 90% on the 4096 highest",
+		Source: "tcgen default: after relabelling by degree most probes of a power-law graph fall on the few thousand highest ids (docs/performance.md, \"Pivot parameters\" for the specs' 16384)",
 		Doc:    "the hub_bits highest ids (the highest degrees after relabelling) are a bitmap of hub_bits / 8 bytes per group, answered exactly by one shared-memory read; the rest of N+(v) goes into the table; 0 = no bitmap",
 	}
 	specQueue = ParamSpec{
 		Name: ParamQueue, Default: 0, Min: 0, Max: 64, OmitDefault: true,
 		Values: []int64{0, 1, 2, 4, 8, 16, 32, 64},
-		Source: "tcgen default, the fixed stride every recorded pivot measurement used; docs/performance.md (a work queue): queue 1 cut examples/pivot-one.yaml's pass by 12-14% on RMAT 18-24 on the H200, 16 made RMAT-18 1.7x slower",
+		Source: "tcgen default: the fixed stride, so plans and stored measurements made before the queue keep their meaning; docs/performance.md, \"Pivot parameters\" for the specs' queue 1",
 		Doc:    "items a group takes at a time from a counter the class's groups share (a dynamic work queue: groups that drew light items take more, so no group is left with the last heavy ones); 0 = each group takes every (blocks x groups)-th item",
 	}
 	specCore = ParamSpec{
 		Name: ParamCore, Default: 0, Min: 0, Max: 8192, OmitDefault: true,
 		Values: []int64{0, 1024, 2048, 4096, 8192},
-		Source: "tcgen default, no core: every recorded pivot measurement ran without one; docs/performance.md (a core of hubs) measures it",
+		Source: "tcgen default: no core, so plans and stored measurements made before the core keep their meaning; docs/performance.md, \"The core\" for the specs' 4096 and 8192",
 		Doc:    "the core highest ids (after relabelling by degree, the hubs): triangles whose middle vertex is one of them are counted by a kernel per low vertex u, ANDing the core rows of u's core neighbours with u's own core row (a core x core bit matrix, core^2 / 8 bytes, built in every pass), so their in-edges are neither counted, placed nor probed by the pivot; the same in every pivot class of a class list (a guard's variants may differ); 0 = none",
 	}
 	specUnroll = ParamSpec{
 		Name: ParamUnroll, Default: 4, Min: 1, Max: 8,
-		Source: "tcgen default, docs/performance.md: a lane's load and probe are dependent; several loads in flight per lane hide the L2 latency",
+		Source: "tcgen default: a lane's load and probe are dependent; several loads in flight per lane hide the L2 latency (docs/performance.md, \"Pivot parameters\")",
 		Doc:    "positions of the concatenated tails each lane loads before probing them (independent loads in flight)",
 	}
 )

@@ -41,7 +41,7 @@ type fuzzGraph struct {
 }
 
 // hubLeaves: the pool's hub graphs exceed 4096 neighbours, past every
-// shared-memory capacity a class might assume (issue 4 asks for > 4096).
+// shared-memory capacity a class might assume.
 const hubLeaves = 4096 + 905
 
 // fuzzPool builds the graphs plans are run on: hubs, small RMAT,

@@ -50,7 +50,7 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 // countGPU prepares the plan on the device, runs it once (total_ms), then
 // runs the warm-ups and timed repeats.
 func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, start time.Time) error {
-	// NVML starts (nvmlInit: tens of ms) while the CUDA context is
+	// NVML starts (nvmlInit is slow) while the CUDA context is
 	// created. Its facts are read before choosing the store's plan (they
 	// are part of its key) and after the runs (the clocks they ran at);
 	// with a plan given, only after.

@@ -17,10 +17,9 @@ import (
 )
 
 // defaultSpecName is what count runs when no plan is given and the tuning
-// store knows nothing better (embedded from examples/): Polak's merge below
-// 2 M edges and the pivot classes above, the fastest plan measured on the
-// H200 (docs/performance.md: 2.3x the best published codes on RMAT-22 and
-// RMAT-24).
+// store knows nothing better (embedded from examples/): a tiled edge merge
+// below 2 M edges and one pivot class above (docs/performance.md, "The
+// default plan").
 const defaultSpecName = "hybrid.yaml"
 
 // PlanArg selects a plan: a preset or a spec file.

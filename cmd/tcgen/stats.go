@@ -14,10 +14,11 @@ type StatsCmd struct {
 	GraphArg
 	PlanArg
 	JSON bool `help:"Print the statistics as JSON."`
-	// Defaults: the H200's device-to-device copy (bytes read + written)
-	// and shared-memory read rate over 132 SMs, as measured for issue 5.
-	DRAMTBps float64 `name:"dram-tbps" default:"4.27" help:"DRAM bandwidth for the floor, TB/s (default: measured on the H200)."`
-	SmemTBps float64 `name:"smem-tbps" default:"33.2" help:"Shared-memory bandwidth for the floor, TB/s (default: measured on the H200)."`
+	// Defaults: an H200's device-to-device copy rate (bytes read +
+	// written) and shared-memory read rate over its 132 SMs, the GPU the
+	// floor in docs/performance.md ("The floor") is given for.
+	DRAMTBps float64 `name:"dram-tbps" default:"4.27" help:"DRAM bandwidth for the floor, TB/s (default: an H200's)."`
+	SmemTBps float64 `name:"smem-tbps" default:"33.2" help:"Shared-memory bandwidth for the floor, TB/s (default: an H200's)."`
 }
 
 // planWork is a plan's work on the graph and the floor it implies.

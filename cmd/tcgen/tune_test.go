@@ -20,7 +20,7 @@ import (
 // syntheticRecording writes a recording of every point of the default
 // space for one graph, with made-up times (a hash of the plan name) and a
 // few failures: it tests replay's mechanics; the strategies' quality is
-// tested against the real recording (tune/testdata).
+// tested against the real recording (autotune/testdata).
 func syntheticRecording(t *testing.T) (string, int) {
 	t.Helper()
 	sf, err := autotune.LoadSpaceFS(examples.FS, defaultSpaceName)
