@@ -14,7 +14,7 @@ import (
 // the GPU is bound by host memory bandwidth (the page cache read, the
 // staging buffers written, the DMA reading them: docs/performance.md,
 // "Reading and uploading"), so fewer bytes is what makes it faster; the device
-// unpacks the entries (runtime/upload.go). Readers on the host unpack them
+// unpacks the entries (runtime/executor/upload.go). Readers on the host unpack them
 // on all cores.
 
 // MaxPackedVertices is the most vertices a packed section can hold: ids
