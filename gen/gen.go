@@ -144,7 +144,7 @@ func each(c ir.Plan, fn func(vi, ci int, cl ir.Class)) {
 // unsupported says why gen cannot generate a strategy whose pair it
 // implements, or "".
 func unsupported(s ir.Strategy) string {
-	// Every hash scheme and CTA organisation is generated (gen/skiff.go).
+	// Every hash scheme and CTA organisation is generated (gen/hash.go).
 	return ""
 }
 
@@ -202,8 +202,8 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		}
 		m.Variants = append(m.Variants, mv)
 	}
-	m.Slices = sliceHelpers(name, m.Variants, t) // bit slices of bitwise classes (gen/tcbw.go)
-	m.Pivot = pivotHelpers(name, m.Variants)     // in-edges and items of pivot classes (gen/pivot.go)
+	m.Slices = sliceHelpers(name, m.Variants, t) // bit slices of bitwise classes (gen/edge_bitwise.go)
+	m.Pivot = pivotHelpers(name, m.Variants)     // in-edges and items of pivot classes (gen/pivot_hash.go)
 
 	fd := fileData{
 		Plan:        name,
@@ -237,10 +237,10 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 	if err := tp.ExecuteTemplate(&b, "reduce", fd); err != nil {
 		return nil, fmt.Errorf("gen: plan %s: reduce: %w", name, err)
 	}
-	if err := renderSlices(tp, &b, m.Slices); err != nil { // gen/tcbw.go
+	if err := renderSlices(tp, &b, m.Slices); err != nil { // gen/edge_bitwise.go
 		return nil, fmt.Errorf("gen: plan %s: slice helpers: %w", name, err)
 	}
-	if err := renderPivot(tp, &b, m.Pivot); err != nil { // gen/pivot.go
+	if err := renderPivot(tp, &b, m.Pivot); err != nil { // gen/pivot_hash.go
 		return nil, fmt.Errorf("gen: plan %s: pivot helpers: %w", name, err)
 	}
 	for _, cd := range classes {
@@ -321,17 +321,17 @@ type classData struct {
 	Buckets, Mask     int  // hash
 	Slots             int
 	Chunk, Sub        int  // edge chunk
-	Table, Unroll     int  // pivot (gen/pivot.go)
+	Table, Unroll     int  // pivot (gen/pivot_hash.go)
 	Spill             bool // pivot: table in global memory
 	HubBits           int  // pivot: hub bitmap
 	Queue             int  // pivot: items a group takes from the class's counter at a time (0: fixed stride)
 
-	Bitmap      *bitmapData // vertex/bitmap (gen/bisson.go)
-	Radix       *radixData  // wedge/radix (gen/radix.go)
-	Skiff       *skiffData  // hash trie, CTA organisations (gen/skiff.go)
+	Bitmap      *bitmapData // vertex/bitmap (gen/vertex_bitmap.go)
+	Radix       *radixData  // wedge/radix (gen/wedge_radix.go)
+	Skiff       *skiffData  // hash trie, CTA organisations (gen/hash.go)
 	BlocksPerSM int         // caps the grid at SMs * BlocksPerSM (Grid.BlocksPerSM); 0: no cap
 
-	Bitwise *bitwiseData // edge/bitwise (gen/tcbw.go)
+	Bitwise *bitwiseData // edge/bitwise (gen/edge_bitwise.go)
 
 	// SelfReset: the kernel ends with tc::finish_count (NSlots classes in
 	// the variant lay out the counts buffer; manifest Class.SelfReset).
@@ -396,9 +396,9 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	case ir.IterEdgeChunk:
 		mc.Items, cd.iterPartial, mc.NeedsSrc = ItemsEdges, "edgechunk", true
 	case ir.IterPivot:
-		mc.Items = ItemsVertices // gen/pivot.go
+		mc.Items = ItemsVertices // gen/pivot_hash.go
 	case ir.IterWedge:
-		mc.Items, cd.iterPartial = ItemsVertices, "wedge" // gen/radix.go
+		mc.Items, cd.iterPartial = ItemsVertices, "wedge" // gen/wedge_radix.go
 		if s.Intersection != ir.Radix {
 			return nil, mc, fmt.Errorf("class %s: the wedge iterator is generated with the radix intersection only", cl.Name)
 		}
@@ -414,21 +414,21 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 			cd.Reverse = ir.Get(s, ir.ParamReverse) == 1
 		}
 	case ir.MergePath:
-		lowerMergePath(cd, s) // gen/green.go
+		lowerMergePath(cd, s) // gen/mergepath.go
 	case ir.Radix:
-		if err := lowerRadix(cd, &mc, s, t); err != nil { // gen/radix.go
+		if err := lowerRadix(cd, &mc, s, t); err != nil { // gen/wedge_radix.go
 			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
 		}
 	case ir.Bitmap:
-		lower := lowerBitmap // gen/bisson.go
+		lower := lowerBitmap // gen/vertex_bitmap.go
 		if s.Iterator == ir.IterEdge {
-			lower = lowerDense // gen/dense.go
+			lower = lowerDense // gen/edge_bitmap.go
 		}
 		if err := lower(cd, &mc, s, t); err != nil {
 			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
 		}
 	case ir.Bitwise:
-		if err := lowerBitwise(cd, &mc, s); err != nil { // gen/tcbw.go
+		if err := lowerBitwise(cd, &mc, s); err != nil { // gen/edge_bitwise.go
 			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
 		}
 	case ir.BinarySearch:
@@ -446,7 +446,7 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 		}
 	case ir.Hash:
 		if s.Iterator == ir.IterPivot {
-			if err := lowerPivot(cd, &mc, s); err != nil { // gen/pivot.go
+			if err := lowerPivot(cd, &mc, s); err != nil { // gen/pivot_hash.go
 				return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
 			}
 			break
@@ -460,7 +460,7 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 		cd.Slots = int(ir.Get(s, ir.ParamSlots))
 		cd.GroupWords = cd.Buckets * (cd.Slots + 1)
 		cd.Lookup = s.Iterator == ir.IterVertex
-		if err := lowerSkiff(cd, &mc, s, t); err != nil { // gen/skiff.go: trie, CTA organisations
+		if err := lowerSkiff(cd, &mc, s, t); err != nil { // gen/hash.go: trie, CTA organisations
 			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
 		}
 	default:
@@ -494,7 +494,7 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 		if mc.Pivot {
 			mc.Grid = Grid{BlocksPerSM: cd.BlocksPerSM} // items are counted on the device
 		}
-		skiffGrid(cd, &mc) // gen/skiff.go: index organisations take BLOCK edges per block
+		skiffGrid(cd, &mc) // gen/hash.go: index organisations take BLOCK edges per block
 	}
 	switch {
 	case cd.SharedBytes <= ir.SharedLimit:

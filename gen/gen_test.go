@@ -66,7 +66,7 @@ func goldenPlans() []ir.Plan {
 				Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Hash, Width: 32, Block: 1024,
 					Params: map[string]int64{ir.ParamBuckets: 256, ir.ParamSlots: 1}}}},
 		},
-		ir.Plan{ // bitwise classes of two slice sizes, a group and a block per edge, 2-D partitions (gen/tcbw.go)
+		ir.Plan{ // bitwise classes of two slice sizes, a group and a block per edge, 2-D partitions (gen/edge_bitwise.go)
 			Prefix: "spec_tcbw", Orientation: ir.OrientTCBW,
 			Classes: []ir.Class{
 				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 64},
@@ -77,7 +77,7 @@ func goldenPlans() []ir.Plan {
 						Params: map[string]int64{ir.ParamP1: 4, ir.ParamP2: 8, ir.ParamSliceBits: 16}}},
 			},
 		},
-		ir.Plan{ // tiled merges, the edges in reverse, beside dense rows (gen/dense.go)
+		ir.Plan{ // tiled merges, the edges in reverse, beside dense rows (gen/edge_bitmap.go)
 			Prefix: "spec_tile_dense", Orientation: ir.OrientDegree, Relabel: true,
 			Classes: []ir.Class{
 				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 16},
@@ -212,7 +212,7 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			if _, ok := defined[c.Kernel]; !ok {
 				t.Errorf("%s: kernel %s not defined", who, c.Kernel)
 			}
-			for i, h := range c.Phases { // wedge/radix (gen/radix.go): phase 0 is c.Kernel
+			for i, h := range c.Phases { // wedge/radix (gen/wedge_radix.go): phase 0 is c.Kernel
 				if _, ok := defined[h.Kernel]; !ok || (i == 0) != (h.Kernel == c.Kernel) {
 					t.Errorf("%s: phase %s kernel %s not defined or misplaced", who, h.Phase, h.Kernel)
 				}
@@ -238,9 +238,9 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			if c.StaticSharedBytes > ir.SharedLimit || c.StaticSharedBytes > 0 && c.DynamicSharedBytes > 0 {
 				t.Errorf("%s: class %s shared %d static %d dynamic", who, c.Name, c.StaticSharedBytes, c.DynamicSharedBytes)
 			}
-			// Skiff's index organisations (gen/skiff.go) give vertex classes edge lists.
+			// Skiff's index organisations (gen/hash.go) give vertex classes edge lists.
 			skiffIndex := c.Intersection == ir.Hash && (c.Params[ir.ParamCTA] == ir.CTABlockIndex || c.Params[ir.ParamCTA] == ir.CTAWarpIndex)
-			vertexItems := c.Iterator == ir.IterVertex && !skiffIndex || c.Iterator == ir.IterWedge || c.Pivot // wedge/radix: per vertex (gen/radix.go); pivot: per pivot
+			vertexItems := c.Iterator == ir.IterVertex && !skiffIndex || c.Iterator == ir.IterWedge || c.Pivot // wedge/radix: per vertex (gen/wedge_radix.go); pivot: per pivot
 			if vertexItems != (c.Items == gen.ItemsVertices) || c.NeedsSrc == vertexItems {
 				t.Errorf("%s: class %s: items %s, needs src %v for the %s iterator", who, c.Name, c.Items, c.NeedsSrc, c.Iterator)
 			}
@@ -257,7 +257,7 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			t.Errorf("%s: src kernel %s not defined", who, m.Src.Kernel)
 		}
 	}
-	if m.Pivot != nil { // pivot preparation (gen/pivot.go)
+	if m.Pivot != nil { // pivot preparation (gen/pivot_hash.go)
 		for _, k := range m.Pivot.Kernels() {
 			wantKernels++
 			if _, ok := defined[k]; !ok {
@@ -265,7 +265,7 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			}
 		}
 	}
-	for _, k := range m.Slices.Kernels() { // bit-slice helpers (gen/tcbw.go)
+	for _, k := range m.Slices.Kernels() { // bit-slice helpers (gen/edge_bitwise.go)
 		wantKernels++
 		if _, ok := defined[k]; !ok {
 			t.Errorf("%s: slice helper %s not defined", who, k)

@@ -171,18 +171,18 @@ var Supported = map[[2]string]bool{
 	{string(IterEdgeChunk), string(BinarySearch)}: true,
 	{string(IterEdge), string(BinarySearch)}:      true,
 	{string(IterVertex), string(BinarySearch)}:    true,
-	{string(IterEdge), string(MergePath)}:         true, // gen/green.go
-	{string(IterVertex), string(MergePath)}:       true, // gen/green.go
-	{string(IterVertex), string(Bitmap)}:          true, // gen/bisson.go
-	{string(IterWedge), string(Radix)}:            true, // gen/radix.go
-	{string(IterEdge), string(Bitwise)}:           true, // gen/tcbw.go
-	{string(IterEdge), string(Bitmap)}:            true, // gen/dense.go
-	{string(IterPivot), string(Hash)}:             true, // gen/pivot.go
+	{string(IterEdge), string(MergePath)}:         true, // gen/mergepath.go
+	{string(IterVertex), string(MergePath)}:       true, // gen/mergepath.go
+	{string(IterVertex), string(Bitmap)}:          true, // gen/vertex_bitmap.go
+	{string(IterWedge), string(Radix)}:            true, // gen/wedge_radix.go
+	{string(IterEdge), string(Bitwise)}:           true, // gen/edge_bitwise.go
+	{string(IterEdge), string(Bitmap)}:            true, // gen/edge_bitmap.go
+	{string(IterPivot), string(Hash)}:             true, // gen/pivot_hash.go
 }
 
 // Generatable reports whether the generator implements the strategy's pair.
 // Every value of the hash pairs' parameters is generated (scheme
-// hopscotch and the CTA organisations: gen/skiff.go).
+// hopscotch and the CTA organisations: gen/hash.go).
 func Generatable(s Strategy) bool {
 	return Supported[[2]string{string(s.Iterator), string(s.Intersection)}]
 }

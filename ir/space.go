@@ -32,7 +32,7 @@ func Dimensions() []Dimension {
 	var ds []Dimension
 	ds = append(ds,
 		Dimension{Name: "iterator", Values: enumStrings(Iterators),
-			Doc: "unit of work: vertex u (N+(u) against each N+(v)), edge (u,v), edge-chunk (n consecutive edges per block, GroupTC), wedge (v,w in N+(u), closed if (v,w) is an edge), pivot (v as the middle vertex: N+(v) in shared memory probed by the tails of N+(u) after v for each in-edge (u,v); ir/pivot.go)"},
+			Doc: "unit of work: vertex u (N+(u) against each N+(v)), edge (u,v), edge-chunk (n consecutive edges per block, GroupTC), wedge (v,w in N+(u), closed if (v,w) is an edge), pivot (v as the middle vertex: N+(v) in shared memory probed by the tails of N+(u) after v for each in-edge (u,v); ir/params_pivot_hash.go)"},
 		Dimension{Name: "intersection", Values: enumStrings(Intersections),
 			Doc: "how two sorted lists are intersected; merge/merge-path/bitwise cost d+u + d+v, the index probes (binary-search, hash, bitmap, radix) min * log(max)"},
 		Dimension{Name: "pair", Values: pairStrings(),
@@ -149,8 +149,8 @@ func randomPlan(rng *rand.Rand, pairs [][2]string) Plan {
 	n := 1 + rng.IntN(3)
 
 	// Pivot classes count at the middle vertex and cannot share a list with
-	// the others (ir/pivot.go): a pivot plan is all pivot, relabelled, as
-	// often as any one pair is drawn.
+	// the others (ir/params_pivot_hash.go): a pivot plan is all pivot,
+	// relabelled, as often as any one pair is drawn.
 	var rest [][2]string
 	pivot := false
 	for _, pr := range pairs {
@@ -221,7 +221,7 @@ func randomPlan(rng *rand.Rand, pairs [][2]string) Plan {
 		})
 		start = hi
 	}
-	if pivot { // one core for all pivot classes (ir/pivot.go): the first's
+	if pivot { // one core for all pivot classes (ir/params_pivot_hash.go): the first's
 		core := Get(p.Classes[0].Strategy, ParamCore)
 		for i := range p.Classes[1:] {
 			st := &p.Classes[1+i].Strategy
@@ -274,7 +274,7 @@ func randomStrategy(rng *rand.Rand, it Iterator, is Intersection) Strategy {
 			}
 			s.Params[ps.Name] = randomValue(rng, ps)
 		}
-		if w, ok := CTAWidth(s); ok { // the CTA organisation fixes the width (ir/skiff.go)
+		if w, ok := CTAWidth(s); ok { // the CTA organisation fixes the width (ir/params_vertex_hash.go)
 			s.Width = w
 		}
 		if fitsShared(s) {
@@ -305,7 +305,7 @@ func randomStrategy(rng *rand.Rand, it Iterator, is Intersection) Strategy {
 }
 
 // fitsShared: the strategy's shared memory fits the static limit and its
-// radix parameters are consistent (ir/radix.go).
+// radix parameters are consistent (ir/params_wedge_radix.go).
 func fitsShared(s Strategy) bool {
 	return s.SharedBytes() <= SharedLimit && radixProblem(s) == ""
 }

@@ -246,7 +246,7 @@ func validateClasses(cs []Class, ctx string) []error {
 		}
 		errs = append(errs, validateStrategy(c.Strategy, sel.Key, who)...)
 	}
-	errs = append(errs, pivotProblems(cs, ctx)...) // ir/pivot.go
+	errs = append(errs, pivotProblems(cs, ctx)...) // ir/params_pivot_hash.go
 	// A work-keyed list needs one estimate for all its classes.
 	if len(cs) > 0 && cs[0].Select.Key == KeyWork {
 		model := WorkModelOf(cs)
@@ -356,10 +356,10 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 		}
 	}
 	if paramsOK && widthOK && blockOK {
-		if msg := ctaWidthProblem(s); msg != "" { // ir/skiff.go
+		if msg := ctaWidthProblem(s); msg != "" { // ir/params_vertex_hash.go
 			add("%s", msg)
 		}
-		if msg := radixProblem(s); msg != "" { // ir/radix.go
+		if msg := radixProblem(s); msg != "" { // ir/params_wedge_radix.go
 			add("%s", msg)
 		}
 		if sh := s.SharedBytes(); sh > SharedLimit {

@@ -106,9 +106,9 @@ var (
 // blocks resident per SM, as for the src kernel.
 const sliceBlock = ir.DefaultBlock
 
-// scanMaxBlocks caps the scan's grid: 1024 blocks of 256 threads fill any
-// GPU tcgen targets (H200: 132 SMs x 8 resident blocks), and the block sums
-// then take 8 KiB. Any grid is correct: each block scans a contiguous range
+// scanMaxBlocks caps the scan's grid: 1024 blocks of 256 threads are more
+// than the GPUs tcgen targets hold resident at once, and the block sums then
+// take 8 KiB. Any grid is correct: each block scans a contiguous range
 // of ceil(len / grid) entries.
 const scanMaxBlocks = 1024
 

@@ -42,7 +42,7 @@ type bitmapData struct {
 }
 
 // residentThreadsPerSM is the most threads an SM holds at once on compute
-// capability 8.0 and 9.0 (A100, H100, H200); the per-group bitmaps are
+// capability 8.0 and 9.0; the per-group bitmaps are
 // needed for resident groups only, so the grid of a bitmap class is capped
 // at residentThreadsPerSM / block blocks per SM (on 8.6 and 8.9, 1536
 // threads, the extra blocks wait for a free slot).

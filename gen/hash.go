@@ -109,7 +109,7 @@ func lowerSkiff(cd *classData, mc *Class, s ir.Strategy, t Target) error {
 		cd.GroupWords = cd.Buckets * cd.Slots // the shared part of a group: buckets * slots words of trie
 		mc.Scratch = skiffScratch(cd.Groups, sd.Hop, sd.BuildWarps)
 		// Scratch is needed per resident group only: cap the grid at the
-		// blocks an SM holds at once (gen/bisson.go); kernels stride.
+		// blocks an SM holds at once (gen/vertex_bitmap.go); kernels stride.
 		cd.BlocksPerSM = max(1, residentThreadsPerSM/cd.Block)
 	}
 	switch s.Iterator {

@@ -11,10 +11,11 @@ import (
 	"github.com/tcgen/tcgen/ir"
 )
 
-// The pivot iterator (ir/pivot.go): a class kernel per pivot class, and five
-// preparation kernels, shared by the plan's pivot classes, that group the
-// in-edges by pivot and bin the pivots into the classes' item lists on the
-// device (templates/pivot_prep.cu.tmpl). runtime/pivot.go launches them.
+// The pivot iterator with its hash table (ir/params_pivot_hash.go): a class
+// kernel per pivot class, and five preparation kernels, shared by the plan's
+// pivot classes, that group the in-edges by pivot and bin the pivots into the
+// classes' item lists on the device (templates/pivot_prep.cu.tmpl).
+// runtime/pivot.go launches them.
 
 // PivotHelpers names the preparation kernels of a plan with pivot classes.
 type PivotHelpers struct {
@@ -24,9 +25,8 @@ type PivotHelpers struct {
 	// highest ids whose triangles as middle vertex the core kernel of that
 	// size (CoreKernel) counts with a core x core bit matrix that Count
 	// zeroes and Scatter fills. A kernel per size: its row is then a
-	// compile-time array (one kernel sized at run time took 32% more
-	// instructions and ran 1.8x as long with a core of 8192,
-	// docs/performance.md).
+	// compile-time array (one kernel sized at run time took more
+	// instructions and ran longer, docs/performance.md).
 	Cores []int `json:"cores,omitempty"`
 	// CoreCount prefixes the core kernels' names; empty without a core.
 	CoreCount string `json:"core_count,omitempty"`
@@ -69,7 +69,7 @@ var PivotArgs = []string{
 // pivotHubs is how many of the highest ids the count and scatter kernels
 // count per block in shared memory (24 KiB of it): after relabelling by
 // degree they are the highest-degree vertices, whose in-edges serialised on
-// global atomics (RMAT-18: 0.48 ms of preparation, docs/performance.md).
+// global atomics (docs/performance.md).
 const (
 	pivotBlock     = 256
 	pivotPerThread = 8
