@@ -95,15 +95,40 @@ func partials() (*template.Template, error) {
 	return tmpl, tmplErr
 }
 
+// generated lists the pairs lowerClass implements, registered with ir so
+// that Validate refuses the others and RandomPlan draws only these.
+var generated = []ir.Pair{
+	{Iterator: ir.IterVertex, Intersection: ir.Merge},
+	{Iterator: ir.IterVertex, Intersection: ir.MergePath},
+	{Iterator: ir.IterVertex, Intersection: ir.BinarySearch},
+	{Iterator: ir.IterVertex, Intersection: ir.Hash},
+	{Iterator: ir.IterVertex, Intersection: ir.Bitmap},
+	{Iterator: ir.IterEdge, Intersection: ir.Merge},
+	{Iterator: ir.IterEdge, Intersection: ir.MergePath},
+	{Iterator: ir.IterEdge, Intersection: ir.BinarySearch},
+	{Iterator: ir.IterEdge, Intersection: ir.Hash},
+	{Iterator: ir.IterEdge, Intersection: ir.Bitmap},
+	{Iterator: ir.IterEdge, Intersection: ir.Bitwise},
+	{Iterator: ir.IterEdgeChunk, Intersection: ir.BinarySearch},
+	{Iterator: ir.IterWedge, Intersection: ir.Radix},
+	{Iterator: ir.IterPivot, Intersection: ir.Hash},
+}
+
+func init() {
+	for _, p := range generated {
+		ir.RegisterGenerated(p)
+	}
+}
+
 // ErrNotGenerated is matched (errors.Is) by the errors of plans that are
 // valid but use a strategy or a parameter value the generator does not
 // implement yet.
 var ErrNotGenerated = errors.New("not implemented by the generator yet")
 
-// Check reports whether Generate accepts p: it validates p and refuses, with
-// an error matching ErrNotGenerated, the pairs ir.Plan.CheckGeneratable
-// refuses and the parameter values gen does not implement (unsupported;
-// none at present).
+// Check reports whether Generate accepts p: it validates p (Validate refuses
+// the pairs gen does not register) and refuses, with an error matching
+// ErrNotGenerated, the classes ir.Plan.CheckGeneratable names. Every value
+// of a generated pair's parameters is generated.
 func Check(p ir.Plan) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("gen: plan %s is invalid: %w", p.Prefix, err)
@@ -111,41 +136,7 @@ func Check(p ir.Plan) error {
 	if err := p.CheckGeneratable(); err != nil {
 		return fmt.Errorf("gen: %w (%w)", err, ErrNotGenerated)
 	}
-	var bad []string
-	each(p.Canonical(), func(vi, ci int, c ir.Class) {
-		if c.Skip {
-			return
-		}
-		if why := unsupported(c.Strategy); why != "" {
-			bad = append(bad, fmt.Sprintf("class %s: %s", c.Name, why))
-		}
-	})
-	if len(bad) > 0 {
-		return fmt.Errorf("gen: plan %s: %s: %w", p.Prefix, strings.Join(bad, "; "), ErrNotGenerated)
-	}
 	return nil
-}
-
-// each calls fn for every class of every variant of a canonical plan.
-func each(c ir.Plan, fn func(vi, ci int, cl ir.Class)) {
-	if c.Guard == nil {
-		for ci, cl := range c.Classes {
-			fn(0, ci, cl)
-		}
-		return
-	}
-	for vi, v := range c.Guard.Variants {
-		for ci, cl := range v.Classes {
-			fn(vi, ci, cl)
-		}
-	}
-}
-
-// unsupported says why gen cannot generate a strategy whose pair it
-// implements, or "".
-func unsupported(s ir.Strategy) string {
-	// Every hash scheme and CTA organisation is generated (gen/hash.go).
-	return ""
 }
 
 // Generate lowers p for target t. It refuses what Check refuses.

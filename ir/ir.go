@@ -82,7 +82,7 @@ type Strategy struct {
 	Block int `yaml:"block,omitempty" json:"block,omitempty"`
 	// Params holds the strategy's tunables by name (buckets, slots, levels,
 	// chunk, ...). Which names apply, their ranges and defaults are declared
-	// in the parameter table (params.go); missing ones take their default.
+	// in the pair table (pairs.go); missing ones take their default.
 	Params map[string]int64 `yaml:"params,omitempty" json:"params,omitempty"`
 }
 

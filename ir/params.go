@@ -287,36 +287,6 @@ var specReverse = ParamSpec{
 	Doc:    "order in which the blocks take the items: forward, or reverse (the last items, the heaviest after relabelling by degree, dispatched first, the light ones filling the tail)",
 }
 
-type pair struct {
-	it Iterator
-	is Intersection
-}
-
-// paramTable lists, for every (iterator, intersection) pair the IR accepts,
-// the parameters that apply. A pair missing here is not a valid strategy.
-var paramTable = map[pair][]ParamSpec{
-	{IterVertex, Merge}:        {specTile},
-	{IterVertex, MergePath}:    nil,
-	{IterVertex, BinarySearch}: {specCache},
-	{IterVertex, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop, specCTA},
-	{IterVertex, Bitmap}:       {specBitmapBits, specBitmapShared, specWalkUnroll},
-
-	{IterEdge, Merge}:        {specTile, specReverse},
-	{IterEdge, MergePath}:    nil,
-	{IterEdge, BinarySearch}: {specLevels},
-	{IterEdge, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop},
-	{IterEdge, Bitwise}:      {specP1, specP2, specSliceBits},
-	{IterEdge, Bitmap}:       {specReverse, specDenseUnroll}, // dense rows of n bits (gen/edge_bitmap.go)
-
-	{IterEdgeChunk, Merge}:        {specChunk},
-	{IterEdgeChunk, BinarySearch}: {specChunk},
-
-	{IterWedge, BinarySearch}: nil,
-	{IterWedge, Radix}:        {specRadixBits, specThreshold, specBudget},
-
-	{IterPivot, Hash}: {specTable, specItemWork, specBuildRatio, specUnroll, specSpill, specHubBits, specQueue, specCore}, // ir/params_pivot_hash.go
-}
-
 // Iterators and Intersections list the enum values in a stable order.
 var (
 	Iterators     = []Iterator{IterVertex, IterEdge, IterEdgeChunk, IterWedge, IterPivot}
@@ -325,36 +295,16 @@ var (
 	Keys          = []Key{KeyOutDegree, KeyWork}
 )
 
-// Valid reports whether the IR accepts the (iterator, intersection) pair.
-func Valid(it Iterator, is Intersection) bool {
-	_, ok := paramTable[pair{it, is}]
-	return ok
-}
-
-// Pairs returns every (iterator, intersection) pair the IR accepts, in a
-// stable order.
-func Pairs() [][2]string {
-	var out [][2]string
-	for _, it := range Iterators {
-		for _, is := range Intersections {
-			if Valid(it, is) {
-				out = append(out, [2]string{string(it), string(is)})
-			}
-		}
-	}
-	return out
-}
-
 // ParamsFor returns the parameters that apply to the strategy's (iterator,
 // intersection) pair, in a stable order; nil for a pair with none or an
 // invalid pair. The slice is a copy.
 func ParamsFor(s Strategy) []ParamSpec {
-	return slices.Clone(paramTable[pair{s.Iterator, s.Intersection}])
+	return slices.Clone(s.Pair().params())
 }
 
 // Spec returns the named parameter of the strategy's pair.
 func Spec(s Strategy, name string) (ParamSpec, bool) {
-	for _, ps := range paramTable[pair{s.Iterator, s.Intersection}] {
+	for _, ps := range s.Pair().params() {
 		if ps.Name == name {
 			return ps, true
 		}
@@ -410,7 +360,7 @@ func (s Strategy) ItemsPerBlock() int {
 // parameters ask for (uint32 vertex ids), excluding small scratch such as
 // reduction slots. Validate keeps it within SharedLimit.
 func (s Strategy) SharedBytes() int64 {
-	if !Valid(s.Iterator, s.Intersection) {
+	if !s.Pair().Valid() {
 		return 0
 	}
 	items := int64(s.ItemsPerBlock())

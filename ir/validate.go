@@ -251,7 +251,7 @@ func validateClasses(cs []Class, ctx string) []error {
 	if len(cs) > 0 && cs[0].Select.Key == KeyWork {
 		model := WorkModelOf(cs)
 		for i, c := range cs {
-			if !c.Skip && Valid(c.Iterator, c.Intersection) && WorkOf(c.Intersection) != model {
+			if !c.Skip && c.Pair().Valid() && WorkOf(c.Intersection) != model {
 				errs = append(errs, fmt.Errorf("%s%s: intersection %s estimates work as %s, but the list's first class uses %s; a work-keyed list needs one estimate",
 					ctx, className(c, i), c.Intersection, WorkOf(c.Intersection), model))
 			}
@@ -275,22 +275,22 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 	if !okIs {
 		add("intersection %q unknown; known: %s", s.Intersection, joinEnum(Intersections))
 	}
-	pairOK := okIt && okIs && Valid(s.Iterator, s.Intersection)
+	pairOK := okIt && okIs && s.Pair().Valid()
 	if okIt && okIs && !pairOK {
 		var with []string
 		for _, is := range Intersections {
-			if Valid(s.Iterator, is) {
+			if (Pair{s.Iterator, is}).Valid() {
 				with = append(with, string(is))
 			}
 		}
 		add("intersection %s does not apply to the %s iterator; it takes %s", s.Intersection, s.Iterator, strings.Join(with, ", "))
 	}
-	if pairOK && !Generatable(s) {
+	if pairOK && !s.Pair().Generated() {
 		// The design space holds the pair, but tcgen cannot make it yet: a
 		// plan that names it is refused here rather than emitted as code.
 		var with []string
 		for _, is := range Intersections {
-			if Generatable(Strategy{Iterator: s.Iterator, Intersection: is}) {
+			if (Pair{s.Iterator, is}).Generated() {
 				with = append(with, string(is))
 			}
 		}
