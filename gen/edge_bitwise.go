@@ -138,14 +138,8 @@ func (h *SliceHelpers) SetOf(bits int) *SliceSet {
 // lowerBitwise fills the class's bitwise part: the slice constants and the
 // kernel's own arguments. The set index is assigned by sliceHelpers once
 // every class is lowered.
-func lowerBitwise(cd *classData, mc *Class, s ir.Strategy) error {
-	if s.Iterator != ir.IterEdge {
-		return fmt.Errorf("the bitwise intersection is generated for the edge iterator only, not %s", s.Iterator)
-	}
-	b := ir.Get(s, ir.ParamSliceBits)
-	if b < 1 || b > 64 || bits.OnesCount64(uint64(b)) != 1 {
-		return fmt.Errorf("slice_bits %d is not a power of two in 1..64", b)
-	}
+func lowerBitwise(cd *classData, mc *Class, s ir.Strategy, _ Target) {
+	b := ir.Get(s, ir.ParamSliceBits) // a power of two in 4..64
 	bd := &bitwiseData{Bits: int(b), Shift: bits.TrailingZeros64(uint64(b)), MaskType: "u32", Popc: "__popc"}
 	if b > 32 {
 		bd.MaskType, bd.Popc = "u64", "__popcll"
@@ -153,7 +147,6 @@ func lowerBitwise(cd *classData, mc *Class, s ir.Strategy) error {
 	cd.Bitwise = bd
 	cd.isectPartial, cd.iterPartial = "bitwise", "edge_bitwise"
 	mc.Bitwise = &Bitwise{Args: BitwiseArgs}
-	return nil
 }
 
 // sliceHelpers returns the slice helpers the plan's bitwise classes need,

@@ -2,8 +2,6 @@ package gen
 
 import (
 	"bytes"
-	"fmt"
-	"math/bits"
 	"slices"
 	"strconv"
 	"text/template"
@@ -78,11 +76,8 @@ const (
 
 // lowerPivot fills the pivot class's data (iterator pivot, intersection
 // hash: the table of N+(v)).
-func lowerPivot(cd *classData, mc *Class, s ir.Strategy) error {
-	tb := ir.Get(s, ir.ParamTable)
-	if tb <= 0 || bits.OnesCount64(uint64(tb)) != 1 {
-		return fmt.Errorf("table %d is not a power of two", tb)
-	}
+func lowerPivot(cd *classData, mc *Class, s ir.Strategy, _ Target) {
+	tb := ir.Get(s, ir.ParamTable) // a power of two
 	cd.isectPartial, cd.iterPartial = "pivot_table", "pivot"
 	cd.Table = int(tb)
 	cd.Unroll = int(ir.Get(s, ir.ParamUnroll))
@@ -99,7 +94,6 @@ func lowerPivot(cd *classData, mc *Class, s ir.Strategy) error {
 	// reads its item count on the device.
 	cd.BlocksPerSM = max(1, 2048/cd.Block)
 	mc.Items, mc.Pivot = ItemsVertices, true
-	return nil
 }
 
 // pivotHelpers returns the preparation kernels of a plan, nil when it has
