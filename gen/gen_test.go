@@ -288,6 +288,7 @@ func TestGenerateRandom(t *testing.T) {
 	}
 	names := map[string]string{}
 	generated := 0
+	pairs := map[ir.Pair]bool{}
 	for _, p := range plans {
 		if err := p.Validate(); err != nil {
 			t.Fatalf("%s: invalid: %v", p.Prefix, err)
@@ -307,6 +308,13 @@ func TestGenerateRandom(t *testing.T) {
 			continue
 		}
 		generated++
+		for _, v := range out.Manifest.Variants {
+			for _, c := range v.Classes {
+				if !c.Skip {
+					pairs[ir.Pair{Iterator: c.Iterator, Intersection: c.Intersection}] = true
+				}
+			}
+		}
 		checkOutput(t, p, out)
 		again, err := gen.Generate(p.Clone(), bigTarget())
 		if err != nil || again.Source != out.Source {
@@ -323,6 +331,12 @@ func TestGenerateRandom(t *testing.T) {
 	}
 	if generated < 100 {
 		t.Errorf("only %d of %d plans were generatable", generated, len(plans))
+	}
+	// Every pair gen registers is drawn and generated.
+	for _, pr := range ir.GeneratedPairs() {
+		if !pairs[pr] {
+			t.Errorf("no plan generated %s", pr)
+		}
 	}
 	t.Logf("generated %d plans", generated)
 }
