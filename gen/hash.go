@@ -2,6 +2,9 @@ package gen
 
 import "github.com/tcgen/tcgen/ir"
 
+// The vertex/hash and edge/hash pairs (lowerHash): bucket lists (H-INDEX,
+// TRUST) unless the scheme or the CTA organisation asks for Skiff's.
+//
 // Skiff (skiff-lockfree-hash.txt): hash classes with scheme hopscotch build
 // Skiff's lock-free hash trie (templates/skiff.cu.tmpl, isect_skiff), and
 // vertex hash classes with a CTA organisation other than fixed run Skiff's
@@ -120,7 +123,7 @@ func lowerSkiff(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	case ir.IterVertex:
 		cd.iterPartial = "skiff"
 		sd.Index = cta == ir.CTABlockIndex || cta == ir.CTAWarpIndex
-		// The block walk's staging (lowerClass: Lookup with width > warp)
+		// The block walk's staging (layoutGroups: Lookup with width > warp)
 		// serves the fixed and block-index organisations of a whole block;
 		// block-degree's warps walk their own chunks.
 		cd.Lookup = cd.Width > t.WarpSize && (cta == ir.CTAFixed || cta == ir.CTABlockIndex)
