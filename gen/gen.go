@@ -18,7 +18,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math/bits"
 	"strings"
 	"sync"
 	"text/template"
@@ -95,15 +94,16 @@ func partials() (*template.Template, error) {
 	return tmpl, tmplErr
 }
 
-// ErrNotGenerated is matched (errors.Is) by the errors of plans that are
-// valid but use a strategy or a parameter value the generator does not
-// implement yet.
+// ErrNotGenerated is matched (errors.Is) by Check's error for a plan with a
+// class whose pair the generator does not implement. Validate refuses those
+// pairs first (gen registers its pairs with ir), so a plan Validate accepts
+// does not meet it; every value of a generated pair's parameters is
+// generated.
 var ErrNotGenerated = errors.New("not implemented by the generator yet")
 
 // Check reports whether Generate accepts p: it validates p and refuses, with
-// an error matching ErrNotGenerated, the pairs ir.Plan.CheckGeneratable
-// refuses and the parameter values gen does not implement (unsupported;
-// none at present).
+// an error matching ErrNotGenerated, the classes ir.Plan.CheckGeneratable
+// names.
 func Check(p ir.Plan) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("gen: plan %s is invalid: %w", p.Prefix, err)
@@ -111,41 +111,7 @@ func Check(p ir.Plan) error {
 	if err := p.CheckGeneratable(); err != nil {
 		return fmt.Errorf("gen: %w (%w)", err, ErrNotGenerated)
 	}
-	var bad []string
-	each(p.Canonical(), func(vi, ci int, c ir.Class) {
-		if c.Skip {
-			return
-		}
-		if why := unsupported(c.Strategy); why != "" {
-			bad = append(bad, fmt.Sprintf("class %s: %s", c.Name, why))
-		}
-	})
-	if len(bad) > 0 {
-		return fmt.Errorf("gen: plan %s: %s: %w", p.Prefix, strings.Join(bad, "; "), ErrNotGenerated)
-	}
 	return nil
-}
-
-// each calls fn for every class of every variant of a canonical plan.
-func each(c ir.Plan, fn func(vi, ci int, cl ir.Class)) {
-	if c.Guard == nil {
-		for ci, cl := range c.Classes {
-			fn(0, ci, cl)
-		}
-		return
-	}
-	for vi, v := range c.Guard.Variants {
-		for ci, cl := range v.Classes {
-			fn(vi, ci, cl)
-		}
-	}
-}
-
-// unsupported says why gen cannot generate a strategy whose pair it
-// implements, or "".
-func unsupported(s ir.Strategy) string {
-	// Every hash scheme and CTA organisation is generated (gen/skiff.go).
-	return ""
 }
 
 // Generate lowers p for target t. It refuses what Check refuses.
@@ -180,30 +146,13 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		variants = []ir.Variant{{Classes: c.Classes}}
 	}
 
-	var classes []classData
-	needSrc := false
-	for vi, v := range variants {
-		mv := Variant{Lo: v.Lo, Hi: v.Hi, Work: ir.WorkModelOf(v.Classes)}
-		for ci, cl := range v.Classes {
-			cd, mc, err := lowerClass(name, c.Guard != nil, vi, ci, cl, idOrdered, t)
-			if err != nil {
-				return nil, fmt.Errorf("gen: plan %s: %w", name, err)
-			}
-			if cd != nil {
-				// One-launch kernels leave their count in place without a
-				// memset before each pass (tc::finish_count).
-				cd.SelfReset = selfResetting[cd.iterPartial]
-				cd.NSlots = len(v.Classes)
-				mc.SelfReset = cd.SelfReset
-				classes = append(classes, *cd)
-			}
-			mv.Classes = append(mv.Classes, mc)
-			needSrc = needSrc || mc.NeedsSrc
-		}
-		m.Variants = append(m.Variants, mv)
+	classes, mvs, needSrc, err := lowerVariants(name, c.Guard != nil, variants, idOrdered, t)
+	if err != nil {
+		return nil, fmt.Errorf("gen: plan %s: %w", name, err)
 	}
-	m.Slices = sliceHelpers(name, m.Variants, t) // bit slices of bitwise classes (gen/tcbw.go)
-	m.Pivot = pivotHelpers(name, m.Variants)     // in-edges and items of pivot classes (gen/pivot.go)
+	m.Variants = mvs
+	m.Slices = sliceHelpers(name, m.Variants, t) // bit slices of bitwise classes (edge_bitwise.go)
+	m.Pivot = pivotHelpers(name, m.Variants)     // in-edges and items of pivot classes (pivot_hash.go)
 
 	fd := fileData{
 		Plan:        name,
@@ -226,32 +175,73 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		fd.Src = m.Src
 	}
 
+	src, err := render(fd, m, classes)
+	if err != nil {
+		return nil, err
+	}
+	return &Output{FileName: m.Source, Source: src, Manifest: m}, nil
+}
+
+// lowerVariants lowers the classes of every variant: the partials' data of
+// the classes that run a kernel, in order, the manifest's variants, and
+// whether a class needs the src kernel.
+func lowerVariants(name string, guarded bool, variants []ir.Variant, idOrdered bool, t Target) ([]classData, []Variant, bool, error) {
+	var classes []classData
+	var mvs []Variant
+	needSrc := false
+	for vi, v := range variants {
+		mv := Variant{Lo: v.Lo, Hi: v.Hi, Work: ir.WorkModelOf(v.Classes)}
+		for ci, cl := range v.Classes {
+			cd, mc, err := lowerClass(name, guarded, vi, ci, cl, idOrdered, t)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			if cd != nil {
+				// One-launch kernels leave their count in place without a
+				// memset before each pass (tc::finish_count).
+				cd.SelfReset = selfResetting[cd.iterPartial]
+				cd.NSlots = len(v.Classes)
+				mc.SelfReset = cd.SelfReset
+				classes = append(classes, *cd)
+			}
+			mv.Classes = append(mv.Classes, mc)
+			needSrc = needSrc || mc.NeedsSrc
+		}
+		mvs = append(mvs, mv)
+	}
+	return classes, mvs, needSrc, nil
+}
+
+// render composes the source: prelude, reduction, the plan's helpers, then
+// each class's constants, intersection and iterator kernel.
+func render(fd fileData, m Manifest, classes []classData) (string, error) {
+	name := fd.Plan
 	tp, err := partials()
 	if err != nil {
-		return nil, fmt.Errorf("gen: templates: %w", err)
+		return "", fmt.Errorf("gen: templates: %w", err)
 	}
 	var b bytes.Buffer
 	if err := tp.ExecuteTemplate(&b, "prelude", fd); err != nil {
-		return nil, fmt.Errorf("gen: plan %s: prelude: %w", name, err)
+		return "", fmt.Errorf("gen: plan %s: prelude: %w", name, err)
 	}
 	if err := tp.ExecuteTemplate(&b, "reduce", fd); err != nil {
-		return nil, fmt.Errorf("gen: plan %s: reduce: %w", name, err)
+		return "", fmt.Errorf("gen: plan %s: reduce: %w", name, err)
 	}
-	if err := renderSlices(tp, &b, m.Slices); err != nil { // gen/tcbw.go
-		return nil, fmt.Errorf("gen: plan %s: slice helpers: %w", name, err)
+	if err := renderSlices(tp, &b, m.Slices); err != nil { // edge_bitwise.go
+		return "", fmt.Errorf("gen: plan %s: slice helpers: %w", name, err)
 	}
-	if err := renderPivot(tp, &b, m.Pivot); err != nil { // gen/pivot.go
-		return nil, fmt.Errorf("gen: plan %s: pivot helpers: %w", name, err)
+	if err := renderPivot(tp, &b, m.Pivot); err != nil { // pivot_hash.go
+		return "", fmt.Errorf("gen: plan %s: pivot helpers: %w", name, err)
 	}
 	for _, cd := range classes {
 		for _, part := range []string{"class", "isect_" + cd.isectPartial, "iter_" + cd.iterPartial} {
 			b.WriteByte('\n')
 			if err := tp.ExecuteTemplate(&b, part, cd); err != nil {
-				return nil, fmt.Errorf("gen: plan %s: kernel %s: %s: %w", name, cd.Kernel, part, err)
+				return "", fmt.Errorf("gen: plan %s: kernel %s: %s: %w", name, cd.Kernel, part, err)
 			}
 		}
 	}
-	return &Output{FileName: m.Source, Source: tidy(b.String()), Manifest: m}, nil
+	return tidy(b.String()), nil
 }
 
 // tidy trims trailing spaces and collapses runs of blank lines, which the
@@ -321,17 +311,17 @@ type classData struct {
 	Buckets, Mask     int  // hash
 	Slots             int
 	Chunk, Sub        int  // edge chunk
-	Table, Unroll     int  // pivot (gen/pivot.go)
+	Table, Unroll     int  // pivot (gen/pivot_hash.go)
 	Spill             bool // pivot: table in global memory
 	HubBits           int  // pivot: hub bitmap
 	Queue             int  // pivot: items a group takes from the class's counter at a time (0: fixed stride)
 
-	Bitmap      *bitmapData // vertex/bitmap (gen/bisson.go)
-	Radix       *radixData  // wedge/radix (gen/radix.go)
-	Skiff       *skiffData  // hash trie, CTA organisations (gen/skiff.go)
+	Bitmap      *bitmapData // vertex/bitmap (gen/vertex_bitmap.go)
+	Radix       *radixData  // wedge/radix (gen/wedge_radix.go)
+	Skiff       *skiffData  // hash trie, CTA organisations (gen/hash.go)
 	BlocksPerSM int         // caps the grid at SMs * BlocksPerSM (Grid.BlocksPerSM); 0: no cap
 
-	Bitwise *bitwiseData // edge/bitwise (gen/tcbw.go)
+	Bitwise *bitwiseData // edge/bitwise (gen/edge_bitwise.go)
 
 	// SelfReset: the kernel ends with tc::finish_count (NSlots classes in
 	// the variant lay out the counts buffer; manifest Class.SelfReset).
@@ -347,167 +337,6 @@ type classData struct {
 // single-kernel codes are timed). Multi-launch classes (pivot, radix,
 // bitwise, Skiff's trie) still add into a zeroed slot.
 var selfResetting = map[string]bool{"edge": true, "vertex": true, "edgechunk": true, "bisson": true, "dense": true}
-
-// edgeChunkBytesPerItem is what the edge-chunk kernel stages per edge: table
-// start, key start and prefix sum (u64 each) and the table length (u32).
-const edgeChunkBytesPerItem = 3*8 + 4
-
-func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bool, t Target) (*classData, Class, error) {
-	mc := Class{Slot: ci, Name: cl.Name, Key: cl.Select.Key, Lo: cl.Select.Lo, Hi: cl.Select.Hi, Skip: cl.Skip}
-	if cl.Skip {
-		mc.Items = ItemsVertices
-		return nil, mc, nil
-	}
-	s := cl.Strategy
-	w, blk := s.EffectiveWidth(), s.EffectiveBlock()
-	mc.Iterator, mc.Intersection, mc.Width, mc.Block = s.Iterator, s.Intersection, w, blk
-	if specs := ir.ParamsFor(s); len(specs) > 0 {
-		mc.Params = map[string]int64{}
-		for _, ps := range specs {
-			mc.Params[ps.Name] = ir.Get(s, ps.Name)
-		}
-	}
-	// Namespace and symbol: deterministic from the plan name and position.
-	stem, sym := fmt.Sprintf("c%d", ci), fmt.Sprintf("c%d", ci)
-	if guarded {
-		stem, sym = fmt.Sprintf("v%dc%d", vi, ci), fmt.Sprintf("v%d_c%d", vi, ci)
-	}
-	mc.Kernel = "tc_" + name + "_" + sym
-	team := min(w, t.WarpSize)
-	cd := &classData{
-		NS: stem, Kernel: mc.Kernel, Name: cl.Name, Guarded: guarded, Variant: vi, Index: ci,
-		Select:   selectText(cl.Select),
-		Iterator: string(s.Iterator), Intersection: string(s.Intersection),
-		Width: w, Block: blk, Groups: blk / w, Team: team,
-		TeamMask:  fmt.Sprintf("0x%08xu", uint64(1)<<team-1),
-		Slot:      ci,
-		IDOrdered: idOrdered,
-		Warp:      t.WarpSize,
-	}
-	if w != blk && (w > t.WarpSize || blk%w != 0) {
-		return nil, mc, fmt.Errorf("class %s: width %d must divide the block %d and fit a warp", cl.Name, w, blk)
-	}
-
-	switch s.Iterator {
-	case ir.IterVertex:
-		mc.Items, cd.iterPartial = ItemsVertices, "vertex"
-	case ir.IterEdge:
-		mc.Items, cd.iterPartial, mc.NeedsSrc = ItemsEdges, "edge", true
-	case ir.IterEdgeChunk:
-		mc.Items, cd.iterPartial, mc.NeedsSrc = ItemsEdges, "edgechunk", true
-	case ir.IterPivot:
-		mc.Items = ItemsVertices // gen/pivot.go
-	case ir.IterWedge:
-		mc.Items, cd.iterPartial = ItemsVertices, "wedge" // gen/radix.go
-		if s.Intersection != ir.Radix {
-			return nil, mc, fmt.Errorf("class %s: the wedge iterator is generated with the radix intersection only", cl.Name)
-		}
-	default:
-		return nil, mc, fmt.Errorf("class %s: iterator %s is not generated", cl.Name, s.Iterator)
-	}
-
-	switch s.Intersection {
-	case ir.Merge:
-		cd.isectPartial = "merge"
-		cd.Tile = int(ir.Get(s, ir.ParamTile))
-		if s.Iterator == ir.IterEdge {
-			cd.Reverse = ir.Get(s, ir.ParamReverse) == 1
-		}
-	case ir.MergePath:
-		lowerMergePath(cd, s) // gen/green.go
-	case ir.Radix:
-		if err := lowerRadix(cd, &mc, s, t); err != nil { // gen/radix.go
-			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
-		}
-	case ir.Bitmap:
-		lower := lowerBitmap // gen/bisson.go
-		if s.Iterator == ir.IterEdge {
-			lower = lowerDense // gen/dense.go
-		}
-		if err := lower(cd, &mc, s, t); err != nil {
-			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
-		}
-	case ir.Bitwise:
-		if err := lowerBitwise(cd, &mc, s); err != nil { // gen/tcbw.go
-			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
-		}
-	case ir.BinarySearch:
-		cd.isectPartial = "bsearch"
-		switch s.Iterator {
-		case ir.IterEdge:
-			if l := int(ir.Get(s, ir.ParamLevels)); l > 0 {
-				cd.Levels, cd.Splitters = l, 1<<l-1
-				cd.GroupWords = cd.Splitters
-			}
-		case ir.IterVertex:
-			cd.Lookup = true
-			cd.Cache = int(ir.Get(s, ir.ParamCache))
-			cd.GroupWords = cd.Cache
-		}
-	case ir.Hash:
-		if s.Iterator == ir.IterPivot {
-			if err := lowerPivot(cd, &mc, s); err != nil { // gen/pivot.go
-				return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
-			}
-			break
-		}
-		cd.isectPartial = "hash"
-		b := ir.Get(s, ir.ParamBuckets)
-		if b <= 0 || bits.OnesCount64(uint64(b)) != 1 {
-			return nil, mc, fmt.Errorf("class %s: buckets %d is not a power of two", cl.Name, b)
-		}
-		cd.Buckets, cd.Mask = int(b), int(b-1)
-		cd.Slots = int(ir.Get(s, ir.ParamSlots))
-		cd.GroupWords = cd.Buckets * (cd.Slots + 1)
-		cd.Lookup = s.Iterator == ir.IterVertex
-		if err := lowerSkiff(cd, &mc, s, t); err != nil { // gen/skiff.go: trie, CTA organisations
-			return nil, mc, fmt.Errorf("class %s: %w", cl.Name, err)
-		}
-	default:
-		return nil, mc, fmt.Errorf("class %s: intersection %s is not generated", cl.Name, s.Intersection)
-	}
-	if s.Iterator == ir.IterEdgeChunk && s.Intersection != ir.BinarySearch {
-		return nil, mc, fmt.Errorf("class %s: the edge-chunk iterator is generated with binary-search only", cl.Name)
-	}
-
-	switch s.Iterator {
-	case ir.IterEdgeChunk:
-		if w != blk {
-			return nil, mc, fmt.Errorf("class %s: the edge-chunk iterator needs width = block", cl.Name)
-		}
-		cd.Chunk = int(ir.Get(s, ir.ParamChunk))
-		cd.Sub = min(cd.Chunk, blk)
-		cd.SharedBytes = cd.Sub*edgeChunkBytesPerItem + blk/t.WarpSize*8
-		mc.Grid = Grid{ItemsPerBlock: cd.Chunk}
-	default:
-		words32 := cd.Groups * cd.GroupWords
-		cd.SharedWords = (words32 + 1) / 2
-		if cd.Lookup && w > t.WarpSize {
-			// The block walk stages, per v, the start of N+(v) and the
-			// prefix sum of d+(v) (u64 each), plus one u64 per warp for the
-			// scan.
-			cd.BlockWalk, cd.WalkAt = true, cd.SharedWords
-			cd.SharedWords += 2*blk + blk/t.WarpSize
-		}
-		cd.SharedBytes = cd.SharedWords * 8
-		mc.Grid = Grid{ItemsPerBlock: cd.Groups, BlocksPerSM: cd.BlocksPerSM}
-		if mc.Pivot {
-			mc.Grid = Grid{BlocksPerSM: cd.BlocksPerSM} // items are counted on the device
-		}
-		skiffGrid(cd, &mc) // gen/skiff.go: index organisations take BLOCK edges per block
-	}
-	switch {
-	case cd.SharedBytes <= ir.SharedLimit:
-		mc.StaticSharedBytes = cd.SharedBytes
-	case cd.SharedBytes <= t.MaxSharedPerBlock && s.Iterator != ir.IterEdgeChunk:
-		cd.DynamicShared = true
-		mc.DynamicSharedBytes = cd.SharedBytes
-	default:
-		return nil, mc, fmt.Errorf("class %s: kernel %s needs %d bytes of shared memory per block, more than the target's %d",
-			cl.Name, mc.Kernel, cd.SharedBytes, t.MaxSharedPerBlock)
-	}
-	return cd, mc, nil
-}
 
 func selectText(s ir.Selector) string {
 	if s.Hi == 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -66,7 +67,7 @@ func goldenPlans() []ir.Plan {
 				Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Hash, Width: 32, Block: 1024,
 					Params: map[string]int64{ir.ParamBuckets: 256, ir.ParamSlots: 1}}}},
 		},
-		ir.Plan{ // bitwise classes of two slice sizes, a group and a block per edge, 2-D partitions (gen/tcbw.go)
+		ir.Plan{ // bitwise classes of two slice sizes, a group and a block per edge, 2-D partitions (gen/edge_bitwise.go)
 			Prefix: "spec_tcbw", Orientation: ir.OrientTCBW,
 			Classes: []ir.Class{
 				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 64},
@@ -77,7 +78,7 @@ func goldenPlans() []ir.Plan {
 						Params: map[string]int64{ir.ParamP1: 4, ir.ParamP2: 8, ir.ParamSliceBits: 16}}},
 			},
 		},
-		ir.Plan{ // tiled merges, the edges in reverse, beside dense rows (gen/dense.go)
+		ir.Plan{ // tiled merges, the edges in reverse, beside dense rows (gen/edge_bitmap.go)
 			Prefix: "spec_tile_dense", Orientation: ir.OrientDegree, Relabel: true,
 			Classes: []ir.Class{
 				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 16},
@@ -212,7 +213,7 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			if _, ok := defined[c.Kernel]; !ok {
 				t.Errorf("%s: kernel %s not defined", who, c.Kernel)
 			}
-			for i, h := range c.Phases { // wedge/radix (gen/radix.go): phase 0 is c.Kernel
+			for i, h := range c.Phases { // wedge/radix (gen/wedge_radix.go): phase 0 is c.Kernel
 				if _, ok := defined[h.Kernel]; !ok || (i == 0) != (h.Kernel == c.Kernel) {
 					t.Errorf("%s: phase %s kernel %s not defined or misplaced", who, h.Phase, h.Kernel)
 				}
@@ -238,9 +239,9 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			if c.StaticSharedBytes > ir.SharedLimit || c.StaticSharedBytes > 0 && c.DynamicSharedBytes > 0 {
 				t.Errorf("%s: class %s shared %d static %d dynamic", who, c.Name, c.StaticSharedBytes, c.DynamicSharedBytes)
 			}
-			// Skiff's index organisations (gen/skiff.go) give vertex classes edge lists.
+			// Skiff's index organisations (gen/hash.go) give vertex classes edge lists.
 			skiffIndex := c.Intersection == ir.Hash && (c.Params[ir.ParamCTA] == ir.CTABlockIndex || c.Params[ir.ParamCTA] == ir.CTAWarpIndex)
-			vertexItems := c.Iterator == ir.IterVertex && !skiffIndex || c.Iterator == ir.IterWedge || c.Pivot // wedge/radix: per vertex (gen/radix.go); pivot: per pivot
+			vertexItems := c.Iterator == ir.IterVertex && !skiffIndex || c.Iterator == ir.IterWedge || c.Pivot // wedge/radix: per vertex (gen/wedge_radix.go); pivot: per pivot
 			if vertexItems != (c.Items == gen.ItemsVertices) || c.NeedsSrc == vertexItems {
 				t.Errorf("%s: class %s: items %s, needs src %v for the %s iterator", who, c.Name, c.Items, c.NeedsSrc, c.Iterator)
 			}
@@ -257,7 +258,7 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			t.Errorf("%s: src kernel %s not defined", who, m.Src.Kernel)
 		}
 	}
-	if m.Pivot != nil { // pivot preparation (gen/pivot.go)
+	if m.Pivot != nil { // pivot preparation (gen/pivot_hash.go)
 		for _, k := range m.Pivot.Kernels() {
 			wantKernels++
 			if _, ok := defined[k]; !ok {
@@ -265,7 +266,7 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			}
 		}
 	}
-	for _, k := range m.Slices.Kernels() { // bit-slice helpers (gen/tcbw.go)
+	for _, k := range m.Slices.Kernels() { // bit-slice helpers (gen/edge_bitwise.go)
 		wantKernels++
 		if _, ok := defined[k]; !ok {
 			t.Errorf("%s: slice helper %s not defined", who, k)
@@ -287,6 +288,7 @@ func TestGenerateRandom(t *testing.T) {
 	}
 	names := map[string]string{}
 	generated := 0
+	pairs := map[ir.Pair]bool{}
 	for _, p := range plans {
 		if err := p.Validate(); err != nil {
 			t.Fatalf("%s: invalid: %v", p.Prefix, err)
@@ -306,6 +308,13 @@ func TestGenerateRandom(t *testing.T) {
 			continue
 		}
 		generated++
+		for _, v := range out.Manifest.Variants {
+			for _, c := range v.Classes {
+				if !c.Skip {
+					pairs[ir.Pair{Iterator: c.Iterator, Intersection: c.Intersection}] = true
+				}
+			}
+		}
 		checkOutput(t, p, out)
 		again, err := gen.Generate(p.Clone(), bigTarget())
 		if err != nil || again.Source != out.Source {
@@ -322,6 +331,12 @@ func TestGenerateRandom(t *testing.T) {
 	}
 	if generated < 100 {
 		t.Errorf("only %d of %d plans were generatable", generated, len(plans))
+	}
+	// Every pair gen registers is drawn and generated.
+	for _, pr := range ir.GeneratedPairs() {
+		if !pairs[pr] {
+			t.Errorf("no plan generated %s", pr)
+		}
 	}
 	t.Logf("generated %d plans", generated)
 }
@@ -358,20 +373,18 @@ func TestGenerateRefuses(t *testing.T) {
 	if _, err := gen.Generate(bad, gen.DefaultTarget()); err == nil || !strings.Contains(err.Error(), "invalid") {
 		t.Errorf("invalid plan: %v", err)
 	}
-	// A pair the IR accepts but the generator does not implement (if any is left).
+	// A pair the IR accepts but the generator does not implement is refused
+	// by Validate, which names it.
 	for _, pr := range ir.Pairs() {
-		if ir.Supported[pr] {
+		if pr.Generated() {
 			continue
 		}
-		np := ir.Plan{Prefix: "notgen", Classes: []ir.Class{{Select: ir.Selector{Key: ir.KeyOutDegree},
-			Strategy: ir.Strategy{Iterator: ir.Iterator(pr[0]), Intersection: ir.Intersection(pr[1]), Width: 1, Block: 256}}}}
-		if np.Validate() != nil {
-			continue
+		s := ir.Strategy{Iterator: pr.Iterator, Intersection: pr.Intersection, Width: 256, Block: 256}
+		np := ir.Plan{Prefix: "notgen", Classes: []ir.Class{{Select: ir.Selector{Key: ir.KeyOutDegree}, Strategy: s}}}
+		want := fmt.Sprintf("the %s iterator with intersection %s is not generated by tcgen yet", pr.Iterator, pr.Intersection)
+		if _, err := gen.Generate(np, gen.DefaultTarget()); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", pr, err)
 		}
-		if _, err := gen.Generate(np, gen.DefaultTarget()); !errors.Is(err, gen.ErrNotGenerated) || !strings.Contains(err.Error(), pr[1]) {
-			t.Errorf("%s/%s: %v", pr[0], pr[1], err)
-		}
-		break
 	}
 	p, _ := ir.Preset("polak")
 	if _, err := gen.Generate(p, gen.Target{WarpSize: 64}); err == nil {

@@ -93,7 +93,7 @@ func canonStrategy(s Strategy) Strategy {
 			t.Params[ps.Name] = ps.Default
 		}
 	}
-	if v, ok := t.Params[ParamChunk]; ok && v == int64(t.Block) && Valid(s.Iterator, s.Intersection) {
+	if v, ok := t.Params[ParamChunk]; ok && v == int64(t.Block) {
 		if _, applies := Spec(s, ParamChunk); applies {
 			t.Params[ParamChunk] = 0
 		}
@@ -158,55 +158,4 @@ func (p Plan) Hash() string {
 // a cache key.
 func (p Plan) Name() string {
 	return p.Canonical().Prefix + "_" + p.Hash()[:8]
-}
-
-// Supported lists the (iterator, intersection) pairs the code generator
-// implements; package gen keeps it current. RandomPlan draws only these, and
-// CheckGeneratable refuses the others with a reason.
-var Supported = map[[2]string]bool{
-	{string(IterEdge), string(Merge)}:             true,
-	{string(IterVertex), string(Merge)}:           true,
-	{string(IterVertex), string(Hash)}:            true,
-	{string(IterEdge), string(Hash)}:              true,
-	{string(IterEdgeChunk), string(BinarySearch)}: true,
-	{string(IterEdge), string(BinarySearch)}:      true,
-	{string(IterVertex), string(BinarySearch)}:    true,
-	{string(IterEdge), string(MergePath)}:         true, // gen/green.go
-	{string(IterVertex), string(MergePath)}:       true, // gen/green.go
-	{string(IterVertex), string(Bitmap)}:          true, // gen/bisson.go
-	{string(IterWedge), string(Radix)}:            true, // gen/radix.go
-	{string(IterEdge), string(Bitwise)}:           true, // gen/tcbw.go
-	{string(IterEdge), string(Bitmap)}:            true, // gen/dense.go
-	{string(IterPivot), string(Hash)}:             true, // gen/pivot.go
-}
-
-// Generatable reports whether the generator implements the strategy's pair.
-// Every value of the hash pairs' parameters is generated (scheme
-// hopscotch and the CTA organisations: gen/skiff.go).
-func Generatable(s Strategy) bool {
-	return Supported[[2]string{string(s.Iterator), string(s.Intersection)}]
-}
-
-// CheckGeneratable returns an error naming every class whose strategy the
-// generator does not implement yet (nil when all are). It assumes a valid
-// plan.
-func (p Plan) CheckGeneratable() error {
-	var bad []string
-	check := func(cs []Class, ctx string) {
-		for i, c := range cs {
-			if !c.Skip && !Generatable(c.Strategy) {
-				bad = append(bad, fmt.Sprintf("%s%s: %s/%s", ctx, className(c, i), c.Iterator, c.Intersection))
-			}
-		}
-	}
-	check(p.Classes, "")
-	if p.Guard != nil {
-		for i, v := range p.Guard.Variants {
-			check(v.Classes, fmt.Sprintf("guard variant %d: ", i))
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	return fmt.Errorf("plan %s: the generator does not implement %s yet", p.Prefix, strings.Join(bad, "; "))
 }

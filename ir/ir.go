@@ -23,8 +23,8 @@ const (
 	IterWedge Iterator = "wedge"
 	// IterPivot: a vertex v as the middle vertex of its triangles u < v < w.
 	// N+(v) goes into a table; for each in-edge (u,v), the part of N+(u)
-	// after v probes it (ir/pivot.go). The lists built on the device group
-	// in-edges by v, so the probes are exactly the wedges.
+	// after v probes it (ir/params_pivot_hash.go). The lists built on the
+	// device group in-edges by v, so the probes are exactly the wedges.
 	IterPivot Iterator = "pivot"
 )
 
@@ -82,7 +82,7 @@ type Strategy struct {
 	Block int `yaml:"block,omitempty" json:"block,omitempty"`
 	// Params holds the strategy's tunables by name (buckets, slots, levels,
 	// chunk, ...). Which names apply, their ranges and defaults are declared
-	// in the parameter table (params.go); missing ones take their default.
+	// in the pair table (pairs.go); missing ones take their default.
 	Params map[string]int64 `yaml:"params,omitempty" json:"params,omitempty"`
 }
 

@@ -95,7 +95,7 @@ const (
 	// bitmap
 	ParamBitmapBits   = "bitmap_bits"
 	ParamBitmapShared = "bitmap_shared"
-	// unroll: ParamUnroll (ir/pivot.go), with a default of its own per pair
+	// unroll: ParamUnroll (ir/params_pivot_hash.go), a default per pair
 
 	// bitwise
 	ParamP1        = "p1"
@@ -208,12 +208,12 @@ var (
 		Name: ParamCTA, Default: CTAFixed, Min: 0, Max: 3,
 		Enum:   []string{"fixed", "block-degree", "block-index", "warp-index"},
 		Source: "TRUST (comparative study §III-H): a fixed group (the class width) per vertex",
-		Doc:    "thread organisation over vertex items (Skiff §IV-B, gen/skiff.go): fixed = width threads per vertex; block-degree = a block per vertex, its warps taking N+(u) 32 edges at a time (width = block); block-index / warp-index = a block / a warp per block / 32 consecutive oriented edges, ceil(sum d+/32) warps over a range of vertex indices (width = block / 32)",
+		Doc:    "thread organisation over vertex items (Skiff §IV-B, gen/hash.go): fixed = width threads per vertex; block-degree = a block per vertex, its warps taking N+(u) 32 edges at a time (width = block); block-index / warp-index = a block / a warp per block / 32 consecutive oriented edges, ceil(sum d+/32) warps over a range of vertex indices (width = block / 32)",
 	}
 	specBitmapBits = ParamSpec{
 		Name: ParamBitmapBits, Default: 1 << 18, Min: 1 << 10, Max: 1 << 18, Pow2: true,
 		Source: "Bisson (comparative study §III-C): bitmap in shared memory \"when allowed by size\"; 2^18 bits = 32 KiB fits the 48 KiB static limit",
-		Doc:    "ids a shared-memory bitmap covers when a whole block shares the vertex (width == block): a vertex whose N+(u) spans at most this many ids uses it; the others, and groups narrower than the block unless bitmap_shared is group, use the group's n-bit bitmap in global memory (gen/bisson.go)",
+		Doc:    "ids a shared-memory bitmap covers when a whole block shares the vertex (width == block): a vertex whose N+(u) spans at most this many ids uses it; the others, and groups narrower than the block unless bitmap_shared is group, use the group's n-bit bitmap in global memory (gen/vertex_bitmap.go)",
 	}
 	specBitmapShared = ParamSpec{
 		Name: ParamBitmapShared, Default: BitmapSharedBlock, Min: 0, Max: 1, OmitDefault: true,
@@ -249,7 +249,7 @@ var (
 	specRadixBits = ParamSpec{
 		Name: ParamRadixBits, Default: 2, Min: 1, Max: 8, Values: []int64{1, 2, 3, 4, 5, 6, 7, 8}, // drawn evenly
 		Source: "radix binning §I-E, Fig. 1: one bit of u and one of v per level, buckets r0..r3",
-		Doc:    "key bits consumed per bucketing level (2^bits child buckets); a candidate's key is its source id above its target id (gen/radix.go)",
+		Doc:    "key bits consumed per bucketing level (2^bits child buckets); a candidate's key is its source id above its target id (gen/wedge_radix.go)",
 	}
 	specThreshold = ParamSpec{
 		Name: ParamThreshold, Default: 1024, Min: 1, Max: 1 << 20,
@@ -287,36 +287,6 @@ var specReverse = ParamSpec{
 	Doc:    "order in which the blocks take the items: forward, or reverse (the last items, the heaviest after relabelling by degree, dispatched first, the light ones filling the tail)",
 }
 
-type pair struct {
-	it Iterator
-	is Intersection
-}
-
-// paramTable lists, for every (iterator, intersection) pair the IR accepts,
-// the parameters that apply. A pair missing here is not a valid strategy.
-var paramTable = map[pair][]ParamSpec{
-	{IterVertex, Merge}:        {specTile},
-	{IterVertex, MergePath}:    nil,
-	{IterVertex, BinarySearch}: {specCache},
-	{IterVertex, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop, specCTA},
-	{IterVertex, Bitmap}:       {specBitmapBits, specBitmapShared, specWalkUnroll},
-
-	{IterEdge, Merge}:        {specTile, specReverse},
-	{IterEdge, MergePath}:    nil,
-	{IterEdge, BinarySearch}: {specLevels},
-	{IterEdge, Hash}:         {specBuckets, specSlots, specOverflow, specScheme, specHop},
-	{IterEdge, Bitwise}:      {specP1, specP2, specSliceBits},
-	{IterEdge, Bitmap}:       {specReverse, specDenseUnroll}, // dense rows of n bits (gen/dense.go)
-
-	{IterEdgeChunk, Merge}:        {specChunk},
-	{IterEdgeChunk, BinarySearch}: {specChunk},
-
-	{IterWedge, BinarySearch}: nil,
-	{IterWedge, Radix}:        {specRadixBits, specThreshold, specBudget},
-
-	{IterPivot, Hash}: {specTable, specItemWork, specBuildRatio, specUnroll, specSpill, specHubBits, specQueue, specCore}, // ir/pivot.go
-}
-
 // Iterators and Intersections list the enum values in a stable order.
 var (
 	Iterators     = []Iterator{IterVertex, IterEdge, IterEdgeChunk, IterWedge, IterPivot}
@@ -325,36 +295,16 @@ var (
 	Keys          = []Key{KeyOutDegree, KeyWork}
 )
 
-// Valid reports whether the IR accepts the (iterator, intersection) pair.
-func Valid(it Iterator, is Intersection) bool {
-	_, ok := paramTable[pair{it, is}]
-	return ok
-}
-
-// Pairs returns every (iterator, intersection) pair the IR accepts, in a
-// stable order.
-func Pairs() [][2]string {
-	var out [][2]string
-	for _, it := range Iterators {
-		for _, is := range Intersections {
-			if Valid(it, is) {
-				out = append(out, [2]string{string(it), string(is)})
-			}
-		}
-	}
-	return out
-}
-
 // ParamsFor returns the parameters that apply to the strategy's (iterator,
 // intersection) pair, in a stable order; nil for a pair with none or an
 // invalid pair. The slice is a copy.
 func ParamsFor(s Strategy) []ParamSpec {
-	return slices.Clone(paramTable[pair{s.Iterator, s.Intersection}])
+	return slices.Clone(s.Pair().params())
 }
 
 // Spec returns the named parameter of the strategy's pair.
 func Spec(s Strategy, name string) (ParamSpec, bool) {
-	for _, ps := range paramTable[pair{s.Iterator, s.Intersection}] {
+	for _, ps := range s.Pair().params() {
 		if ps.Name == name {
 			return ps, true
 		}
@@ -410,7 +360,7 @@ func (s Strategy) ItemsPerBlock() int {
 // parameters ask for (uint32 vertex ids), excluding small scratch such as
 // reduction slots. Validate keeps it within SharedLimit.
 func (s Strategy) SharedBytes() int64 {
-	if !Valid(s.Iterator, s.Intersection) {
+	if !s.Pair().Valid() {
 		return 0
 	}
 	items := int64(s.ItemsPerBlock())
@@ -435,7 +385,7 @@ func (s Strategy) SharedBytes() int64 {
 		}
 	case s.Intersection == Radix:
 		// The scatter's rank counters, (warps + 1) x 2^radix_bits u32, and
-		// its cursors, 2^radix_bits u64 (gen/radix.go): at most 35 KiB.
+		// its cursors, 2^radix_bits u64 (gen/wedge_radix.go): at most 35 KiB.
 		d := int64(1) << Get(s, ParamRadixBits)
 		return (int64(s.EffectiveBlock()/32)+1)*d*4 + d*8
 	}

@@ -6,14 +6,25 @@ import (
 	"testing"
 )
 
-func TestParamTable(t *testing.T) {
-	for p, specs := range paramTable {
-		if !slices.Contains(Iterators, p.it) || !slices.Contains(Intersections, p.is) {
-			t.Errorf("pair %s/%s uses an unknown enum value", p.it, p.is)
+func TestPairTable(t *testing.T) {
+	// One row per pair, in the order of Iterators then Intersections (the
+	// order RandomPlan draws in).
+	var want []Pair
+	for _, it := range Iterators {
+		for _, is := range Intersections {
+			if (Pair{it, is}).Valid() {
+				want = append(want, Pair{it, is})
+			}
 		}
+	}
+	if got := Pairs(); !slices.Equal(got, want) || len(pairRow) != len(pairTable) {
+		t.Errorf("pair table out of order or with a duplicate or unknown pair:\n%v\nwant\n%v", got, want)
+	}
+	for _, r := range pairTable {
+		p, specs := r.pair, r.params
 		seen := map[string]bool{}
 		for _, ps := range specs {
-			where := string(p.it) + "/" + string(p.is) + " " + ps.Name
+			where := p.String() + " " + ps.Name
 			if seen[ps.Name] {
 				t.Errorf("%s: declared twice", where)
 			}
@@ -38,11 +49,6 @@ func TestParamTable(t *testing.T) {
 	for _, s := range []ParamSpec{WidthSpec, BlockSpec} {
 		if s.Source == "" || s.Doc == "" || !s.Allowed(s.Default) {
 			t.Errorf("%s: incomplete spec", s.Name)
-		}
-	}
-	for pr := range Supported {
-		if !Valid(Iterator(pr[0]), Intersection(pr[1])) {
-			t.Errorf("Supported names %v, which the IR does not accept", pr)
 		}
 	}
 }
@@ -78,7 +84,7 @@ func TestParamsForPairs(t *testing.T) {
 			t.Errorf("ParamsFor(%s/%s) = %v, want %v", c.it, c.is, got, c.want)
 		}
 	}
-	if Valid(IterWedge, Hash) || !Valid(IterWedge, Radix) || Valid(IterEdge, Radix) {
+	if (Pair{IterWedge, Hash}).Valid() || !(Pair{IterWedge, Radix}).Valid() || (Pair{IterEdge, Radix}).Valid() {
 		t.Error("Valid disagrees with the table")
 	}
 }
@@ -134,5 +140,41 @@ func TestRange(t *testing.T) {
 	}
 	if got := specThreshold.Range(); got != "in 1..1048576" {
 		t.Errorf("threshold range %q", got)
+	}
+}
+
+// withGenerated makes ps the generated pairs for the rest of the test, as
+// if a generator implementing only them had registered.
+func withGenerated(t *testing.T, ps ...Pair) {
+	old := generated
+	t.Cleanup(func() { generated = old })
+	generated = map[Pair]bool{}
+	for _, p := range ps {
+		RegisterGenerated(p)
+	}
+}
+
+func TestRegisterGenerated(t *testing.T) {
+	withGenerated(t, Pair{IterEdge, Merge}, Pair{IterPivot, Hash})
+	if got := GeneratedPairs(); !slices.Equal(got, []Pair{{IterEdge, Merge}, {IterPivot, Hash}}) {
+		t.Errorf("GeneratedPairs = %v", got)
+	}
+	if (Pair{IterVertex, Merge}).Generated() || (Pair{IterWedge, Hash}).Generated() {
+		t.Error("a pair not registered counts as generated")
+	}
+	for _, p := range []Pair{{IterWedge, Hash}, {IterEdge, Merge}} { // invalid, twice
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("RegisterGenerated(%s) did not panic", p)
+				}
+			}()
+			RegisterGenerated(p)
+		}()
+	}
+	// Without a registered generator, every valid pair counts.
+	withGenerated(t)
+	if got := GeneratedPairs(); !slices.Equal(got, Pairs()) {
+		t.Errorf("no generator: GeneratedPairs = %v", got)
 	}
 }

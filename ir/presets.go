@@ -15,7 +15,14 @@ func one(name string, sel Selector, s Strategy) Class {
 	return Class{Name: name, Select: sel, Strategy: s}
 }
 
+// presetList returns the presets in the order `tcgen list` shows them.
 func presetList() []Plan {
+	return append(mergeSearchPresets(), hashAndOtherPresets()...)
+}
+
+// mergeSearchPresets: polak and green (merges), bisson (bitmap), tricore,
+// fox and hu (binary search).
+func mergeSearchPresets() []Plan {
 	return []Plan{
 		{
 			Prefix: "polak",
@@ -91,6 +98,13 @@ func presetList() []Plan {
 				Params: map[string]int64{ParamCache: 4096},
 			})},
 		},
+	}
+}
+
+// hashAndOtherPresets: hindex and trust (hashing), grouptc (edge chunks),
+// skiff (hash trie), tcbw (bit slices) and radixbin (wedges).
+func hashAndOtherPresets() []Plan {
+	return []Plan{
 		{
 			Prefix: "hindex",
 			Doc: "H-INDEX (h-index-hashing.txt §III): edge iterator, the shorter list hashed into interleaved buckets, the longer list probing; " +

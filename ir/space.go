@@ -32,11 +32,11 @@ func Dimensions() []Dimension {
 	var ds []Dimension
 	ds = append(ds,
 		Dimension{Name: "iterator", Values: enumStrings(Iterators),
-			Doc: "unit of work: vertex u (N+(u) against each N+(v)), edge (u,v), edge-chunk (n consecutive edges per block, GroupTC), wedge (v,w in N+(u), closed if (v,w) is an edge), pivot (v as the middle vertex: N+(v) in shared memory probed by the tails of N+(u) after v for each in-edge (u,v); ir/pivot.go)"},
+			Doc: "unit of work: vertex u (N+(u) against each N+(v)), edge (u,v), edge-chunk (n consecutive edges per block, GroupTC), wedge (v,w in N+(u), closed if (v,w) is an edge), pivot (v as the middle vertex: N+(v) in shared memory probed by the tails of N+(u) after v for each in-edge (u,v); ir/params_pivot_hash.go)"},
 		Dimension{Name: "intersection", Values: enumStrings(Intersections),
 			Doc: "how two sorted lists are intersected; merge/merge-path/bitwise cost d+u + d+v, the index probes (binary-search, hash, bitmap, radix) min * log(max)"},
 		Dimension{Name: "pair", Values: pairStrings(),
-			Doc: "iterator/intersection pairs the IR accepts (Supported marks those the generator implements)"},
+			Doc: "iterator/intersection pairs the IR accepts (the generator registers those it implements)"},
 		Dimension{Name: "width", Values: []string{"1", "2", "4", "8", "16", "32", "block"}, Default: strconv.Itoa(DefaultWidth),
 			Source: WidthSpec.Source, Doc: WidthSpec.Doc},
 		Dimension{Name: "block", Range: "a multiple of 32 in 32..1024", Default: strconv.Itoa(DefaultBlock),
@@ -65,19 +65,18 @@ func Dimensions() []Dimension {
 	// Parameters, once per name, with the pairs that take them.
 	seen := map[string]int{}
 	for _, pr := range Pairs() {
-		s := Strategy{Iterator: Iterator(pr[0]), Intersection: Intersection(pr[1])}
-		for _, ps := range ParamsFor(s) {
+		for _, ps := range pr.params() {
 			name := "param." + ps.Name
 			if i, ok := seen[name]; ok {
-				ds[i].AppliesTo = append(ds[i].AppliesTo, pr[0]+"/"+pr[1])
+				ds[i].AppliesTo = append(ds[i].AppliesTo, pr.String())
 				if def := strconv.FormatInt(ps.Default, 10); !strings.HasPrefix(ds[i].Default, def) {
-					ds[i].Default += "; " + def + " for " + pr[0] + "/" + pr[1]
+					ds[i].Default += "; " + def + " for " + pr.String()
 				}
 				continue
 			}
 			seen[name] = len(ds)
 			d := Dimension{Name: name, Range: ps.Range(), Default: strconv.FormatInt(ps.Default, 10),
-				AppliesTo: []string{pr[0] + "/" + pr[1]}, Source: ps.Source, Doc: ps.Doc}
+				AppliesTo: []string{pr.String()}, Source: ps.Source, Doc: ps.Doc}
 			if len(ps.Enum) > 0 {
 				d.Default += " (" + ps.EnumName(ps.Default) + ")"
 			}
@@ -99,33 +98,18 @@ func enumStrings[T ~string](vs []T) []string {
 func pairStrings() []string {
 	var out []string
 	for _, p := range Pairs() {
-		out = append(out, p[0]+"/"+p[1])
-	}
-	return out
-}
-
-// SupportedPairs returns the pairs marked in Supported that the IR accepts,
-// in a stable order.
-func SupportedPairs() [][2]string {
-	var out [][2]string
-	for _, p := range Pairs() {
-		if Supported[p] {
-			out = append(out, p)
-		}
+		out = append(out, p.String())
 	}
 	return out
 }
 
 // RandomPlan draws a valid plan from the pairs the generator implements
-// (all valid pairs if Supported names none): 1 to 3 classes over one key
+// (GeneratedPairs): 1 to 3 classes over one key
 // with random boundaries, sometimes preceded by a skip class for
 // d+(u) < 2, each with a random pair, width, block and parameters, and a
 // random orientation. The same rng state gives the same plan.
 func RandomPlan(rng *rand.Rand) Plan {
-	pairs := SupportedPairs()
-	if len(pairs) == 0 {
-		pairs = Pairs()
-	}
+	pairs := GeneratedPairs()
 	for attempt := 0; ; attempt++ {
 		p := randomPlan(rng, pairs)
 		if p.Validate() == nil {
@@ -137,7 +121,7 @@ func RandomPlan(rng *rand.Rand) Plan {
 	}
 }
 
-func randomPlan(rng *rand.Rand, pairs [][2]string) Plan {
+func randomPlan(rng *rand.Rand, pairs []Pair) Plan {
 	p := Plan{
 		Prefix:      "rand",
 		Orientation: Orientations[rng.IntN(len(Orientations))],
@@ -149,19 +133,19 @@ func randomPlan(rng *rand.Rand, pairs [][2]string) Plan {
 	n := 1 + rng.IntN(3)
 
 	// Pivot classes count at the middle vertex and cannot share a list with
-	// the others (ir/pivot.go): a pivot plan is all pivot, relabelled, as
-	// often as any one pair is drawn.
-	var rest [][2]string
+	// the others (ir/params_pivot_hash.go): a pivot plan is all pivot,
+	// relabelled, as often as any one pair is drawn.
+	var rest []Pair
 	pivot := false
 	for _, pr := range pairs {
-		if Iterator(pr[0]) == IterPivot {
+		if pr.Iterator == IterPivot {
 			pivot = true
 		} else {
 			rest = append(rest, pr)
 		}
 	}
 	if pivot && (len(rest) == 0 || rng.IntN(len(pairs)) == 0) {
-		pairs = [][2]string{{string(IterPivot), string(Hash)}}
+		pairs = []Pair{{IterPivot, Hash}}
 		p.Relabel = p.Orientation != OrientID
 	} else {
 		pairs, pivot = rest, false
@@ -169,19 +153,19 @@ func randomPlan(rng *rand.Rand, pairs [][2]string) Plan {
 
 	// Work keys need edge items with one work model throughout.
 	key := KeyOutDegree
-	var edgePairs [][2]string
+	var edgePairs []Pair
 	for _, pr := range pairs {
-		if Iterator(pr[0]) == IterEdge || Iterator(pr[0]) == IterEdgeChunk {
+		if pr.Iterator == IterEdge || pr.Iterator == IterEdgeChunk {
 			edgePairs = append(edgePairs, pr)
 		}
 	}
 	if len(edgePairs) > 0 && rng.IntN(4) == 0 {
 		key = KeyWork
 		first := edgePairs[rng.IntN(len(edgePairs))]
-		model := WorkOf(Intersection(first[1]))
+		model := WorkOf(first.Intersection)
 		pairs = nil
 		for _, pr := range edgePairs {
-			if WorkOf(Intersection(pr[1])) == model {
+			if WorkOf(pr.Intersection) == model {
 				pairs = append(pairs, pr)
 			}
 		}
@@ -217,11 +201,11 @@ func randomPlan(rng *rand.Rand, pairs [][2]string) Plan {
 		p.Classes = append(p.Classes, Class{
 			Name:     "c" + strconv.Itoa(i),
 			Select:   Selector{Key: key, Lo: start, Hi: hi},
-			Strategy: randomStrategy(rng, Iterator(pr[0]), Intersection(pr[1])),
+			Strategy: randomStrategy(rng, pr.Iterator, pr.Intersection),
 		})
 		start = hi
 	}
-	if pivot { // one core for all pivot classes (ir/pivot.go): the first's
+	if pivot { // one core for all pivot classes (ir/params_pivot_hash.go): the first's
 		core := Get(p.Classes[0].Strategy, ParamCore)
 		for i := range p.Classes[1:] {
 			st := &p.Classes[1+i].Strategy
@@ -274,7 +258,7 @@ func randomStrategy(rng *rand.Rand, it Iterator, is Intersection) Strategy {
 			}
 			s.Params[ps.Name] = randomValue(rng, ps)
 		}
-		if w, ok := CTAWidth(s); ok { // the CTA organisation fixes the width (ir/skiff.go)
+		if w, ok := CTAWidth(s); ok { // the CTA organisation fixes the width (ir/params_vertex_hash.go)
 			s.Width = w
 		}
 		if fitsShared(s) {
@@ -305,7 +289,7 @@ func randomStrategy(rng *rand.Rand, it Iterator, is Intersection) Strategy {
 }
 
 // fitsShared: the strategy's shared memory fits the static limit and its
-// radix parameters are consistent (ir/radix.go).
+// radix parameters are consistent (ir/params_wedge_radix.go).
 func fitsShared(s Strategy) bool {
 	return s.SharedBytes() <= SharedLimit && radixProblem(s) == ""
 }

@@ -272,19 +272,14 @@ func TestCheckGeneratable(t *testing.T) {
 	if err := p.CheckGeneratable(); err != nil {
 		t.Errorf("polak: %v", err)
 	}
-	// A guarded plan with a pair the generator does not implement (if any
-	// is left) is refused, naming the variant, the class and the pair.
-	for _, pr := range Pairs() {
-		if Supported[pr] {
-			continue
-		}
-		q := Plan{Prefix: "q", Guard: &Guard{Feature: FeatureAvgOutDeg, Variants: []Variant{{Classes: []Class{{
-			Name: "thread", Select: Selector{Key: KeyOutDegree},
-			Strategy: Strategy{Iterator: Iterator(pr[0]), Intersection: Intersection(pr[1])}}}}}}}
-		want := `guard variant 0: class "thread": ` + pr[0] + "/" + pr[1]
-		if err := q.CheckGeneratable(); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s/%s: %v", pr[0], pr[1], err)
-		}
-		break
+	// A guarded plan with a pair the generator does not implement is
+	// refused, naming the variant, the class and the pair.
+	withGenerated(t, Pair{IterEdge, Merge})
+	q := Plan{Prefix: "q", Guard: &Guard{Feature: FeatureAvgOutDeg, Variants: []Variant{{Classes: []Class{{
+		Name: "thread", Select: Selector{Key: KeyOutDegree},
+		Strategy: Strategy{Iterator: IterWedge, Intersection: Radix}}}}}}}
+	want := `guard variant 0: class "thread": wedge/radix`
+	if err := q.CheckGeneratable(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("wedge/radix: %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import "fmt"
 // start at v, so the probes total sum C(d+(u), 2), the fewest any
 // intersection of oriented lists makes, and every probe is a read from a
 // contiguous tail of N+(u). The in-edges are grouped by v on the device
-// (gen/pivot.go, runtime/executor/pivot.go) inside the timed region.
+// (gen/pivot_hash.go, runtime/executor) inside the timed region.
 //
 // Classes range over d+(v) of the pivot (key outdeg): it sizes the table.
 // A pivot's in-edges are cut into items of about item_work tail entries, so

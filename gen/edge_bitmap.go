@@ -1,10 +1,6 @@
 package gen
 
-import (
-	"fmt"
-
-	"github.com/tcgen/tcgen/ir"
-)
+import "github.com/tcgen/tcgen/ir"
 
 // Dense rows (iterator edge, intersection bitmap): every vertex v gets a
 // row of n bits, bit w set for each w in N+(v), and an edge (u,v) counts
@@ -24,10 +20,8 @@ import (
 // matrix is a buffer of its own (runtime/scratch.go), written once per pass
 // for all the dense classes of a plan, whatever their share of the edges.
 
-func lowerDense(cd *classData, mc *Class, s ir.Strategy, _ Target) error {
-	if cd.Width != 1 {
-		return fmt.Errorf("the dense rows of an edge are ANDed by one thread: width must be 1, got %d", cd.Width)
-	}
+// lowerEdgeBitmap fills an edge/bitmap class (width 1: Validate).
+func lowerEdgeBitmap(cd *classData, mc *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial, cd.iterPartial = "dense", "dense"
 	cd.Reverse = ir.Get(s, ir.ParamReverse) == 1
 	cd.Unroll = int(ir.Get(s, ir.ParamUnroll)) // quads of each row in flight
@@ -37,5 +31,4 @@ func lowerDense(cd *classData, mc *Class, s ir.Strategy, _ Target) error {
 		Grid: Grid{ItemsPerBlock: cd.Block / 32}, // a warp per vertex
 		Args: RowsArgs,
 	}
-	return nil
 }

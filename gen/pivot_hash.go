@@ -2,8 +2,6 @@ package gen
 
 import (
 	"bytes"
-	"fmt"
-	"math/bits"
 	"slices"
 	"strconv"
 	"text/template"
@@ -11,10 +9,11 @@ import (
 	"github.com/tcgen/tcgen/ir"
 )
 
-// The pivot iterator (ir/pivot.go): a class kernel per pivot class, and five
-// preparation kernels, shared by the plan's pivot classes, that group the
-// in-edges by pivot and bin the pivots into the classes' item lists on the
-// device (templates/pivot_prep.cu.tmpl). runtime/pivot.go launches them.
+// The pivot iterator with its hash table (ir/params_pivot_hash.go): a class
+// kernel per pivot class, and five preparation kernels, shared by the plan's
+// pivot classes, that group the in-edges by pivot and bin the pivots into the
+// classes' item lists on the device (templates/pivot_prep.cu.tmpl).
+// runtime/pivot.go launches them.
 
 // PivotHelpers names the preparation kernels of a plan with pivot classes.
 type PivotHelpers struct {
@@ -24,9 +23,8 @@ type PivotHelpers struct {
 	// highest ids whose triangles as middle vertex the core kernel of that
 	// size (CoreKernel) counts with a core x core bit matrix that Count
 	// zeroes and Scatter fills. A kernel per size: its row is then a
-	// compile-time array (one kernel sized at run time took 32% more
-	// instructions and ran 1.8x as long with a core of 8192,
-	// docs/performance.md).
+	// compile-time array (one kernel sized at run time took more
+	// instructions and ran longer, docs/performance.md).
 	Cores []int `json:"cores,omitempty"`
 	// CoreCount prefixes the core kernels' names; empty without a core.
 	CoreCount string `json:"core_count,omitempty"`
@@ -69,7 +67,7 @@ var PivotArgs = []string{
 // pivotHubs is how many of the highest ids the count and scatter kernels
 // count per block in shared memory (24 KiB of it): after relabelling by
 // degree they are the highest-degree vertices, whose in-edges serialised on
-// global atomics (RMAT-18: 0.48 ms of preparation, docs/performance.md).
+// global atomics (docs/performance.md).
 const (
 	pivotBlock     = 256
 	pivotPerThread = 8
@@ -78,11 +76,8 @@ const (
 
 // lowerPivot fills the pivot class's data (iterator pivot, intersection
 // hash: the table of N+(v)).
-func lowerPivot(cd *classData, mc *Class, s ir.Strategy) error {
-	tb := ir.Get(s, ir.ParamTable)
-	if tb <= 0 || bits.OnesCount64(uint64(tb)) != 1 {
-		return fmt.Errorf("table %d is not a power of two", tb)
-	}
+func lowerPivot(cd *classData, mc *Class, s ir.Strategy, _ Target) {
+	tb := ir.Get(s, ir.ParamTable) // a power of two
 	cd.isectPartial, cd.iterPartial = "pivot_table", "pivot"
 	cd.Table = int(tb)
 	cd.Unroll = int(ir.Get(s, ir.ParamUnroll))
@@ -99,7 +94,6 @@ func lowerPivot(cd *classData, mc *Class, s ir.Strategy) error {
 	// reads its item count on the device.
 	cd.BlocksPerSM = max(1, 2048/cd.Block)
 	mc.Items, mc.Pivot = ItemsVertices, true
-	return nil
 }
 
 // pivotHelpers returns the preparation kernels of a plan, nil when it has

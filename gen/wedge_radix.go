@@ -1,10 +1,6 @@
 package gen
 
-import (
-	"fmt"
-
-	"github.com/tcgen/tcgen/ir"
-)
+import "github.com/tcgen/tcgen/ir"
 
 // The wedge iterator with the radix intersection (radix-binning.txt) is a
 // multi-phase class: its kernel generates candidate closing edges E' into a
@@ -57,21 +53,12 @@ const radixScanPer = 8
 // radix_bits is.
 const radixCandidatesPerCounter = 32
 
-// lowerRadix fills the class's constants and its phase kernels.
-func lowerRadix(cd *classData, mc *Class, s ir.Strategy, t Target) error {
-	if s.Iterator != ir.IterWedge {
-		return fmt.Errorf("the radix intersection is generated with the wedge iterator only")
-	}
-	if cd.Width != 1 {
-		return fmt.Errorf("the radix phases give each thread its own candidates: width must be 1, got %d", cd.Width)
-	}
-	if cd.Block%t.WarpSize != 0 {
-		return fmt.Errorf("the radix scatter ranks candidates by warps: block %d must be a multiple of %d", cd.Block, t.WarpSize)
-	}
+// lowerRadix fills the class's constants and its phase kernels. Validate
+// keeps width 1, radix_bits in 1..8 and the scatter's shared memory (the
+// strategy's SharedBytes) within ir.SharedLimit; a block is whole warps.
+func lowerRadix(cd *classData, mc *Class, s ir.Strategy, t Target) {
+	mc.Items, cd.iterPartial = ItemsVertices, "wedge"
 	bits := int(ir.Get(s, ir.ParamRadixBits))
-	if bits < 1 || bits > 8 {
-		return fmt.Errorf("radix_bits %d outside 1..8", bits)
-	}
 	r := &radixData{
 		Bits: bits, Digits: 1 << bits,
 		Threshold: ir.Get(s, ir.ParamThreshold),
@@ -85,9 +72,6 @@ func lowerRadix(cd *classData, mc *Class, s ir.Strategy, t Target) error {
 	r.Tile = cd.Block * r.Per
 	// (WARPS + 1) x DIGITS u32 rank counters and DIGITS u64 write cursors.
 	r.ScatterShared = (r.Warps+1)*r.Digits*4 + r.Digits*8
-	if r.ScatterShared > ir.SharedLimit {
-		return fmt.Errorf("the radix scatter needs %d bytes of shared memory, more than %d", r.ScatterShared, ir.SharedLimit)
-	}
 	k := mc.Kernel
 	r.Gen, r.Hist, r.ScanUp, r.ScanMid, r.ScanDown = k, k+"_hist", k+"_scan_up", k+"_scan_mid", k+"_scan_down"
 	r.Classify, r.Emit, r.Scatter, r.Leaf = k+"_classify", k+"_emit", k+"_scatter", k+"_leaf"
@@ -128,5 +112,4 @@ func lowerRadix(cd *classData, mc *Class, s ir.Strategy, t Target) error {
 		{Phase: PhaseLeaf, Kernel: r.Leaf, Block: blk, Grid: Grid{ItemsPerBlock: 1}, Tile: r.Tile,
 			Args: []string{"keys u64*", "bk Bucket*", "b0 u64", "b1 u64", "t0 u64", "t1 u64", "offE u64*", "adjE u32*", "idbits u32", "counts u64*"}},
 	}
-	return nil
 }

@@ -106,9 +106,9 @@ var (
 // blocks resident per SM, as for the src kernel.
 const sliceBlock = ir.DefaultBlock
 
-// scanMaxBlocks caps the scan's grid: 1024 blocks of 256 threads fill any
-// GPU tcgen targets (H200: 132 SMs x 8 resident blocks), and the block sums
-// then take 8 KiB. Any grid is correct: each block scans a contiguous range
+// scanMaxBlocks caps the scan's grid: 1024 blocks of 256 threads are more
+// than the GPUs tcgen targets hold resident at once, and the block sums then
+// take 8 KiB. Any grid is correct: each block scans a contiguous range
 // of ceil(len / grid) entries.
 const scanMaxBlocks = 1024
 
@@ -138,14 +138,8 @@ func (h *SliceHelpers) SetOf(bits int) *SliceSet {
 // lowerBitwise fills the class's bitwise part: the slice constants and the
 // kernel's own arguments. The set index is assigned by sliceHelpers once
 // every class is lowered.
-func lowerBitwise(cd *classData, mc *Class, s ir.Strategy) error {
-	if s.Iterator != ir.IterEdge {
-		return fmt.Errorf("the bitwise intersection is generated for the edge iterator only, not %s", s.Iterator)
-	}
-	b := ir.Get(s, ir.ParamSliceBits)
-	if b < 1 || b > 64 || bits.OnesCount64(uint64(b)) != 1 {
-		return fmt.Errorf("slice_bits %d is not a power of two in 1..64", b)
-	}
+func lowerBitwise(cd *classData, mc *Class, s ir.Strategy, _ Target) {
+	b := ir.Get(s, ir.ParamSliceBits) // a power of two in 4..64
 	bd := &bitwiseData{Bits: int(b), Shift: bits.TrailingZeros64(uint64(b)), MaskType: "u32", Popc: "__popc"}
 	if b > 32 {
 		bd.MaskType, bd.Popc = "u64", "__popcll"
@@ -153,7 +147,6 @@ func lowerBitwise(cd *classData, mc *Class, s ir.Strategy) error {
 	cd.Bitwise = bd
 	cd.isectPartial, cd.iterPartial = "bitwise", "edge_bitwise"
 	mc.Bitwise = &Bitwise{Args: BitwiseArgs}
-	return nil
 }
 
 // sliceHelpers returns the slice helpers the plan's bitwise classes need,

@@ -1,10 +1,6 @@
 package gen
 
-import (
-	"fmt"
-
-	"github.com/tcgen/tcgen/ir"
-)
+import "github.com/tcgen/tcgen/ir"
 
 // Bisson (comparative study §III-C): a group per vertex u sets one bit per
 // entry of N+(u) in a bitmap, then probes every 2-hop neighbour w (w in
@@ -42,20 +38,16 @@ type bitmapData struct {
 }
 
 // residentThreadsPerSM is the most threads an SM holds at once on compute
-// capability 8.0 and 9.0 (A100, H100, H200); the per-group bitmaps are
-// needed for resident groups only, so the grid of a bitmap class is capped
-// at residentThreadsPerSM / block blocks per SM (on 8.6 and 8.9, 1536
-// threads, the extra blocks wait for a free slot).
+// capability 8.0 and 9.0; the per-group bitmaps are needed for resident
+// groups only, so the grid of a bitmap class is capped at
+// residentThreadsPerSM / block blocks per SM (on 8.6 and 8.9, 1536 threads,
+// the extra blocks wait for a free slot).
 const residentThreadsPerSM = 2048
 
-func lowerBitmap(cd *classData, mc *Class, s ir.Strategy, t Target) error {
-	if s.Iterator != ir.IterVertex {
-		return fmt.Errorf("the bitmap intersection is generated for the vertex iterator (and the edge iterator's dense rows) only, not %s", s.Iterator)
-	}
+// lowerVertexBitmap fills a vertex/bitmap class; bitmap_bits is a power of
+// two of at least 2^10, so whole u32 (and u64) words.
+func lowerVertexBitmap(cd *classData, mc *Class, s ir.Strategy, _ Target) {
 	bits := ir.Get(s, ir.ParamBitmapBits)
-	if bits < 64 || bits%64 != 0 {
-		return fmt.Errorf("bitmap_bits %d is not a multiple of 64", bits)
-	}
 	cd.isectPartial, cd.iterPartial = "bitmap", "bisson"
 	bd := &bitmapData{
 		Bits:   int(bits),
@@ -68,5 +60,4 @@ func lowerBitmap(cd *classData, mc *Class, s ir.Strategy, t Target) error {
 	cd.Bitmap = bd
 	cd.BlocksPerSM = max(1, residentThreadsPerSM/cd.Block)
 	mc.Scratch = &Scratch{Groups: cd.Groups, BitsPerVertex: 1, Zeroed: true}
-	return nil
 }

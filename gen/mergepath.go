@@ -8,6 +8,6 @@ import "github.com/tcgen/tcgen/ir"
 // partition needs no shared memory and no synchronisation: every lane finds
 // its stretch by a binary search of its own, so any width (1..32 or a whole
 // block) and both the edge and the vertex iterator are generated.
-func lowerMergePath(cd *classData, s ir.Strategy) {
+func lowerMergePath(cd *classData, _ *Class, _ ir.Strategy, _ Target) {
 	cd.isectPartial = "mergepath"
 }

@@ -1,11 +1,10 @@
 package gen
 
-import (
-	"fmt"
+import "github.com/tcgen/tcgen/ir"
 
-	"github.com/tcgen/tcgen/ir"
-)
-
+// The vertex/hash and edge/hash pairs (lowerHash): bucket lists (H-INDEX,
+// TRUST) unless the scheme or the CTA organisation asks for Skiff's.
+//
 // Skiff (skiff-lockfree-hash.txt): hash classes with scheme hopscotch build
 // Skiff's lock-free hash trie (templates/skiff.cu.tmpl, isect_skiff), and
 // vertex hash classes with a CTA organisation other than fixed run Skiff's
@@ -78,38 +77,44 @@ func skiffScratch(groups, hop, spares int) *Scratch {
 	}
 }
 
-// lowerSkiff finishes lowering a hash class (after lowerClass's hash case)
-// when it uses Skiff's trie or a CTA organisation other than fixed; bucket
-// lists with the fixed organisation stay with isect_hash and the plain
-// iterators.
-func lowerSkiff(cd *classData, mc *Class, s ir.Strategy, t Target) error {
+// lowerHash fills a vertex/hash or edge/hash class: a table of N+ in
+// buckets of slots entries kept in shared memory (isect_hash), unless Skiff's
+// trie or a CTA organisation replaces it (lowerSkiff).
+func lowerHash(cd *classData, mc *Class, s ir.Strategy, t Target) {
+	cd.isectPartial = "hash"
+	b := ir.Get(s, ir.ParamBuckets) // a power of two
+	cd.Buckets, cd.Mask = int(b), int(b-1)
+	cd.Slots = int(ir.Get(s, ir.ParamSlots))
+	cd.GroupWords = cd.Buckets * (cd.Slots + 1)
+	cd.Lookup = s.Iterator == ir.IterVertex
+	lowerSkiff(cd, mc, s, t)
+}
+
+// lowerSkiff finishes lowering a hash class when it uses Skiff's trie or a
+// CTA organisation other than fixed; bucket lists with the fixed
+// organisation stay with isect_hash and the plain iterators. Validate
+// keeps hop a power of two in 4..32 and the width the organisation's.
+func lowerSkiff(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	trie := ir.Get(s, ir.ParamScheme) == ir.SchemeHopscotch
 	cta := ir.CTAFixed
 	if s.Iterator == ir.IterVertex {
 		cta = ir.Get(s, ir.ParamCTA)
 	}
 	if !trie && cta == ir.CTAFixed {
-		return nil
+		return
 	}
 	sd := &skiffData{Trie: trie, BuildWarps: max(1, cd.Width/t.WarpSize), CTA: "fixed"}
 	if s.Iterator == ir.IterVertex {
 		ps, _ := ir.Spec(s, ir.ParamCTA)
 		sd.CTA = ps.EnumName(cta)
-		if w, ok := ir.CTAWidth(s); ok && w != cd.Width {
-			return fmt.Errorf("cta %s needs width %d, got %d", sd.CTA, w, cd.Width)
-		}
 	}
 	if trie {
-		hop := ir.Get(s, ir.ParamHop)
-		if hop < 4 || hop > int64(t.WarpSize) || hop&(hop-1) != 0 {
-			return fmt.Errorf("hop %d is not a power of two in 4..%d", hop, t.WarpSize)
-		}
-		sd.Hop = int(hop)
+		sd.Hop = int(ir.Get(s, ir.ParamHop))
 		cd.isectPartial = "skiff"
 		cd.GroupWords = cd.Buckets * cd.Slots // the shared part of a group: buckets * slots words of trie
 		mc.Scratch = skiffScratch(cd.Groups, sd.Hop, sd.BuildWarps)
 		// Scratch is needed per resident group only: cap the grid at the
-		// blocks an SM holds at once (gen/bisson.go); kernels stride.
+		// blocks an SM holds at once (gen/vertex_bitmap.go); kernels stride.
 		cd.BlocksPerSM = max(1, residentThreadsPerSM/cd.Block)
 	}
 	switch s.Iterator {
@@ -118,18 +123,15 @@ func lowerSkiff(cd *classData, mc *Class, s ir.Strategy, t Target) error {
 	case ir.IterVertex:
 		cd.iterPartial = "skiff"
 		sd.Index = cta == ir.CTABlockIndex || cta == ir.CTAWarpIndex
-		// The block walk's staging (lowerClass: Lookup with width > warp)
+		// The block walk's staging (layoutGroups: Lookup with width > warp)
 		// serves the fixed and block-index organisations of a whole block;
 		// block-degree's warps walk their own chunks.
 		cd.Lookup = cd.Width > t.WarpSize && (cta == ir.CTAFixed || cta == ir.CTABlockIndex)
 		if sd.Index {
 			mc.Items, mc.NeedsSrc = ItemsEdges, true
 		}
-	default:
-		return fmt.Errorf("the hash trie is not generated for the %s iterator", s.Iterator)
 	}
 	cd.Skiff = sd
-	return nil
 }
 
 // skiffGrid fixes the grid formula of an index organisation: a block takes

@@ -6,9 +6,9 @@ import "fmt"
 // together, or "". A bucket of at most 2^radix_bits candidates cannot shrink
 // on average by splitting it into 2^radix_bits buckets, so such a bucket is
 // intersected directly: threshold >= 2^radix_bits. This also bounds what a
-// batch needs per candidate (gen/radix.go, runtime/executor/radix.go): a split bucket
-// then holds more candidates than it has children, so the child records of a
-// level are fewer than its candidates.
+// batch needs per candidate (gen/wedge_radix.go, runtime/executor): a split
+// bucket then holds more candidates than it has children, so the child
+// records of a level are fewer than its candidates.
 func radixProblem(s Strategy) string {
 	if s.Iterator != IterWedge || s.Intersection != Radix {
 		return ""

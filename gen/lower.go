@@ -1,0 +1,180 @@
+package gen
+
+import (
+	"fmt"
+
+	"github.com/tcgen/tcgen/ir"
+)
+
+// lowerer fills what one pair adds to a class: its partials, constants,
+// shared words per group and manifest entries. It runs after lowerClass has
+// set what every class shares, on a strategy Validate accepted, so it
+// re-checks none of Validate's rules.
+type lowerer func(cd *classData, mc *Class, s ir.Strategy, t Target)
+
+// lowerers holds a lowerer for every pair gen implements; a pair's
+// lowerer lives in the file named after it (vertex_bitmap.go, ...), merge's
+// and binary search's here. init registers the pairs with ir: Validate
+// refuses the others and RandomPlan draws only these.
+var lowerers = map[ir.Pair]lowerer{
+	{Iterator: ir.IterVertex, Intersection: ir.Merge}:           vertexIter(lowerMerge),
+	{Iterator: ir.IterVertex, Intersection: ir.MergePath}:       vertexIter(lowerMergePath),
+	{Iterator: ir.IterVertex, Intersection: ir.BinarySearch}:    vertexIter(lowerVertexSearch),
+	{Iterator: ir.IterVertex, Intersection: ir.Hash}:            vertexIter(lowerHash),
+	{Iterator: ir.IterVertex, Intersection: ir.Bitmap}:          vertexIter(lowerVertexBitmap),
+	{Iterator: ir.IterEdge, Intersection: ir.Merge}:             edgeIter(lowerEdgeMerge),
+	{Iterator: ir.IterEdge, Intersection: ir.MergePath}:         edgeIter(lowerMergePath),
+	{Iterator: ir.IterEdge, Intersection: ir.BinarySearch}:      edgeIter(lowerEdgeSearch),
+	{Iterator: ir.IterEdge, Intersection: ir.Hash}:              edgeIter(lowerHash),
+	{Iterator: ir.IterEdge, Intersection: ir.Bitmap}:            edgeIter(lowerEdgeBitmap),
+	{Iterator: ir.IterEdge, Intersection: ir.Bitwise}:           edgeIter(lowerBitwise),
+	{Iterator: ir.IterEdgeChunk, Intersection: ir.BinarySearch}: lowerEdgeChunk,
+	{Iterator: ir.IterWedge, Intersection: ir.Radix}:            lowerRadix,
+	{Iterator: ir.IterPivot, Intersection: ir.Hash}:             lowerPivot,
+}
+
+func init() {
+	for p := range lowerers {
+		ir.RegisterGenerated(p)
+	}
+}
+
+// vertexIter runs f on the vertex iterator's items and kernel (f may
+// replace the kernel).
+func vertexIter(f lowerer) lowerer {
+	return func(cd *classData, mc *Class, s ir.Strategy, t Target) {
+		mc.Items, cd.iterPartial = ItemsVertices, "vertex"
+		f(cd, mc, s, t)
+	}
+}
+
+// edgeIter runs f on the edge iterator's items and kernel (f may replace
+// the kernel); edge items need the src array.
+func edgeIter(f lowerer) lowerer {
+	return func(cd *classData, mc *Class, s ir.Strategy, t Target) {
+		mc.Items, cd.iterPartial, mc.NeedsSrc = ItemsEdges, "edge", true
+		f(cd, mc, s, t)
+	}
+}
+
+// lowerClass lowers one class of variant vi at position ci: the data of its
+// partials (nil for a skip class) and its manifest entry.
+func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bool, t Target) (*classData, Class, error) {
+	mc := Class{Slot: ci, Name: cl.Name, Key: cl.Select.Key, Lo: cl.Select.Lo, Hi: cl.Select.Hi, Skip: cl.Skip}
+	if cl.Skip {
+		mc.Items = ItemsVertices
+		return nil, mc, nil
+	}
+	s := cl.Strategy
+	w, blk := s.EffectiveWidth(), s.EffectiveBlock()
+	mc.Iterator, mc.Intersection, mc.Width, mc.Block = s.Iterator, s.Intersection, w, blk
+	if specs := ir.ParamsFor(s); len(specs) > 0 {
+		mc.Params = map[string]int64{}
+		for _, ps := range specs {
+			mc.Params[ps.Name] = ir.Get(s, ps.Name)
+		}
+	}
+	// Namespace and symbol: deterministic from the plan name and position.
+	stem, sym := fmt.Sprintf("c%d", ci), fmt.Sprintf("c%d", ci)
+	if guarded {
+		stem, sym = fmt.Sprintf("v%dc%d", vi, ci), fmt.Sprintf("v%d_c%d", vi, ci)
+	}
+	mc.Kernel = "tc_" + name + "_" + sym
+	team := min(w, t.WarpSize)
+	cd := &classData{
+		NS: stem, Kernel: mc.Kernel, Name: cl.Name, Guarded: guarded, Variant: vi, Index: ci,
+		Select:   selectText(cl.Select),
+		Iterator: string(s.Iterator), Intersection: string(s.Intersection),
+		Width: w, Block: blk, Groups: blk / w, Team: team,
+		TeamMask:  fmt.Sprintf("0x%08xu", uint64(1)<<team-1),
+		Slot:      ci,
+		IDOrdered: idOrdered,
+		Warp:      t.WarpSize,
+	}
+	lowerers[s.Pair()](cd, &mc, s, t)
+
+	// An edge-chunk block stages its chunk (lowerEdgeChunk); the others
+	// hold GROUPS items, each with its shared words.
+	chunked := s.Iterator == ir.IterEdgeChunk
+	if !chunked {
+		layoutGroups(cd, &mc, t)
+	}
+	switch {
+	case cd.SharedBytes <= ir.SharedLimit:
+		mc.StaticSharedBytes = cd.SharedBytes
+	case cd.SharedBytes <= t.MaxSharedPerBlock && !chunked:
+		cd.DynamicShared = true
+		mc.DynamicSharedBytes = cd.SharedBytes
+	default:
+		return nil, mc, fmt.Errorf("class %s: kernel %s needs %d bytes of shared memory per block, more than the target's %d",
+			cl.Name, mc.Kernel, cd.SharedBytes, t.MaxSharedPerBlock)
+	}
+	return cd, mc, nil
+}
+
+// layoutGroups sizes the shared array of a block of GROUPS items (GroupWords
+// u32 words each, and the block walk's staging) and its grid.
+func layoutGroups(cd *classData, mc *Class, t Target) {
+	words32 := cd.Groups * cd.GroupWords
+	cd.SharedWords = (words32 + 1) / 2
+	if cd.Lookup && cd.Width > t.WarpSize {
+		// The block walk stages, per v, the start of N+(v) and the prefix
+		// sum of d+(v) (u64 each), plus one u64 per warp for the scan.
+		cd.BlockWalk, cd.WalkAt = true, cd.SharedWords
+		cd.SharedWords += 2*cd.Block + cd.Block/t.WarpSize
+	}
+	cd.SharedBytes = cd.SharedWords * 8
+	mc.Grid = Grid{ItemsPerBlock: cd.Groups, BlocksPerSM: cd.BlocksPerSM}
+	if mc.Pivot {
+		mc.Grid = Grid{BlocksPerSM: cd.BlocksPerSM} // items are counted on the device
+	}
+	skiffGrid(cd, mc) // hash.go: index organisations take BLOCK edges per block
+}
+
+// lowerMerge: a merge of the two sorted lists, tile entries of each held in
+// registers.
+func lowerMerge(cd *classData, _ *Class, s ir.Strategy, _ Target) {
+	cd.isectPartial = "merge"
+	cd.Tile = int(ir.Get(s, ir.ParamTile))
+}
+
+// lowerEdgeMerge: lowerMerge over edges, which the blocks may take last to
+// first.
+func lowerEdgeMerge(cd *classData, mc *Class, s ir.Strategy, t Target) {
+	lowerMerge(cd, mc, s, t)
+	cd.Reverse = ir.Get(s, ir.ParamReverse) == 1
+}
+
+// lowerVertexSearch: each N+(v) is binary-searched for the entries of
+// N+(u), whose first cache entries are copied to shared memory.
+func lowerVertexSearch(cd *classData, _ *Class, s ir.Strategy, _ Target) {
+	cd.isectPartial = "bsearch"
+	cd.Lookup = true
+	cd.Cache = int(ir.Get(s, ir.ParamCache))
+	cd.GroupWords = cd.Cache
+}
+
+// lowerEdgeSearch: the shorter list's entries are binary-searched in the
+// longer one, whose search tree's top levels are cached in shared memory.
+func lowerEdgeSearch(cd *classData, _ *Class, s ir.Strategy, _ Target) {
+	cd.isectPartial = "bsearch"
+	if l := int(ir.Get(s, ir.ParamLevels)); l > 0 {
+		cd.Levels, cd.Splitters = l, 1<<l-1
+		cd.GroupWords = cd.Splitters
+	}
+}
+
+// edgeChunkBytesPerItem is what the edge-chunk kernel stages per edge: table
+// start, key start and prefix sum (u64 each) and the table length (u32).
+const edgeChunkBytesPerItem = 3*8 + 4
+
+// lowerEdgeChunk: a block per chunk of consecutive edges (GroupTC), staged
+// in shared memory, their lists intersected by binary search.
+func lowerEdgeChunk(cd *classData, mc *Class, s ir.Strategy, t Target) {
+	mc.Items, cd.iterPartial, mc.NeedsSrc = ItemsEdges, "edgechunk", true
+	cd.isectPartial = "bsearch"
+	cd.Chunk = int(ir.Get(s, ir.ParamChunk))
+	cd.Sub = min(cd.Chunk, cd.Block)
+	cd.SharedBytes = cd.Sub*edgeChunkBytesPerItem + cd.Block/t.WarpSize*8
+	mc.Grid = Grid{ItemsPerBlock: cd.Chunk}
+}
