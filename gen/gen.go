@@ -3,9 +3,11 @@
 // where (and whether) to write them.
 //
 // The source is composed from the partials of package templates: a prelude
-// (fixed-width types, searches, the src kernel), the count reduction, and per
-// class a namespace with its constants, its intersection and its iterator's
-// kernel. Every plan parameter becomes a compile-time constant; numbers
+// (the plan's summary, the include of the shared header tcgen.cuh, the src
+// kernel) and per class a namespace with its constants, its intersection and
+// its iterator's kernel. What no plan changes (types, searches, the count
+// reduction) is in the header, which Output.Headers carries for the
+// compiler. Every plan parameter becomes a compile-time constant; numbers
 // derived from parameters (masks, shared sizes, per-block counts) are
 // computed here, and the source re-checks their relations with
 // static_assert. Graph sizes are kernel arguments only, so one compiled
@@ -79,6 +81,9 @@ var Options = []string{"-std=c++17"}
 type Output struct {
 	FileName string // e.g. "trust_1a2b3c4d.cu"
 	Source   string
+	// Headers are the files Source includes, by include name (tcgen.cuh):
+	// the compiler gets them with the source (gpu.CompileInput.Headers).
+	Headers  map[string]string
 	Manifest Manifest
 }
 
@@ -210,9 +215,8 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		Orientation: string(c.Orientation),
 		Relabel:     c.Relabel,
 		IDOrdered:   idOrdered,
-		Warp:        t.WarpSize,
-		FullMask:    fmt.Sprintf("0x%08xu", uint64(1)<<t.WarpSize-1),
 		Summary:     summary(m),
+		Prelude:     templates.PreludeName,
 	}
 	if needSrc {
 		// A warp per vertex; the default block keeps several blocks resident.
@@ -234,9 +238,6 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 	if err := tp.ExecuteTemplate(&b, "prelude", fd); err != nil {
 		return nil, fmt.Errorf("gen: plan %s: prelude: %w", name, err)
 	}
-	if err := tp.ExecuteTemplate(&b, "reduce", fd); err != nil {
-		return nil, fmt.Errorf("gen: plan %s: reduce: %w", name, err)
-	}
 	if err := renderSlices(tp, &b, m.Slices); err != nil { // gen/tcbw.go
 		return nil, fmt.Errorf("gen: plan %s: slice helpers: %w", name, err)
 	}
@@ -251,7 +252,7 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 			}
 		}
 	}
-	return &Output{FileName: m.Source, Source: tidy(b.String()), Manifest: m}, nil
+	return &Output{FileName: m.Source, Source: tidy(b.String()), Headers: templates.Headers(), Manifest: m}, nil
 }
 
 // tidy trims trailing spaces and collapses runs of blank lines, which the
@@ -282,9 +283,8 @@ type fileData struct {
 	Orientation string
 	Relabel     bool
 	IDOrdered   bool
-	Warp        int
-	FullMask    string
 	Summary     []string
+	Prelude     string // the header's include name
 	Src         *Helper
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/gen/internal/golden"
 	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/templates"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden set in ../generated from the generator")
@@ -70,8 +71,17 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 	if !strings.HasPrefix(src, gen.Header+"\n") {
 		t.Errorf("%s: source does not start with the generated-code line", who)
 	}
-	if strings.Contains(src, "#include") {
-		t.Errorf("%s: source has an #include", who)
+	// It includes its headers (tcgen.cuh) and nothing else: NVRTC may run
+	// without the CUDA headers.
+	for _, l := range strings.Split(src, "\n") {
+		if name, ok := strings.CutPrefix(l, "#include "); ok {
+			if _, have := out.Headers[strings.Trim(name, `"`)]; !have || !strings.HasPrefix(name, `"`) {
+				t.Errorf("%s: %s is none of its headers", who, l)
+			}
+		}
+	}
+	if _, ok := out.Headers[templates.PreludeName]; !ok || !strings.Contains(src, `#include "`+templates.PreludeName+`"`) {
+		t.Errorf("%s: source does not include %s", who, templates.PreludeName)
 	}
 	if m.Plan != who || out.FileName != who+".cu" || m.Source != out.FileName {
 		t.Errorf("%s: names %q %q %q", who, m.Plan, out.FileName, m.Source)

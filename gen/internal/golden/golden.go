@@ -1,7 +1,8 @@
 // Package golden is the one checked-in set of generated code: every preset
 // package gen implements, under generated/, and the hybrid specs that pin
 // other corners of the generator, under generated/specs/. Each plan has its
-// source NAME.cu beside its launch manifest NAME.json; index.json lists them
+// source NAME.cu beside its launch manifest NAME.json; the header the
+// sources include (tcgen.cuh) is at the top, and index.json lists the plans
 // and the target they were generated for. `make generate` (gen/cmd/gengolden)
 // writes the directory and gen's TestGolden compares it with the generator
 // (go test ./gen -update rewrites it), so both agree on one set.
@@ -170,6 +171,9 @@ func Files() (map[string][]byte, error) {
 		}
 		e.Source, e.Manifest = dir+p.Prefix+".cu", dir+p.Prefix+".json"
 		files[e.Source] = []byte(o.Source)
+		for name, text := range o.Headers { // tcgen.cuh, once for all
+			files[name] = []byte(text)
+		}
 		files[e.Manifest] = append(man, '\n')
 		idx.Plans = append(idx.Plans, e)
 		return nil

@@ -1,5 +1,67 @@
-{{define "reduce" -}}
+// tcgen.cuh: what every kernel tcgen generates shares, included as
+// #include "tcgen.cuh". The runtime hands it to NVRTC as a header (by name,
+// so NVRTC needs no CUDA headers on disk); to compile a generated source by
+// hand, put this file beside it. It depends on no plan: every plan parameter
+// is a constant of the generated source.
+//
+// Every class kernel takes the same arguments:
+//   off    u64[n+1]  CSR offsets of the oriented graph
+//   adj    u32[m]    out-neighbours, each list sorted by id
+//   src    u32[m]    first vertex of each oriented edge (edge kernels; filled by the src kernel)
+//   n, m             vertices, oriented edges
+//   items            the class's work list: u32 vertex ids or u64 edge ids; null = item i is vertex or edge i
+//   nitems           items in the list
+//   counts u64[]     triangles per class in counts[SLOT]: one-launch kernels leave it there with
+//                    tc::finish_count (no memset per pass), the others add into a zeroed slot
+//   scratch u64[]    per-group global memory of classes that need it (gen.Scratch), else null:
+//   scratch_words    u64 words per group; group g = blockIdx.x * GROUPS + its index owns scratch[g * scratch_words, ...)
+// Graph sizes are arguments, never constants, so one compiled module serves
+// every graph.
+#pragma once
+
+typedef unsigned int u32;
+typedef int i32;
+typedef unsigned long long u64;
+typedef long long i64;
+static_assert(sizeof(u32) == 4 && sizeof(u64) == 8, "fixed-width types");
+
+// The generator targets 32-lane warps only: lane masks are 32-bit.
+constexpr u32 WARP = 32;                // threads per warp
+constexpr u32 FULL_MASK = 0xffffffffu;  // every lane of a warp
+
 namespace tc {
+
+__device__ __forceinline__ u64 umin(u64 a, u64 b) { return a < b ? a : b; }
+__device__ __forceinline__ u64 umax(u64 a, u64 b) { return a > b ? a : b; }
+
+// lower_bound returns the first index in [lo, hi) whose entry is >= x, or hi,
+// over a sorted list (global or shared memory).
+__device__ __forceinline__ u64 lower_bound(const u32* __restrict__ a, u64 lo, u64 hi, u32 x) {
+  while (lo < hi) {
+    const u64 mid = lo + ((hi - lo) >> 1);
+    if (a[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// contains reports whether x is in the sorted list a[lo, hi).
+__device__ __forceinline__ bool contains(const u32* __restrict__ a, u64 lo, u64 hi, u32 x) {
+  const u64 p = lower_bound(a, lo, hi, x);
+  return p < hi && a[p] == x;
+}
+
+// fill_src is the src kernel's body: src[e] = u for every oriented edge
+// e = (u, v). A warp per vertex writes u over its edge range, so hubs are
+// written coalesced.
+template <u32 BLOCK>
+__device__ __forceinline__ void fill_src(const u64* __restrict__ off, u32 n, u32* __restrict__ src) {
+  constexpr u32 PER_BLOCK = BLOCK / WARP;  // vertices a block holds at once
+  const u32 lane = threadIdx.x % WARP;
+  for (u64 u = (u64)blockIdx.x * PER_BLOCK + threadIdx.x / WARP; u < n; u += (u64)gridDim.x * PER_BLOCK) {
+    const u64 end = off[u + 1];
+    for (u64 e = off[u] + lane; e < end; e += WARP) src[e] = (u32)u;
+  }
+}
 
 // add_count sums c over the warp with shuffles and lets lane 0 add the sum
 // to *slot: one atomic per warp. Every lane of the warp must call it.
@@ -83,4 +145,3 @@ __device__ __forceinline__ u32 first_above(const u64* pre, u32 k, u32 n, u64 p) 
 }
 
 }  // namespace tc
-{{end}}
