@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"regexp"
 	"strings"
 	"sync"
 	"text/template"
@@ -245,12 +246,19 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		return nil, fmt.Errorf("gen: plan %s: pivot helpers: %w", name, err)
 	}
 	for _, cd := range classes {
-		for _, part := range []string{"class", "isect_" + cd.isectPartial, "iter_" + cd.iterPartial} {
-			b.WriteByte('\n')
-			if err := tp.ExecuteTemplate(&b, part, cd); err != nil {
+		// The kernel first, so the class's opening declares only what it uses.
+		var body bytes.Buffer
+		for _, part := range []string{"isect_" + cd.isectPartial, "iter_" + cd.iterPartial} {
+			body.WriteByte('\n')
+			if err := tp.ExecuteTemplate(&body, part, cd); err != nil {
 				return nil, fmt.Errorf("gen: plan %s: kernel %s: %s: %w", name, cd.Kernel, part, err)
 			}
 		}
+		b.WriteByte('\n')
+		if err := tp.ExecuteTemplate(&b, "class", classHead{&cd, classUses(&cd, body.String())}); err != nil {
+			return nil, fmt.Errorf("gen: plan %s: kernel %s: class: %w", name, cd.Kernel, err)
+		}
+		b.Write(body.Bytes())
 	}
 	return &Output{FileName: m.Source, Source: tidy(b.String()), Headers: templates.Headers(), Manifest: m}, nil
 }
@@ -286,6 +294,45 @@ type fileData struct {
 	Summary     []string
 	Prelude     string // the header's include name
 	Src         *Helper
+}
+
+// classHead feeds the class's opening ("class"): its constants, and the
+// group helpers its kernel code uses.
+type classHead struct {
+	*classData
+	Uses uses
+}
+
+// uses says which optional declarations of a class's opening its code refers to.
+type uses struct {
+	Team, IDOrdered             bool // the constants TEAM, ID_ORDERED
+	GLane, GIndex, TMask, GSync bool // the group helpers
+}
+
+var (
+	teamRE      = regexp.MustCompile(`\bTEAM\b`)
+	idOrderedRE = regexp.MustCompile(`\bID_ORDERED\b`)
+	glaneRE     = regexp.MustCompile(`\bglane\(`)
+	gindexRE    = regexp.MustCompile(`\bgindex\(`)
+	tmaskRE     = regexp.MustCompile(`\btmask\(`)
+	gsyncRE     = regexp.MustCompile(`\bgsync\(`)
+)
+
+// classUses reads what a class's rendered kernel code (its intersection and
+// iterator) refers to, and what those helpers need in turn.
+func classUses(cd *classData, code string) uses {
+	u := uses{
+		Team: teamRE.MatchString(code), IDOrdered: idOrderedRE.MatchString(code),
+		GLane: glaneRE.MatchString(code), GIndex: gindexRE.MatchString(code),
+		TMask: tmaskRE.MatchString(code), GSync: gsyncRE.MatchString(code),
+	}
+	if u.GSync && cd.Width > 1 && cd.Width <= cd.Warp {
+		u.TMask = true // gsync is __syncwarp(tmask())
+	}
+	if u.TMask && cd.Team != cd.Warp {
+		u.Team = true // a part of a warp: the mask is shifted by TEAM
+	}
+	return u
 }
 
 // classData feeds the per-class partials. Every number is final: the

@@ -247,7 +247,7 @@ func TestDerivedConstants(t *testing.T) {
 	for _, want := range []string{
 		"constexpr u32 BUCKETS = 1024;", "constexpr u32 MASK = 1023;", "constexpr u32 SLOTS = 4;",
 		"constexpr u32 BUCKETS = 32;", "constexpr u32 MASK = 31;", "constexpr u32 GROUPS = 8;",
-		"static_assert(BUCKETS == MASK + 1", "static_assert(GROUPS * WIDTH == BLOCK",
+		"static_assert(BUCKETS == MASK + 1", "static_assert(tc::Shape<BLOCK, WIDTH, GROUPS, TEAM>::ok);",
 		"__shared__ u64 smem[", "WALK_AT", "tc::finish_count(c, counts, SLOT, NSLOTS);",
 	} {
 		if !strings.Contains(out.Source, want) {

@@ -18,23 +18,12 @@ namespace v0c0 {
 constexpr u32 BLOCK = 256;  // threads per block (block)
 constexpr u32 WIDTH = 1;  // threads per item (width)
 constexpr u32 GROUPS = 256;  // items a block works on at once: BLOCK / WIDTH
-constexpr u32 TEAM = 1;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 0;  // this class's entry of counts[]
 constexpr u32 NSLOTS = 1;  // classes of the variant: counts[] = outputs, accumulators, tickets
-constexpr bool ID_ORDERED = false;  // vertex ids follow the orientation's order
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS>::ok);
 
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
-
-// tmask is the mask of the lanes of this thread's warp that share its
-// item (all of them when the item takes a warp or more).
-__device__ __forceinline__ u32 tmask() { return 0x00000001u << ((threadIdx.x % WARP) & ~(TEAM - 1)); }
+__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }  // this thread's lane in its item's group
+__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its group's index in the block
 
 // gsync synchronises the threads of one item's group (and orders their
 // shared and global memory accesses).
@@ -123,16 +112,10 @@ constexpr u32 GROUPS = 8;  // items a block works on at once: BLOCK / WIDTH
 constexpr u32 TEAM = 32;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 0;  // this class's entry of counts[]
 constexpr u32 NSLOTS = 1;  // classes of the variant: counts[] = outputs, accumulators, tickets
-constexpr bool ID_ORDERED = false;  // vertex ids follow the orientation's order
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS, TEAM>::ok);
 
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
+__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }  // this thread's lane in its item's group
+__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its group's index in the block
 
 // tmask is the mask of the lanes of this thread's warp that share its
 // item (all of them when the item takes a warp or more).
@@ -262,17 +245,11 @@ constexpr u32 GROUPS = 1;  // items a block works on at once: BLOCK / WIDTH
 constexpr u32 TEAM = 32;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 0;  // this class's entry of counts[]
 constexpr u32 NSLOTS = 1;  // classes of the variant: counts[] = outputs, accumulators, tickets
-constexpr bool ID_ORDERED = false;  // vertex ids follow the orientation's order
 constexpr u32 GROUP_WORDS = 8192;  // u32 words of shared memory per group (intersection)
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS, TEAM>::ok);
 
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
+__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }  // this thread's lane in its item's group
+__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its group's index in the block
 
 // tmask is the mask of the lanes of this thread's warp that share its
 // item (all of them when the item takes a warp or more).

@@ -8,7 +8,9 @@
 
 // tc_green_8413c987_src fills src[e] = u for every oriented edge e = (u, v).
 extern "C" __global__ void __launch_bounds__(256)
-tc_green_8413c987_src(const u64* __restrict__ off, u32 n, u32* __restrict__ src) { tc::fill_src<256>(off, n, src); }
+tc_green_8413c987_src(const u64* __restrict__ off, u32 n, u32* __restrict__ src) {
+  tc::fill_src<256>(off, n, src);
+}
 
 // ---------------------------------------------------------------------------
 // Class 0 "all": outdeg in [0, inf); edge iterator, merge-path, width 32, block 512.
@@ -17,27 +19,13 @@ namespace c0 {
 constexpr u32 BLOCK = 512;  // threads per block (block)
 constexpr u32 WIDTH = 32;  // threads per item (width)
 constexpr u32 GROUPS = 16;  // items a block works on at once: BLOCK / WIDTH
-constexpr u32 TEAM = 32;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 0;  // this class's entry of counts[]
 constexpr u32 NSLOTS = 1;  // classes of the variant: counts[] = outputs, accumulators, tickets
 constexpr bool ID_ORDERED = false;  // vertex ids follow the orientation's order
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS>::ok);
 
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
-
-// tmask is the mask of the lanes of this thread's warp that share its
-// item (all of them when the item takes a warp or more).
-__device__ __forceinline__ u32 tmask() { return FULL_MASK; }
-
-// gsync synchronises the threads of one item's group (and orders their
-// shared and global memory accesses).
-__device__ __forceinline__ void gsync() { __syncwarp(tmask()); }
+__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }  // this thread's lane in its item's group
+__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its group's index in the block
 
 // Merge path (Green et al., comparative study §III-B, after Green, McColl and
 // Bader's GPU Merge Path, its reference [7]). The merge of two sorted lists

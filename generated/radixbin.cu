@@ -13,26 +13,9 @@ namespace c0 {
 constexpr u32 BLOCK = 256;  // threads per block (block)
 constexpr u32 WIDTH = 1;  // threads per item (width)
 constexpr u32 GROUPS = 256;  // items a block works on at once: BLOCK / WIDTH
-constexpr u32 TEAM = 1;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 0;  // this class's entry of counts[]
 constexpr bool ID_ORDERED = true;  // vertex ids follow the orientation's order
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
-
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
-
-// tmask is the mask of the lanes of this thread's warp that share its
-// item (all of them when the item takes a warp or more).
-__device__ __forceinline__ u32 tmask() { return 0x00000001u << ((threadIdx.x % WARP) & ~(TEAM - 1)); }
-
-// gsync synchronises the threads of one item's group (and orders their
-// shared and global memory accesses).
-__device__ __forceinline__ void gsync() { }
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS>::ok);
 
 // Radix binning (radix-binning.txt). Unlike the other classes, this one's
 // kernels take their own arguments (gen.Class.Phases) and are launched level

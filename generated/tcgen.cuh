@@ -50,6 +50,20 @@ __device__ __forceinline__ bool contains(const u32* __restrict__ a, u64 lo, u64 
   return p < hi && a[p] == x;
 }
 
+// Shape re-checks a class's constants, which the generator computed: its
+// block is whole warps, at most 1024 threads, tiled by GROUPS groups of
+// WIDTH threads; WIDTH is a power of two up to a warp or the whole block;
+// TEAM, the lanes that trade values by shuffles, is min(WIDTH, WARP).
+template <u32 BLOCK, u32 WIDTH, u32 GROUPS, u32 TEAM = (WIDTH < WARP ? WIDTH : WARP)>
+struct Shape {
+  static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
+  static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
+                "width is a power of two up to a warp, or the whole block");
+  static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
+  static_assert(TEAM == (WIDTH < WARP ? WIDTH : WARP), "a team is the group's lanes within one warp (shuffle width)");
+  static constexpr bool ok = true;
+};
+
 // fill_src is the src kernel's body: src[e] = u for every oriented edge
 // e = (u, v). A warp per vertex writes u over its edge range, so hubs are
 // written coalesced.

@@ -8,7 +8,9 @@
 // Each partial defines one named template. gen renders the prelude once, then
 // for every class "class" (its namespace and constants), "isect_<name>" and
 // "iter_<name>", and closes the file with nothing else: the partials never
-// call each other by computed names, so the composition lives in Go.
+// call each other by computed names, so the composition lives in Go. The
+// class's opening declares only the group helpers and optional constants
+// its kernel code refers to (gen renders the kernel first and reads them).
 //
 // The package imports nothing of tcgen.
 package templates

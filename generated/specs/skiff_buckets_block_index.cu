@@ -9,7 +9,9 @@
 
 // tc_skiff_buckets_block_index_f7de8485_src fills src[e] = u for every oriented edge e = (u, v).
 extern "C" __global__ void __launch_bounds__(256)
-tc_skiff_buckets_block_index_f7de8485_src(const u64* __restrict__ off, u32 n, u32* __restrict__ src) { tc::fill_src<256>(off, n, src); }
+tc_skiff_buckets_block_index_f7de8485_src(const u64* __restrict__ off, u32 n, u32* __restrict__ src) {
+  tc::fill_src<256>(off, n, src);
+}
 
 // ---------------------------------------------------------------------------
 // Class 1 "all": outdeg in [2, inf); vertex iterator, hash, width 256, block 256.
@@ -23,15 +25,10 @@ constexpr u32 SLOT = 1;  // this class's entry of counts[]
 constexpr bool ID_ORDERED = true;  // vertex ids follow the orientation's order
 constexpr u32 GROUP_WORDS = 1280;  // u32 words of shared memory per group (intersection)
 constexpr u32 WALK_AT = 640;  // u64 index in smem of the block walk's staging arrays
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS, TEAM>::ok);
 
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
+__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }  // this thread's lane in its item's group
+__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its group's index in the block
 
 // tmask is the mask of the lanes of this thread's warp that share its
 // item (all of them when the item takes a warp or more).

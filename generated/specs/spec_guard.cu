@@ -12,7 +12,9 @@
 
 // tc_spec_guard_7f56d0cd_src fills src[e] = u for every oriented edge e = (u, v).
 extern "C" __global__ void __launch_bounds__(256)
-tc_spec_guard_7f56d0cd_src(const u64* __restrict__ off, u32 n, u32* __restrict__ src) { tc::fill_src<256>(off, n, src); }
+tc_spec_guard_7f56d0cd_src(const u64* __restrict__ off, u32 n, u32* __restrict__ src) {
+  tc::fill_src<256>(off, n, src);
+}
 
 // ---------------------------------------------------------------------------
 // Class 0 "merge" of guard variant 0: outdeg in [0, inf); vertex iterator, merge, width 4, block 128.
@@ -21,27 +23,13 @@ namespace v0c0 {
 constexpr u32 BLOCK = 128;  // threads per block (block)
 constexpr u32 WIDTH = 4;  // threads per item (width)
 constexpr u32 GROUPS = 32;  // items a block works on at once: BLOCK / WIDTH
-constexpr u32 TEAM = 4;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 0;  // this class's entry of counts[]
 constexpr u32 NSLOTS = 1;  // classes of the variant: counts[] = outputs, accumulators, tickets
 constexpr bool ID_ORDERED = false;  // vertex ids follow the orientation's order
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS>::ok);
 
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
-
-// tmask is the mask of the lanes of this thread's warp that share its
-// item (all of them when the item takes a warp or more).
-__device__ __forceinline__ u32 tmask() { return 0x0000000fu << ((threadIdx.x % WARP) & ~(TEAM - 1)); }
-
-// gsync synchronises the threads of one item's group (and orders their
-// shared and global memory accesses).
-__device__ __forceinline__ void gsync() { __syncwarp(tmask()); }
+__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }  // this thread's lane in its item's group
+__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its group's index in the block
 
 // merge: two sorted lists walked in step; each equal pair is a triangle.
 __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie, u64 j, u64 je) {
@@ -104,27 +92,13 @@ namespace v1c0 {
 constexpr u32 BLOCK = 128;  // threads per block (block)
 constexpr u32 WIDTH = 2;  // threads per item (width)
 constexpr u32 GROUPS = 64;  // items a block works on at once: BLOCK / WIDTH
-constexpr u32 TEAM = 2;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 0;  // this class's entry of counts[]
 constexpr u32 NSLOTS = 2;  // classes of the variant: counts[] = outputs, accumulators, tickets
 constexpr bool ID_ORDERED = false;  // vertex ids follow the orientation's order
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS>::ok);
 
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
-
-// tmask is the mask of the lanes of this thread's warp that share its
-// item (all of them when the item takes a warp or more).
-__device__ __forceinline__ u32 tmask() { return 0x00000003u << ((threadIdx.x % WARP) & ~(TEAM - 1)); }
-
-// gsync synchronises the threads of one item's group (and orders their
-// shared and global memory accesses).
-__device__ __forceinline__ void gsync() { __syncwarp(tmask()); }
+__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }  // this thread's lane in its item's group
+__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its group's index in the block
 
 // edge intersects N+(u) = adj[a0, a1) and N+(v) = adj[b0, b1): the lanes
 // stride over the shorter list (coalesced) and binary-search each key in the
@@ -174,24 +148,14 @@ namespace v1c1 {
 constexpr u32 BLOCK = 128;  // threads per block (block)
 constexpr u32 WIDTH = 128;  // threads per item (width)
 constexpr u32 GROUPS = 1;  // items a block works on at once: BLOCK / WIDTH
-constexpr u32 TEAM = 32;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 1;  // this class's entry of counts[]
 constexpr u32 NSLOTS = 2;  // classes of the variant: counts[] = outputs, accumulators, tickets
 constexpr bool ID_ORDERED = false;  // vertex ids follow the orientation's order
 constexpr u32 GROUP_WORDS = 1536;  // u32 words of shared memory per group (intersection)
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS>::ok);
 
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
-
-// tmask is the mask of the lanes of this thread's warp that share its
-// item (all of them when the item takes a warp or more).
-__device__ __forceinline__ u32 tmask() { return FULL_MASK; }
+__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }  // this thread's lane in its item's group
+__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its group's index in the block
 
 // gsync synchronises the threads of one item's group (and orders their
 // shared and global memory accesses).

@@ -9,7 +9,9 @@
 
 // tc_spec_tcbw_f10c4c64_src fills src[e] = u for every oriented edge e = (u, v).
 extern "C" __global__ void __launch_bounds__(256)
-tc_spec_tcbw_f10c4c64_src(const u64* __restrict__ off, u32 n, u32* __restrict__ src) { tc::fill_src<256>(off, n, src); }
+tc_spec_tcbw_f10c4c64_src(const u64* __restrict__ off, u32 n, u32* __restrict__ src) {
+  tc::fill_src<256>(off, n, src);
+}
 
 // ---------------------------------------------------------------------------
 // Bit slices of every out-neighbour list (TCBW §3.3), built before the class
@@ -267,26 +269,12 @@ namespace c0 {
 constexpr u32 BLOCK = 128;  // threads per block (block)
 constexpr u32 WIDTH = 4;  // threads per item (width)
 constexpr u32 GROUPS = 32;  // items a block works on at once: BLOCK / WIDTH
-constexpr u32 TEAM = 4;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 0;  // this class's entry of counts[]
 constexpr bool ID_ORDERED = false;  // vertex ids follow the orientation's order
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS>::ok);
 
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
-
-// tmask is the mask of the lanes of this thread's warp that share its
-// item (all of them when the item takes a warp or more).
-__device__ __forceinline__ u32 tmask() { return 0x0000000fu << ((threadIdx.x % WARP) & ~(TEAM - 1)); }
-
-// gsync synchronises the threads of one item's group (and orders their
-// shared and global memory accesses).
-__device__ __forceinline__ void gsync() { __syncwarp(tmask()); }
+__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }  // this thread's lane in its item's group
+__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its group's index in the block
 
 constexpr u32 SLICE_BITS = 64;  // ids per slice, m of TCBW §3.3 (slice_bits)
 constexpr u32 SLICE_SHIFT = 6;  // slice index = id >> SLICE_SHIFT: log2(SLICE_BITS)
@@ -381,26 +369,12 @@ namespace c1 {
 constexpr u32 BLOCK = 256;  // threads per block (block)
 constexpr u32 WIDTH = 256;  // threads per item (width)
 constexpr u32 GROUPS = 1;  // items a block works on at once: BLOCK / WIDTH
-constexpr u32 TEAM = 32;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 1;  // this class's entry of counts[]
 constexpr bool ID_ORDERED = false;  // vertex ids follow the orientation's order
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS>::ok);
 
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
-
-// tmask is the mask of the lanes of this thread's warp that share its
-// item (all of them when the item takes a warp or more).
-__device__ __forceinline__ u32 tmask() { return FULL_MASK; }
-
-// gsync synchronises the threads of one item's group (and orders their
-// shared and global memory accesses).
-__device__ __forceinline__ void gsync() { __syncthreads(); }
+__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }  // this thread's lane in its item's group
+__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its group's index in the block
 
 constexpr u32 SLICE_BITS = 16;  // ids per slice, m of TCBW §3.3 (slice_bits)
 constexpr u32 SLICE_SHIFT = 4;  // slice index = id >> SLICE_SHIFT: log2(SLICE_BITS)

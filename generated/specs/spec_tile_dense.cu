@@ -9,7 +9,9 @@
 
 // tc_spec_tile_dense_fc2b08db_src fills src[e] = u for every oriented edge e = (u, v).
 extern "C" __global__ void __launch_bounds__(256)
-tc_spec_tile_dense_fc2b08db_src(const u64* __restrict__ off, u32 n, u32* __restrict__ src) { tc::fill_src<256>(off, n, src); }
+tc_spec_tile_dense_fc2b08db_src(const u64* __restrict__ off, u32 n, u32* __restrict__ src) {
+  tc::fill_src<256>(off, n, src);
+}
 
 // ---------------------------------------------------------------------------
 // Class 0 "low": outdeg in [0, 16); edge iterator, merge, width 1, block 128.
@@ -18,27 +20,13 @@ namespace c0 {
 constexpr u32 BLOCK = 128;  // threads per block (block)
 constexpr u32 WIDTH = 1;  // threads per item (width)
 constexpr u32 GROUPS = 128;  // items a block works on at once: BLOCK / WIDTH
-constexpr u32 TEAM = 1;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 0;  // this class's entry of counts[]
 constexpr u32 NSLOTS = 2;  // classes of the variant: counts[] = outputs, accumulators, tickets
 constexpr bool ID_ORDERED = true;  // vertex ids follow the orientation's order
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS>::ok);
 
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
-
-// tmask is the mask of the lanes of this thread's warp that share its
-// item (all of them when the item takes a warp or more).
-__device__ __forceinline__ u32 tmask() { return 0x00000001u << ((threadIdx.x % WARP) & ~(TEAM - 1)); }
-
-// gsync synchronises the threads of one item's group (and orders their
-// shared and global memory accesses).
-__device__ __forceinline__ void gsync() { }
+__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }  // this thread's lane in its item's group
+__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its group's index in the block
 
 constexpr u32 TILE = 8;  // entries of each list held in registers (tile)
 static_assert(TILE % 4 == 0, "tiles are read as 16-byte vectors");
@@ -140,27 +128,9 @@ namespace c1 {
 constexpr u32 BLOCK = 256;  // threads per block (block)
 constexpr u32 WIDTH = 1;  // threads per item (width)
 constexpr u32 GROUPS = 256;  // items a block works on at once: BLOCK / WIDTH
-constexpr u32 TEAM = 1;  // lanes that trade values by shuffles: min(WIDTH, WARP)
 constexpr u32 SLOT = 1;  // this class's entry of counts[]
 constexpr u32 NSLOTS = 2;  // classes of the variant: counts[] = outputs, accumulators, tickets
-constexpr bool ID_ORDERED = true;  // vertex ids follow the orientation's order
-static_assert(BLOCK % WARP == 0 && BLOCK <= 1024, "block is a multiple of the warp, at most 1024");
-static_assert(WIDTH == BLOCK || (WIDTH <= WARP && (WIDTH & (WIDTH - 1)) == 0),
-              "width is a power of two up to a warp, or the whole block");
-static_assert(GROUPS * WIDTH == BLOCK, "groups tile the block");
-static_assert((TEAM & (TEAM - 1)) == 0 && TEAM <= WARP, "a team is a power of two within a warp (shuffle width)");
-
-// Lane of this thread within its item's group, and the group's index in the block.
-__device__ __forceinline__ u32 glane() { return threadIdx.x % WIDTH; }
-__device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }
-
-// tmask is the mask of the lanes of this thread's warp that share its
-// item (all of them when the item takes a warp or more).
-__device__ __forceinline__ u32 tmask() { return 0x00000001u << ((threadIdx.x % WARP) & ~(TEAM - 1)); }
-
-// gsync synchronises the threads of one item's group (and orders their
-// shared and global memory accesses).
-__device__ __forceinline__ void gsync() { }
+static_assert(tc::Shape<BLOCK, WIDTH, GROUPS>::ok);
 
 // Dense rows (gen/dense.go): row v of the n x n bit matrix (row_words u64
 // words a row, rows 16-byte aligned) has bit w set for each w in N+(v); a
