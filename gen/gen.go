@@ -3,9 +3,11 @@
 // where (and whether) to write them.
 //
 // The source is composed from the partials of package templates: a prelude
-// (fixed-width types, searches, the src kernel), the count reduction, and per
-// class a namespace with its constants, its intersection and its iterator's
-// kernel. Every plan parameter becomes a compile-time constant; numbers
+// (the plan's summary, the include of the shared header tcgen.cuh, the src
+// kernel) and per class a namespace with its constants, its intersection and
+// its iterator's kernel. What no plan changes (types, searches, the count
+// reduction) is in the header, which Output.Headers carries for the
+// compiler. Every plan parameter becomes a compile-time constant; numbers
 // derived from parameters (masks, shared sizes, per-block counts) are
 // computed here, and the source re-checks their relations with
 // static_assert. Graph sizes are kernel arguments only, so one compiled
@@ -18,6 +20,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"text/template"
@@ -78,6 +81,9 @@ var Options = []string{"-std=c++17"}
 type Output struct {
 	FileName string // e.g. "trust_1a2b3c4d.cu"
 	Source   string
+	// Headers are the files Source includes, by include name (tcgen.cuh):
+	// the compiler gets them with the source (gpu.CompileInput.Headers).
+	Headers  map[string]string
 	Manifest Manifest
 }
 
@@ -159,9 +165,8 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		Orientation: string(c.Orientation),
 		Relabel:     c.Relabel,
 		IDOrdered:   idOrdered,
-		Warp:        t.WarpSize,
-		FullMask:    fmt.Sprintf("0x%08xu", uint64(1)<<t.WarpSize-1),
 		Summary:     summary(m),
+		Prelude:     templates.PreludeName,
 	}
 	if needSrc {
 		// A warp per vertex; the default block keeps several blocks resident.
@@ -179,7 +184,7 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Output{FileName: m.Source, Source: src, Manifest: m}, nil
+	return &Output{FileName: m.Source, Source: src, Headers: templates.Headers(), Manifest: m}, nil
 }
 
 // lowerVariants lowers the classes of every variant: the partials' data of
@@ -224,9 +229,6 @@ func render(fd fileData, m Manifest, classes []classData) (string, error) {
 	if err := tp.ExecuteTemplate(&b, "prelude", fd); err != nil {
 		return "", fmt.Errorf("gen: plan %s: prelude: %w", name, err)
 	}
-	if err := tp.ExecuteTemplate(&b, "reduce", fd); err != nil {
-		return "", fmt.Errorf("gen: plan %s: reduce: %w", name, err)
-	}
 	if err := renderSlices(tp, &b, m.Slices); err != nil { // edge_bitwise.go
 		return "", fmt.Errorf("gen: plan %s: slice helpers: %w", name, err)
 	}
@@ -234,12 +236,19 @@ func render(fd fileData, m Manifest, classes []classData) (string, error) {
 		return "", fmt.Errorf("gen: plan %s: pivot helpers: %w", name, err)
 	}
 	for _, cd := range classes {
-		for _, part := range []string{"class", "isect_" + cd.isectPartial, "iter_" + cd.iterPartial} {
-			b.WriteByte('\n')
-			if err := tp.ExecuteTemplate(&b, part, cd); err != nil {
+		// The kernel first, so the class's opening declares only what it uses.
+		var body bytes.Buffer
+		for _, part := range []string{"isect_" + cd.isectPartial, "iter_" + cd.iterPartial} {
+			body.WriteByte('\n')
+			if err := tp.ExecuteTemplate(&body, part, cd); err != nil {
 				return "", fmt.Errorf("gen: plan %s: kernel %s: %s: %w", name, cd.Kernel, part, err)
 			}
 		}
+		b.WriteByte('\n')
+		if err := tp.ExecuteTemplate(&b, "class", classHead{&cd, classUses(&cd, body.String())}); err != nil {
+			return "", fmt.Errorf("gen: plan %s: kernel %s: class: %w", name, cd.Kernel, err)
+		}
+		b.Write(body.Bytes())
 	}
 	return tidy(b.String()), nil
 }
@@ -272,10 +281,48 @@ type fileData struct {
 	Orientation string
 	Relabel     bool
 	IDOrdered   bool
-	Warp        int
-	FullMask    string
 	Summary     []string
+	Prelude     string // the header's include name
 	Src         *Helper
+}
+
+// classHead feeds the class's opening ("class"): its constants, and the
+// group helpers its kernel code uses.
+type classHead struct {
+	*classData
+	Uses uses
+}
+
+// uses says which optional declarations of a class's opening its code refers to.
+type uses struct {
+	Team, IDOrdered             bool // the constants TEAM, ID_ORDERED
+	GLane, GIndex, TMask, GSync bool // the group helpers
+}
+
+var (
+	teamRE      = regexp.MustCompile(`\bTEAM\b`)
+	idOrderedRE = regexp.MustCompile(`\bID_ORDERED\b`)
+	glaneRE     = regexp.MustCompile(`\bglane\(`)
+	gindexRE    = regexp.MustCompile(`\bgindex\(`)
+	tmaskRE     = regexp.MustCompile(`\btmask\(`)
+	gsyncRE     = regexp.MustCompile(`\bgsync\(`)
+)
+
+// classUses reads what a class's rendered kernel code (its intersection and
+// iterator) refers to, and what those helpers need in turn.
+func classUses(cd *classData, code string) uses {
+	u := uses{
+		Team: teamRE.MatchString(code), IDOrdered: idOrderedRE.MatchString(code),
+		GLane: glaneRE.MatchString(code), GIndex: gindexRE.MatchString(code),
+		TMask: tmaskRE.MatchString(code), GSync: gsyncRE.MatchString(code),
+	}
+	if u.GSync && cd.Width > 1 && cd.Width <= cd.Warp {
+		u.TMask = true // gsync is __syncwarp(tmask())
+	}
+	if u.TMask && cd.Team != cd.Warp {
+		u.Team = true // a part of a warp: the mask is shifted by TEAM
+	}
+	return u
 }
 
 // classData feeds the per-class partials. Every number is final: the

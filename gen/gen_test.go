@@ -2,160 +2,62 @@ package gen_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/gen/internal/golden"
 	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/templates"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.txtar from the generator")
+var update = flag.Bool("update", false, "rewrite the golden set in ../generated from the generator")
 
-// goldenPlans are the generatable presets and hybrids a user could write:
-// two intersections split by out-degree, a guard, a work-keyed list, edge
-// chunks larger than the block, and a hash table beyond the static limit.
-func goldenPlans() []ir.Plan {
-	var ps []ir.Plan
-	for _, p := range ir.Presets() {
-		if gen.Check(p) == nil {
-			ps = append(ps, p)
-		}
-	}
-	return append(ps,
-		ir.Plan{
-			Prefix: "spec_merge_hash", Orientation: ir.OrientDegree, Relabel: true,
-			Classes: []ir.Class{
-				{Name: "thread", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 16},
-					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 256}},
-				{Name: "warp", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 16},
-					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Hash, Width: 32, Block: 256}},
-			},
-		},
-		ir.Plan{
-			Prefix: "spec_guard", Orientation: ir.OrientDegree,
-			Guard: &ir.Guard{Feature: ir.FeatureAvgOutDeg, Variants: []ir.Variant{
-				{Lo: 0, Hi: 8, Classes: []ir.Class{{Name: "merge", Select: ir.Selector{Key: ir.KeyOutDegree},
-					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 4, Block: 128}}}},
-				{Lo: 8, Classes: []ir.Class{
-					{Name: "small", Select: ir.Selector{Key: ir.KeyWork, Lo: 0, Hi: 64},
-						Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.BinarySearch, Width: 2, Block: 128}},
-					{Name: "big", Select: ir.Selector{Key: ir.KeyWork, Lo: 64},
-						Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Hash, Width: 128, Block: 128,
-							Params: map[string]int64{ir.ParamBuckets: 512, ir.ParamSlots: 2}}},
-				}},
-			}},
-		},
-		ir.Plan{
-			Prefix: "spec_chunk", Orientation: ir.OrientID,
-			Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
-				Strategy: ir.Strategy{Iterator: ir.IterEdgeChunk, Intersection: ir.BinarySearch, Width: 128, Block: 128,
-					Params: map[string]int64{ir.ParamChunk: 1000}}}},
-		},
-		ir.Plan{
-			Prefix: "spec_dynshared", Orientation: ir.OrientDegree, Relabel: true,
-			Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
-				Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Hash, Width: 32, Block: 1024,
-					Params: map[string]int64{ir.ParamBuckets: 256, ir.ParamSlots: 1}}}},
-		},
-		ir.Plan{ // bitwise classes of two slice sizes, a group and a block per edge, 2-D partitions (gen/edge_bitwise.go)
-			Prefix: "spec_tcbw", Orientation: ir.OrientTCBW,
-			Classes: []ir.Class{
-				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 64},
-					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Bitwise, Width: 4, Block: 128,
-						Params: map[string]int64{ir.ParamSliceBits: 64}}},
-				{Name: "high", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 64},
-					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Bitwise, Width: 256, Block: 256,
-						Params: map[string]int64{ir.ParamP1: 4, ir.ParamP2: 8, ir.ParamSliceBits: 16}}},
-			},
-		},
-		ir.Plan{ // tiled merges, the edges in reverse, beside dense rows (gen/edge_bitmap.go)
-			Prefix: "spec_tile_dense", Orientation: ir.OrientDegree, Relabel: true,
-			Classes: []ir.Class{
-				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 16},
-					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
-						Params: map[string]int64{ir.ParamTile: 8, ir.ParamReverse: 1}}},
-				{Name: "high", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 16},
-					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Bitmap, Width: 1, Block: 256,
-						Params: map[string]int64{ir.ParamReverse: 1}}},
-			},
-		},
-	)
-}
+// goldenDir holds the one golden set (package gen/internal/golden).
+const goldenDir = "../generated"
 
-// bigTarget lets kernels use 99 KiB of shared memory (opt-in on every GPU
-// of compute capability 8.0 and later), so every valid hash fits.
-func bigTarget() gen.Target {
-	t := gen.DefaultTarget()
-	t.MaxSharedPerBlock = 99 << 10
-	return t
-}
+// goldenPlans are the generatable presets and the specs of the golden set.
+func goldenPlans() []ir.Plan { return golden.Plans() }
 
-func archive(t *testing.T, p ir.Plan) []byte {
-	t.Helper()
-	out, err := gen.Generate(p, bigTarget())
-	if err != nil {
-		t.Fatalf("%s: %v", p.Prefix, err)
-	}
-	man, err := json.MarshalIndent(out.Manifest, "", "  ")
+// bigTarget is the golden set's target: 99 KiB of shared memory per block,
+// so every valid hash fits.
+func bigTarget() gen.Target { return golden.Target() }
+
+// TestGolden: generated/ holds exactly what the generator writes for the
+// golden set (make generate and go test ./gen -update both write it).
+func TestGolden(t *testing.T) {
+	want, err := golden.Files()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return txtar.Format(&txtar.Archive{
-		Comment: []byte("Generate(" + p.Name() + ", 99 KiB of shared memory per block); go test ./gen -update rewrites this file.\n"),
-		Files: []txtar.File{
-			{Name: out.FileName, Data: []byte(out.Source)},
-			{Name: "manifest.json", Data: append(man, '\n')},
-		},
-	})
-}
-
-func TestGolden(t *testing.T) {
-	for _, p := range goldenPlans() {
-		got := archive(t, p)
-		path := filepath.Join("testdata", p.Prefix+".txtar")
-		if *update {
-			if err := os.MkdirAll("testdata", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test ./gen -update)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from %s (run go test ./gen -update and review the diff)", p.Prefix, path)
-		}
-	}
-}
-
-// TestGeneratedUpToDate: generated/ holds the default-target output of every
-// generatable preset (make generate writes it).
-func TestGeneratedUpToDate(t *testing.T) {
-	for _, p := range ir.Presets() {
-		if gen.Check(p) != nil {
-			continue
-		}
-		out, err := gen.Generate(p, gen.DefaultTarget())
-		if err != nil {
+	if *update {
+		if err := golden.Write(goldenDir, want); err != nil {
 			t.Fatal(err)
 		}
-		got, err := os.ReadFile(filepath.Join("..", "generated", p.Prefix+".cu"))
-		if err != nil || string(got) != out.Source {
-			t.Errorf("generated/%s.cu is missing or stale: run make generate (%v)", p.Prefix, err)
+	}
+	have, err := golden.Existing(goldenDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range have {
+		if _, ok := want[rel]; !ok {
+			t.Errorf("generated/%s is not generated any more (run make generate)", rel)
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(want)) {
+		data := want[rel]
+		got, err := os.ReadFile(filepath.Join(goldenDir, filepath.FromSlash(rel)))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("generated/%s is missing or stale: run make generate (or go test ./gen -update) and review the diff (%v)", rel, err)
 		}
 	}
 }
@@ -170,8 +72,17 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 	if !strings.HasPrefix(src, gen.Header+"\n") {
 		t.Errorf("%s: source does not start with the generated-code line", who)
 	}
-	if strings.Contains(src, "#include") {
-		t.Errorf("%s: source has an #include", who)
+	// It includes its headers (tcgen.cuh) and nothing else: NVRTC may run
+	// without the CUDA headers.
+	for _, l := range strings.Split(src, "\n") {
+		if name, ok := strings.CutPrefix(l, "#include "); ok {
+			if _, have := out.Headers[strings.Trim(name, `"`)]; !have || !strings.HasPrefix(name, `"`) {
+				t.Errorf("%s: %s is none of its headers", who, l)
+			}
+		}
+	}
+	if _, ok := out.Headers[templates.PreludeName]; !ok || !strings.Contains(src, `#include "`+templates.PreludeName+`"`) {
+		t.Errorf("%s: source does not include %s", who, templates.PreludeName)
 	}
 	if m.Plan != who || out.FileName != who+".cu" || m.Source != out.FileName {
 		t.Errorf("%s: names %q %q %q", who, m.Plan, out.FileName, m.Source)
@@ -351,7 +262,7 @@ func TestDerivedConstants(t *testing.T) {
 	for _, want := range []string{
 		"constexpr u32 BUCKETS = 1024;", "constexpr u32 MASK = 1023;", "constexpr u32 SLOTS = 4;",
 		"constexpr u32 BUCKETS = 32;", "constexpr u32 MASK = 31;", "constexpr u32 GROUPS = 8;",
-		"static_assert(BUCKETS == MASK + 1", "static_assert(GROUPS * WIDTH == BLOCK",
+		"static_assert(BUCKETS == MASK + 1", "static_assert(tc::Shape<BLOCK, WIDTH, GROUPS, TEAM>::ok);",
 		"__shared__ u64 smem[", "WALK_AT", "tc::finish_count(c, counts, SLOT, NSLOTS);",
 	} {
 		if !strings.Contains(out.Source, want) {

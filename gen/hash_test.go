@@ -1,55 +1,23 @@
 package gen_test
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/gen/internal/golden"
 	"github.com/tcgen/tcgen/ir"
 )
 
-// skiffPlans are Skiff's other organisations and schemes as specs: the
-// block organisations with the trie, the index and degree organisations
-// over TRUST's bucket lists, and the trie on edges.
+// skiffPlans are the golden set's Skiff specs (gen/internal/golden).
 func skiffPlans() []ir.Plan {
-	one := func(prefix string, it ir.Iterator, w, b int, params map[string]int64) ir.Plan {
-		return ir.Plan{Prefix: prefix, Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{
-			{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 2}, Skip: true},
-			{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 2},
-				Strategy: ir.Strategy{Iterator: it, Intersection: ir.Hash, Width: w, Block: b, Params: params}}}}
-	}
-	H, B := ir.SchemeHopscotch, ir.SchemeBuckets
-	return []ir.Plan{
-		one("skiff_block_degree", ir.IterVertex, 256, 256, map[string]int64{ir.ParamScheme: H, ir.ParamCTA: ir.CTABlockDegree, ir.ParamHop: 16, ir.ParamBuckets: 1024, ir.ParamSlots: 8}),
-		one("skiff_block_index", ir.IterVertex, 128, 128, map[string]int64{ir.ParamScheme: H, ir.ParamCTA: ir.CTABlockIndex, ir.ParamBuckets: 512, ir.ParamSlots: 8}),
-		one("skiff_fixed_lane", ir.IterVertex, 1, 64, map[string]int64{ir.ParamScheme: H, ir.ParamCTA: ir.CTAFixed, ir.ParamHop: 4, ir.ParamBuckets: 16, ir.ParamSlots: 8}),
-		one("skiff_buckets_warp_index", ir.IterVertex, 32, 256, map[string]int64{ir.ParamScheme: B, ir.ParamCTA: ir.CTAWarpIndex}),
-		one("skiff_buckets_block_index", ir.IterVertex, 256, 256, map[string]int64{ir.ParamScheme: B, ir.ParamCTA: ir.CTABlockIndex, ir.ParamBuckets: 256}),
-		one("skiff_edge", ir.IterEdge, 32, 256, map[string]int64{ir.ParamScheme: H, ir.ParamHop: 8, ir.ParamBuckets: 128, ir.ParamSlots: 4}),
-	}
-}
-
-func TestSkiffGolden(t *testing.T) {
-	for _, p := range skiffPlans() {
-		got := archive(t, p)
-		path := filepath.Join("testdata", p.Prefix+".txtar")
-		if *update {
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test ./gen -run Skiff -update)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from %s (run go test ./gen -run Skiff -update and review the diff)", p.Prefix, path)
+	var ps []ir.Plan
+	for _, p := range golden.Specs() {
+		if strings.HasPrefix(p.Prefix, "skiff_") {
+			ps = append(ps, p)
 		}
 	}
+	return ps
 }
 
 // Every organisation reaches the source and the manifest as intended.

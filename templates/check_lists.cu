@@ -1,5 +1,7 @@
+#include "tcgen.cuh"  // u32, u64, WARP, FULL_MASK
+
 // tcgen: the adjacency checks of a CSR file, made on the GPU after the
-// upload (runtime/upload.go): every list strictly increasing, every
+// upload (runtime/executor/upload.go): every list strictly increasing, every
 // entry a vertex, no self loop. The host then joins only the file's
 // checksum (graph.AdjCheck.FillChecksum). A warp takes a vertex at a time
 // and reads its list 32 entries per step, so the section is read once,
@@ -9,23 +11,22 @@
 // *bad receives the lowest position of a bad entry found (the host finds
 // the first one itself, to name it); it starts at ~0.
 extern "C" __global__ void __launch_bounds__(256)
-tcgen_check_lists(const unsigned long long* __restrict__ off, const unsigned int* __restrict__ adj,
-                  unsigned long long n, unsigned long long* bad) {
-  const unsigned lane = threadIdx.x & 31;
-  const unsigned long long warps = ((unsigned long long)gridDim.x * blockDim.x) >> 5;
-  for (unsigned long long v = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) >> 5; v < n; v += warps) {
-    const unsigned long long lo = off[v], hi = off[v + 1];
-    for (unsigned long long base = lo; base < hi; base += 32) {
-      const unsigned long long e = base + lane;
+tcgen_check_lists(const u64* __restrict__ off, const u32* __restrict__ adj, u64 n, u64* bad) {
+  const u32 lane = threadIdx.x % WARP;
+  const u64 warps = (u64)gridDim.x * blockDim.x / WARP;
+  for (u64 v = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP; v < n; v += warps) {
+    const u64 lo = off[v], hi = off[v + 1];
+    for (u64 base = lo; base < hi; base += WARP) {
+      const u64 e = base + lane;
       bool wrong = false;
       if (e < hi) {
-        const unsigned int w = adj[e];
+        const u32 w = adj[e];
         wrong = w >= n || w == v || (e > lo && adj[e - 1] >= w);
       }
-      const unsigned int ballot = __ballot_sync(0xffffffffu, wrong);
+      const u32 ballot = __ballot_sync(FULL_MASK, wrong);
       if (ballot != 0) { // warp-uniform
         if (lane == 0) {
-          atomicMin(bad, base + (unsigned long long)(__ffs(ballot) - 1));
+          atomicMin(bad, base + (u64)(__ffs(ballot) - 1));
         }
         break;
       }
@@ -41,14 +42,14 @@ tcgen_check_lists(const unsigned long long* __restrict__ off, const unsigned int
 // packed buffer is whole groups of 12 bytes, the bytes past the lists
 // read and dropped.
 extern "C" __global__ void __launch_bounds__(256)
-tcgen_unpack24(const unsigned int* __restrict__ packed, unsigned int* __restrict__ adj, unsigned long long m) {
-  const unsigned long long groups = (m + 3) / 4;
-  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-  for (unsigned long long g = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; g < groups; g += stride) {
-    const unsigned int w0 = packed[3 * g], w1 = packed[3 * g + 1], w2 = packed[3 * g + 2];
-    const unsigned int e0 = w0 & 0xffffffu, e1 = (w0 >> 24) | ((w1 & 0xffffu) << 8);
-    const unsigned int e2 = (w1 >> 16) | ((w2 & 0xffu) << 16), e3 = w2 >> 8;
-    const unsigned long long e = 4 * g;
+tcgen_unpack24(const u32* __restrict__ packed, u32* __restrict__ adj, u64 m) {
+  const u64 groups = (m + 3) / 4;
+  const u64 stride = (u64)gridDim.x * blockDim.x;
+  for (u64 g = blockIdx.x * (u64)blockDim.x + threadIdx.x; g < groups; g += stride) {
+    const u32 w0 = packed[3 * g], w1 = packed[3 * g + 1], w2 = packed[3 * g + 2];
+    const u32 e0 = w0 & 0xffffffu, e1 = (w0 >> 24) | ((w1 & 0xffffu) << 8);
+    const u32 e2 = (w1 >> 16) | ((w2 & 0xffu) << 16), e3 = w2 >> 8;
+    const u64 e = 4 * g;
     if (e + 4 <= m) {
       reinterpret_cast<uint4*>(adj)[g] = make_uint4(e0, e1, e2, e3);
     } else {

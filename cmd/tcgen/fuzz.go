@@ -200,7 +200,7 @@ func (c *FuzzCmd) Run(g *Globals) error {
 				continue
 			}
 			for _, arch := range strings.Split(c.Archs, ",") {
-				in := gpu.CompileInput{Name: out.FileName, Source: out.Source, Arch: arch, Options: gen.Options}
+				in := gpu.CompileInput{Name: out.FileName, Source: out.Source, Headers: out.Headers, Arch: arch, Options: gen.Options}
 				if _, err := comp.Compile(in); err != nil {
 					sum.Errors++
 					fail(fuzzFailure{Error: err.Error(), Reason: "NVRTC compile failed for " + arch})

@@ -211,7 +211,7 @@ func TestGenAndList(t *testing.T) {
 		t.Fatalf("gen: %d %s", code, errs)
 	}
 	files := strings.Fields(out)
-	if len(files) != 2 {
+	if len(files) != 3 || filepath.Base(files[2]) != "tcgen.cuh" {
 		t.Fatalf("cuda printed %q", out)
 	}
 	src, err := os.ReadFile(files[0])

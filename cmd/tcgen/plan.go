@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -58,7 +60,7 @@ func (a PlanArg) plan() (ir.Plan, error) {
 // CudaCmd writes a plan's CUDA source and launch manifest.
 type CudaCmd struct {
 	PlanArg
-	Output    string `short:"o" required:"" help:"Directory to write NAME.cu and NAME.json into (created if missing)." placeholder:"DIR" type:"path"`
+	Output    string `short:"o" required:"" help:"Directory to write NAME.cu, NAME.json and the header tcgen.cuh into (created if missing)." placeholder:"DIR" type:"path"`
 	Arch      string `default:"compute_90" help:"Target architecture recorded in the manifest (the source is the same for every architecture)."`
 	SharedKiB int    `default:"99" help:"Most shared memory per block the target allows, in KiB (99: the smallest opt-in limit of compute 8.x and 9.0)."`
 }
@@ -94,6 +96,14 @@ func (c *CudaCmd) Run(g *Globals) error {
 		return err
 	}
 	fmt.Fprintf(g.stdout, "%s\n%s\n", cu, js)
+	// The header the source includes (tcgen.cuh), so the directory compiles.
+	for _, name := range slices.Sorted(maps.Keys(out.Headers)) {
+		path := filepath.Join(c.Output, name)
+		if err := writeFileAtomic(path, []byte(out.Headers[name])); err != nil {
+			return err
+		}
+		fmt.Fprintln(g.stdout, path)
+	}
 	return nil
 }
 

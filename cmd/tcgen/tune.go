@@ -398,6 +398,11 @@ func writeWinner(dir string, sp *autotune.Space, i int, facts gpu.DeviceFacts) (
 	if err := writeAtomic(cudaFile, func(w io.Writer) error { _, err := io.WriteString(w, out.Source); return err }); err != nil {
 		return "", "", err
 	}
+	for name, text := range out.Headers { // tcgen.cuh, which the source includes
+		if err := writeFileAtomic(filepath.Join(dir, name), []byte(text)); err != nil {
+			return "", "", err
+		}
+	}
 	return specFile, cudaFile, nil
 }
 

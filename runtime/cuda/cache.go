@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"github.com/tcgen/tcgen/runtime/gpu"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync/atomic"
 )
@@ -22,8 +24,8 @@ const cacheFormat = 1
 var cacheMagic = []byte("tcgen-kernel\n")
 
 // CachingCompiler is a content-addressed on-disk cache in front of a
-// compiler. Entries are keyed by the SHA-256 of the source, its name, the
-// architecture, the options, the compiler's version and the cache format;
+// compiler. Entries are keyed by the SHA-256 of the source, its name, its
+// headers, the architecture, the options, the compiler's version and the cache format;
 // they are written atomically and carry a checksum, so a torn or corrupt
 // entry is simply compiled again. Compile errors are not cached.
 type CachingCompiler struct {
@@ -60,6 +62,13 @@ func (c *CachingCompiler) Key(in gpu.CompileInput) string {
 	field(in.Arch)
 	field(in.Name) // it lands in the log and, with -lineinfo, in the image
 	field(in.Source)
+	// The headers the source includes, in name order: a changed header
+	// compiles again.
+	field(strconv.Itoa(len(in.Headers)))
+	for _, name := range slices.Sorted(maps.Keys(in.Headers)) {
+		field(name)
+		field(in.Headers[name])
+	}
 	field(strconv.Itoa(len(in.Options)))
 	for _, o := range in.Options {
 		field(o)

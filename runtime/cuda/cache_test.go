@@ -27,7 +27,8 @@ func (c *countingCompiler) Compile(in gpu.CompileInput) (gpu.Image, error) {
 
 func (c *countingCompiler) Version() (int, int) { return c.major, c.minor }
 
-var cacheInput = gpu.CompileInput{Name: "k.cu", Source: "kernel source", Arch: "compute_90", Options: []string{"-lineinfo"}}
+var cacheInput = gpu.CompileInput{Name: "k.cu", Source: "kernel source", Arch: "compute_90", Options: []string{"-lineinfo"},
+	Headers: map[string]string{"a.cuh": "header a", "b.cuh": "header b"}}
 
 func TestCacheHitAndCorruption(t *testing.T) {
 	inner := &countingCompiler{major: 11, minor: 8}
@@ -116,6 +117,18 @@ func TestCacheKey(t *testing.T) {
 	v = cacheInput
 	v.Name = "j.cu"
 	variants["name"] = v
+	v = cacheInput
+	v.Headers = map[string]string{"a.cuh": "header a", "b.cuh": "header b "}
+	variants["header text"] = v
+	v = cacheInput
+	v.Headers = map[string]string{"a.cuh": "header a", "c.cuh": "header b"}
+	variants["header name"] = v
+	v = cacheInput
+	v.Headers = map[string]string{"a.cuh": "header a"}
+	variants["header count"] = v
+	v = cacheInput
+	v.Headers = map[string]string{"a.cuh": "header ab", "b.cuh": "header "}
+	variants["header split"] = v
 	for what, in := range variants {
 		if c.Key(in) == base {
 			t.Errorf("changing the %s keeps the key", what)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/tcgen/tcgen/runtime/gpu"
+	"maps"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -93,21 +95,38 @@ func (c *Compiler) CompileAll(in gpu.CompileInput) (Output, error) {
 		name = "kernel.cu"
 	}
 	l := c.lib
+	// The string arrays point at Go byte slices, so each is pinned.
+	var pin goruntime.Pinner
+	cstrings := func(ss []string) unsafe.Pointer {
+		if len(ss) == 0 {
+			return nil
+		}
+		cs := make([]*byte, len(ss))
+		for i, s := range ss {
+			cs[i] = cString(s)
+			pin.Pin(cs[i])
+		}
+		pin.Pin(&cs[0])
+		return unsafe.Pointer(&cs[0])
+	}
+	// Headers in name order, so one input always makes the same program.
+	names := slices.Sorted(maps.Keys(in.Headers))
+	texts := make([]string, len(names))
+	for i, n := range names {
+		texts[i] = in.Headers[n]
+	}
 	var prog nvrtcProgram
-	if err := l.nvrtcCreateProgram(&prog, cString(in.Source), cString(name), 0, nil, nil); err != nil {
+	src, cname := cString(in.Source), cString(name)
+	pin.Pin(src)
+	pin.Pin(cname)
+	err := l.nvrtcCreateProgram(&prog, src, cname, int32(len(names)), cstrings(texts), cstrings(names))
+	pin.Unpin()
+	if err != nil {
 		return fail(err, "")
 	}
 	defer l.nvrtcDestroyProgram(&prog)
 
-	// The option array points at Go byte slices, so each is pinned.
-	copts := make([]*byte, len(opts))
-	var pin goruntime.Pinner
-	for i, o := range opts {
-		copts[i] = cString(o)
-		pin.Pin(copts[i])
-	}
-	pin.Pin(&copts[0])
-	cerr := l.nvrtcCompileProgram(prog, int32(len(copts)), unsafe.Pointer(&copts[0]))
+	cerr := l.nvrtcCompileProgram(prog, int32(len(opts)), cstrings(opts))
 	pin.Unpin()
 
 	log, lerr := c.programLog(prog)

@@ -89,6 +89,29 @@ func TestCompileCubin(t *testing.T) {
 	}
 }
 
+// A source includes the headers it is given, by name, and nothing else.
+func TestCompileHeaders(t *testing.T) {
+	c := newTestCompiler(t)
+	in := gpu.CompileInput{
+		Name:    "inc.cu",
+		Source:  "#include \"types.cuh\"\n#include \"add.cuh\"\nextern \"C\" __global__ void inc(u32 *a) { a[0] = add(a[0], ONE); }\n",
+		Headers: map[string]string{"types.cuh": "#pragma once\ntypedef unsigned int u32;\n", "add.cuh": "#pragma once\n#include \"types.cuh\"\nconstexpr u32 ONE = 1;\n__device__ u32 add(u32 a, u32 b) { return a + b; }\n"},
+		Arch:    "compute_80",
+	}
+	img, err := c.Compile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(img.Data, []byte(".entry inc")) {
+		t.Error("PTX lacks the kernel")
+	}
+	delete(in.Headers, "add.cuh")
+	var ce *CompileError
+	if _, err := c.Compile(in); !errors.As(err, &ce) || !strings.Contains(ce.Log, "add.cuh") {
+		t.Errorf("a missing header: %v, want a CompileError naming it", err)
+	}
+}
+
 func TestCompileError(t *testing.T) {
 	c := newTestCompiler(t)
 	_, err := c.Compile(gpu.CompileInput{

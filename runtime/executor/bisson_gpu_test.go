@@ -128,7 +128,7 @@ func TestCompileBissonGreen(t *testing.T) {
 				t.Errorf("%s: %v", p.Prefix, err)
 				continue
 			}
-			if _, err := comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Arch: arch, Options: out.Manifest.Options}); err != nil {
+			if _, err := comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Headers: out.Headers, Arch: arch, Options: out.Manifest.Options}); err != nil {
 				t.Errorf("%s for %s: %v", out.Manifest.Plan, arch, err)
 			}
 		}

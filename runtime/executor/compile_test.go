@@ -109,7 +109,7 @@ func TestCompileAll(t *testing.T) {
 				t.Errorf("plan %s: %v", p.Prefix, err)
 				continue
 			}
-			img, err := comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Arch: arch, Options: out.Manifest.Options})
+			img, err := comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Headers: out.Headers, Arch: arch, Options: out.Manifest.Options})
 			if err != nil {
 				t.Errorf("plan %s for %s: %v", out.Manifest.Plan, arch, err)
 				continue
@@ -130,7 +130,7 @@ func TestCompileAll(t *testing.T) {
 	}
 	// The fixed kernel that checks an uploaded CSR file's lists.
 	for _, arch := range compileArchs {
-		img, err := comp.Compile(gpu.CompileInput{Name: executor.CheckListsFile, Source: templates.CheckLists, Arch: arch})
+		img, err := comp.Compile(gpu.CompileInput{Name: executor.CheckListsFile, Source: templates.CheckLists, Headers: templates.Headers(), Arch: arch})
 		if err != nil || len(img.Data) == 0 {
 			t.Errorf("%s for %s: %v (%d bytes)", executor.CheckListsFile, arch, err, len(img.Data))
 		}

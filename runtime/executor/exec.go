@@ -348,7 +348,7 @@ func Compile(comp gpu.Compiler, facts gpu.DeviceFacts, p ir.Plan, arch string) e
 	if err != nil {
 		return err
 	}
-	if _, err := comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Arch: target.Arch, Options: out.Manifest.Options}); err != nil {
+	if _, err := comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Headers: out.Headers, Arch: target.Arch, Options: out.Manifest.Options}); err != nil {
 		return fmt.Errorf("plan %s: compiling %s: %w", p.Name(), out.FileName, err)
 	}
 	return nil
@@ -537,7 +537,7 @@ func Prepare(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, 
 
 	t0 = time.Now()
 	major, minor := comp.Version()
-	img, err := comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Arch: arch, Options: man.Options})
+	img, err := comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Headers: out.Headers, Arch: arch, Options: man.Options})
 	if err != nil {
 		return nil, fail("compiling %s (kernels %s): %w", out.FileName, kernelNames(variant), err)
 	}

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -344,6 +345,9 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 	return nil
 }
 
+// includeRE finds a source's include directives.
+var includeRE = regexp.MustCompile(`(?m)^#include "([^"]+)"`)
+
 type fakeCompiler struct {
 	calls     int
 	failCheck bool // refuse the list check's module (upload.go)
@@ -357,6 +361,11 @@ func (c *fakeCompiler) Compile(in gpu.CompileInput) (gpu.Image, error) {
 	}
 	if (!strings.HasPrefix(in.Source, gen.Header) && in.Name != executor.CheckListsFile) || in.Arch != "compute_90" {
 		return gpu.Image{}, fmt.Errorf("unexpected input %s %s", in.Name, in.Arch)
+	}
+	for _, inc := range includeRE.FindAllStringSubmatch(in.Source, -1) { // as NVRTC, which reads no header from disk
+		if _, ok := in.Headers[inc[1]]; !ok {
+			return gpu.Image{}, fmt.Errorf("%s: cannot open source file %q", in.Name, inc[1])
+		}
 	}
 	return gpu.Image{Kind: "ptx", Data: []byte("ptx")}, nil
 }

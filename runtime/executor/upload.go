@@ -47,7 +47,7 @@ type listChecker struct {
 
 // loadListChecker compiles and loads the check kernel for arch.
 func loadListChecker(dev gpu.Device, comp gpu.Compiler, arch string) (*listChecker, error) {
-	img, err := comp.Compile(gpu.CompileInput{Name: checkListsFile, Source: templates.CheckLists, Arch: arch})
+	img, err := comp.Compile(gpu.CompileInput{Name: checkListsFile, Source: templates.CheckLists, Headers: templates.Headers(), Arch: arch})
 	if err != nil {
 		return nil, fmt.Errorf("compiling %s: %w", checkListsFile, err)
 	}

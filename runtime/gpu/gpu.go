@@ -9,8 +9,11 @@ import "unsafe"
 
 // CompileInput is one CUDA translation unit to compile.
 type CompileInput struct {
-	Name    string   // file name shown in compiler messages, e.g. "polak_1a2b3c4d.cu"
-	Source  string   // CUDA C++ source, self-contained (no #include)
+	Name   string // file name shown in compiler messages, e.g. "polak_1a2b3c4d.cu"
+	Source string // CUDA C++ source; it includes nothing but Headers
+	// Headers are the files Source may #include, by include name (e.g.
+	// "tcgen.cuh"): the compiler reads no header from disk.
+	Headers map[string]string
 	Arch    string   // virtual or real architecture, e.g. "compute_90" or "sm_90"
 	Options []string // extra compiler options (e.g. "-std=c++17")
 }
