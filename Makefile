@@ -12,8 +12,9 @@ FUZZTIME  ?= 200000x
 FUZZMIN   ?= 5s
 GPUDIR    := .gpu
 DATASETS  ?= ../shared/datasets
-# Packages whose tests need a GPU; their test binaries travel in the bundle.
-GPU_TEST_PKGS := ./runtime/executor ./runtime/cuda ./runtime/nvml ./autotune
+# Packages whose tests need a GPU; their test binaries travel in the bundle
+# (./tests: the end-to-end tests, run there on the bundle's bin/tcgen).
+GPU_TEST_PKGS := ./runtime/executor ./runtime/cuda ./runtime/nvml ./autotune ./tests
 
 .PHONY: all build test vet fmt-check fuzz run generate check-generated lint bundle bench-cpu clean
 

@@ -3,7 +3,6 @@ package autotune_test
 import (
 	"context"
 	"github.com/tcgen/tcgen/runtime/executor"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/runtime/cuda"
 	"github.com/tcgen/tcgen/store"
+	"github.com/tcgen/tcgen/tests/gputest"
 )
 
 // TestGPUTune tunes the small space on an RMAT graph on the GPU: every
@@ -18,18 +18,9 @@ import (
 // the store; a second run is answered from the store (resumed) without the
 // GPU; a wrong reference makes every candidate fail as "wrong", never timed.
 func TestGPUTune(t *testing.T) {
-	dev, err := cuda.Open(0, cuda.Options{NVRTCPath: os.Getenv("TCGEN_NVRTC")})
-	if err != nil {
-		if os.Getenv("TCGEN_REQUIRE_GPU") == "1" {
-			t.Fatalf("TCGEN_REQUIRE_GPU=1 but no GPU opened: %v", err)
-		}
-		t.Skipf("no GPU here, skipping the GPU tuning test (TCGEN_REQUIRE_GPU=1 makes this a failure): %v", err)
-	}
-	defer dev.Close()
-	inner, err := cuda.NewCompiler(cuda.Options{NVRTCPath: os.Getenv("TCGEN_NVRTC")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	opts := cuda.Options{NVRTCPath: gputest.NVRTCPath()}
+	dev := gputest.Open(t, func() (*cuda.Device, error) { return cuda.Open(0, opts) })
+	inner := gputest.Compiler(t, func() (*cuda.Compiler, error) { return cuda.NewCompiler(opts) }, cuda.ErrNoNVRTC)
 	comp := &cuda.CachingCompiler{Inner: inner, Dir: t.TempDir()}
 	g, _, err := graph.Generate(graph.DefaultRMAT(12))
 	if err != nil {

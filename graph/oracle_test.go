@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/tcgen/tcgen/tests/gputest"
 )
 
 // graphOf builds the canonical graph of pairs through Build and checks it.
@@ -332,7 +334,7 @@ func BenchmarkOracleEndToEndRMAT20(b *testing.B) {
 // triangle counts (MANIFEST.tsv, most also published by SNAP), and the
 // features against their vertex, edge and max-degree columns.
 func TestOracleManifest(t *testing.T) {
-	for _, row := range manifestRows(t) {
+	for _, row := range gputest.Manifest(t) {
 		t.Run(row.Name, func(t *testing.T) {
 			g, _, err := Open(row.Path, ReadOptions{})
 			if err != nil {

@@ -3,6 +3,8 @@ package graph
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tcgen/tcgen/tests/gputest"
 )
 
 // tcbwBefore is TCBW's order straight from §3.1: a vertex whose degree is at
@@ -80,7 +82,7 @@ func TestTCBWCenterBoundary(t *testing.T) {
 // with and without relabelling, is acyclic (arcs follow the order), keeps
 // each edge once, and counts the manifest's triangles.
 func TestOrientTCBWDatasets(t *testing.T) {
-	rows := manifestRows(t)
+	rows := gputest.Manifest(t)
 	if testing.Short() {
 		rows = rows[:3]
 	}

@@ -7,19 +7,24 @@ G=${GPU_DIR:-.gpu}
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 export TCGEN_REQUIRE_GPU=1 TCGEN_DATASETS="$PWD/$G/datasets"
+# The end-to-end tests (tests.test, run from tests/) exec this tcgen: no Go here to build one.
+TCGEN_BIN="$(cd "$G" && pwd)/bin/tcgen"
+export TCGEN_BIN
 PLANS=${PLANS:-preset:polak,preset:trust,preset:grouptc,spec:examples/two-class.yaml}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.txt"
 "$G/bin/tcgen" devices | tee -a "$OUT/nvidia-smi.txt"
 
 # 1. The GPU tests of each package (compiled by make bundle).
 status=0
-# TESTS="runtime tune" picks test binaries; TEST_RUN is their -test.run.
+# TESTS="runtime_executor tests" picks test binaries (make bundle's names:
+# the package path with / as _); TEST_RUN is their -test.run.
 for t in "$G"/tests/*.test; do
   [ -n "${SKIP_TESTS:-}" ] && break
   n=$(basename "$t" .test)
   [ -n "${TESTS:-}" ] && [[ " $TESTS " != *" $n "* ]] && continue
-  # From the package's own directory (runtime_cuda: runtime/cuda), as go test
-  # runs it: tests read files next to the package (../examples, testdata).
+  # From the package's own directory (runtime_cuda: runtime/cuda, tests:
+  # tests), as go test runs it: tests read files next to the package
+  # (../examples, testdata).
   bin=$(cd "$(dirname "$t")" && pwd)/$n.test
   (cd "${n//_//}" && "$bin" -test.v -test.count=1 -test.timeout ${TEST_TIMEOUT:-300s} ${TEST_RUN:+-test.run "$TEST_RUN"}) > "$OUT/test-$n.log" 2>&1
   rc=$?; echo "test $n: rc=$rc ($(grep -c '^--- PASS' "$OUT/test-$n.log") passed, $(grep -c '^--- FAIL' "$OUT/test-$n.log") failed, $(grep -c '^--- SKIP' "$OUT/test-$n.log") skipped)"

@@ -3,6 +3,8 @@ package cuda
 import (
 	"errors"
 	"testing"
+
+	"github.com/tcgen/tcgen/tests/gputest"
 )
 
 // Where there is no GPU, Open and Devices fail with a typed error the
@@ -16,7 +18,7 @@ func TestOpenWithoutGPU(t *testing.T) {
 	if !errors.Is(err, ErrNoDriver) && !errors.Is(err, ErrNoDevice) {
 		t.Fatalf("Open: %v, want ErrNoDriver or ErrNoDevice", err)
 	}
-	if requireGPU() {
+	if gputest.Required() {
 		t.Fatalf("TCGEN_REQUIRE_GPU=1 but no GPU: %v", err)
 	}
 	if _, derr := Devices(); !errors.Is(derr, ErrNoDriver) && !errors.Is(derr, ErrNoDevice) {

@@ -14,28 +14,6 @@ import (
 	"github.com/tcgen/tcgen/runtime/nvml"
 )
 
-// openGPU opens device 0 or skips; with TCGEN_REQUIRE_GPU=1 (the GPU
-// machine) a missing GPU fails the test instead.
-func openGPU(t *testing.T) *Device {
-	t.Helper()
-	d, err := Open(0, testOptions())
-	if err != nil {
-		if requireGPU() {
-			t.Fatalf("TCGEN_REQUIRE_GPU=1 but no GPU opened: %v", err)
-		}
-		if errors.Is(err, ErrNoDriver) || errors.Is(err, ErrNoDevice) {
-			t.Skipf("no GPU here, skipping the GPU test: %v", err)
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := d.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return d
-}
-
 // TestGPU runs the whole path on a real GPU: NVRTC, cubin and PTX loading,
 // copies, launches with every argument type, an atomic uint64 reduction,
 // opt-in shared memory, events, and the typed errors.

@@ -2,9 +2,10 @@ package nvml
 
 import (
 	"errors"
-	"github.com/tcgen/tcgen/runtime/gpu"
-	"os"
 	"testing"
+
+	"github.com/tcgen/tcgen/runtime/gpu"
+	"github.com/tcgen/tcgen/tests/gputest"
 )
 
 // On a machine without NVML (CI) Read must fail with ErrUnavailable, not
@@ -15,7 +16,7 @@ func TestReadHere(t *testing.T) {
 		if !errors.Is(err, ErrUnavailable) {
 			t.Fatalf("Read: %v, want ErrUnavailable", err)
 		}
-		if haveNVML && os.Getenv("TCGEN_REQUIRE_GPU") == "1" {
+		if haveNVML && gputest.Required() {
 			t.Fatalf("TCGEN_REQUIRE_GPU=1 but NVML gave no facts: %v", err)
 		}
 		t.Logf("no NVML facts here (expected without a GPU): %v", err)

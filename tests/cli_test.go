@@ -1,57 +1,16 @@
-package main
+package tests
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"flag"
-	"github.com/tcgen/tcgen/runtime/executor"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/tests/gputest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// tcgen runs the command in-process and returns its exit code and output.
-func tcgen(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
-	return code, out.String(), errb.String()
-}
-
-func writeFile(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 const k4 = "# K4 plus a loop, a duplicate and a pendant\n1 2\n1 3\n1 4\n2 3\n2 4\n3 4\n4 4\n2 1\n4 5\n"
 
@@ -228,46 +187,15 @@ func TestGenAndList(t *testing.T) {
 	}
 }
 
-// datasetsDir finds ../shared/datasets beside the repository (or
-// $TCGEN_DATASETS). Under CI=true a missing directory fails the test.
-func datasetsDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("TCGEN_DATASETS"); d != "" {
-		return d
-	}
-	d, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "datasets"))
-	if err == nil {
-		if _, err = os.Stat(filepath.Join(d, "MANIFEST.tsv")); err == nil {
-			return d
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("shared datasets not found at %s (CI=true): %v", d, err)
-	}
-	t.Skipf("shared datasets not found at %s: %v", d, err)
-	return ""
-}
-
 // TestCountManifest: for every shared dataset, `tcgen count` matches
-// MANIFEST.tsv's vertices, edges_undirected, max_degree and triangles.
+// MANIFEST.tsv's vertices, edges_undirected, max_degree and triangles
+// (without the datasets: skipped, under CI=true failed).
 func TestCountManifest(t *testing.T) {
-	dir := datasetsDir(t)
-	data, err := os.ReadFile(filepath.Join(dir, "MANIFEST.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	col := map[string]int{}
-	for i, h := range strings.Split(lines[0], "\t") {
-		col[h] = i
-	}
 	cache := t.TempDir()
-	for _, line := range lines[1:] {
-		f := strings.Split(line, "\t")
-		file := f[col["file"]]
-		t.Run(file, func(t *testing.T) {
+	for _, d := range gputest.Manifest(t) {
+		t.Run(d.File, func(t *testing.T) {
 			t.Parallel()
-			code, out, errs := tcgen(t, "-q", "--cache-dir", cache, "count", filepath.Join(dir, file), "--backend", "cpu", "--json")
+			code, out, errs := tcgen(t, "-q", "--cache-dir", cache, "count", d.Path, "--backend", "cpu", "--json")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
@@ -276,10 +204,10 @@ func TestCountManifest(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := []uint64{r.Vertices, r.Edges, r.DegreeMax, r.Triangles}
+			want := []uint64{d.Vertices, d.EdgesUndirected, d.MaxDegree, d.Triangles}
 			for i, name := range []string{"vertices", "edges_undirected", "max_degree", "triangles"} {
-				want, _ := strconv.ParseUint(f[col[name]], 10, 64)
-				if got[i] != want {
-					t.Errorf("%s: %s = %d, manifest says %d", file, name, got[i], want)
+				if got[i] != want[i] {
+					t.Errorf("%s: %s = %d, manifest says %d", d.File, name, got[i], want[i])
 				}
 			}
 		})
@@ -290,7 +218,7 @@ func TestCountManifest(t *testing.T) {
 // drawn plan (under CI=true a missing NVRTC is a failure).
 func TestFuzzCompile(t *testing.T) {
 	code, out, errs := tcgen(t, "-q", "fuzz", "--plans", "6", "--seed", "11", "--backend", "compile", "--archs", "compute_80", "--json")
-	if code == exitNoGPU && os.Getenv("CI") != "true" {
+	if code == exitNoGPU && !gputest.CI() {
 		t.Skipf("no NVRTC here: %s", errs)
 	}
 	if code != 0 {
@@ -360,29 +288,21 @@ func TestConvertOriented(t *testing.T) {
 	}
 }
 
-// TestDefaultPlanIsHybrid: the plan count runs without --preset or --spec
-// is examples/hybrid.yaml, byte for byte, and valid.
-func TestDefaultPlanIsHybrid(t *testing.T) {
-	p, err := PlanArg{}.plan()
-	if err != nil || p.Prefix != "hybrid" || gen.Check(p) != nil {
-		t.Fatalf("default plan %s: %v, %v", p.Prefix, err, gen.Check(p))
+// TestExitCodesHelp: the exit codes these tests expect are the ones
+// tcgen --help documents.
+func TestExitCodesHelp(t *testing.T) {
+	code, out, errs := tcgen(t, "--help")
+	if code != exitOK {
+		t.Fatalf("--help: exit %d: %s", code, errs)
 	}
-}
-
-// TestPrintCountGPUPhases: a GPU count's text output splits the start to
-// the first count: the context apart, and Prepare's phases with the
-// graph's upload in the background.
-func TestPrintCountGPUPhases(t *testing.T) {
-	var out bytes.Buffer
-	g := &Globals{stdout: &out}
-	r := &countResult{Graph: "g.tcsr", Backend: "gpu", Device: "GPU", ContextMs: 250, PrepareMs: 100, TotalMs: 510,
-		GPU: &executor.Result{UploadWallMs: 70, Phases: []executor.Phase{{Name: "generate", Ms: 2}, {Name: "orient", Ms: 0}, {Name: "host lists", Ms: 5}}}}
-	if err := printCount(g, false, r); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"250.000 ms (driver, context, NVRTC)", "generate 2.0, host lists 5.0 ms; the graph's upload ran 70.0 ms of that in the background"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
+	help := strings.Join(strings.Fields(out), " ")
+	for _, c := range []struct {
+		code int
+		what string
+	}{{exitOK, "ok"}, {exitInternal, "internal error"}, {exitUsage, "usage"}, {exitBadInput, "bad input"}, {exitMismatch, "count mismatch"},
+		{exitNoGPU, "no usable GPU"}, {exitTooLarge, "does not fit"}, {exitCompile, "compile or launch failure"}, {exitInterrupted, "interrupted"}} {
+		if want := strconv.Itoa(c.code) + " " + c.what; !strings.Contains(help, want) {
+			t.Errorf("--help does not document %q", want)
 		}
 	}
 }

@@ -1,0 +1,118 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tcgen/tcgen/autotune"
+	"github.com/tcgen/tcgen/examples"
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/store"
+	"github.com/tcgen/tcgen/tests/gputest"
+)
+
+// defaultSpace is the space tune searches without --space (cmd/tcgen
+// defaultSpaceName, embedded from examples/).
+const defaultSpace = "spaces/default.yaml"
+
+// syntheticRecording writes a recording of every point of the default
+// space for one graph, with made-up times (a hash of the plan name) and a
+// few failures: it tests replay's mechanics; the strategies' quality is
+// tested against the real recording (tune/testdata).
+func syntheticRecording(t *testing.T) (string, int) {
+	t.Helper()
+	sf, err := autotune.LoadSpaceFS(examples.FS, defaultSpace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := gen.DefaultTarget()
+	target.MaxSharedPerBlock = autotune.MaxSharedOptin
+	sp, err := sf.Expand(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []store.Row
+	for i, p := range sp.Cands.Plans {
+		h := fnv.New32a()
+		h.Write([]byte(p))
+		ms := 1 + float64(h.Sum32()%1000)/100
+		r := store.Row{Graph: "fp1", GraphName: "synthetic", GPU: "gpu", Version: "v", Plan: p, Status: store.StatusOK,
+			Runs: 3, Samples: []float64{ms, ms * 1.01, ms * 0.99}, MedianMs: ms, MinMs: ms * 0.99, MaxMs: ms * 1.01, Time: time.Unix(0, 0).UTC()}
+		if i%17 == 3 {
+			r = store.Row{Graph: "fp1", GraphName: "synthetic", GPU: "gpu", Version: "v", Plan: p, Status: store.StatusWrong, Reason: "counted 1", Time: time.Unix(0, 0).UTC()}
+		}
+		rows = append(rows, r)
+	}
+	var buf bytes.Buffer
+	if err := store.WriteJSON(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, len(rows)
+}
+
+func TestTuneReplay(t *testing.T) {
+	rec, n := syntheticRecording(t)
+	for _, s := range autotune.StrategyNames() {
+		code, out, errOut := tcgen(t, "-q", "tune", "synthetic", "--replay", rec, "--strategy", s, "--evals", "40", "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", s, code, errOut)
+		}
+		var res tuneOutcome
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%s: %v in %s", s, err, out)
+		}
+		if res.Points != n || res.Evals > 40 || res.Best == "" || res.Exhaust == nil || res.Exhaust.Ratio < 1 {
+			t.Errorf("%s: %+v", s, res)
+		}
+		if res.Exhaust.Ratio > 1.5 {
+			t.Errorf("%s: found %.3f x the best with 40 of %d evaluations", s, res.Exhaust.Ratio, n)
+		}
+	}
+	// Exhaustive finds the best.
+	code, out, _ := tcgen(t, "-q", "tune", "fp1", "--replay", rec, "--strategy", "exhaustive")
+	if code != 0 || !strings.Contains(out, "found / best = 1.0000") {
+		t.Errorf("exhaustive: exit %d\n%s", code, out)
+	}
+}
+
+func TestTuneReplayErrors(t *testing.T) {
+	rec, _ := syntheticRecording(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"tune", "nosuch", "--replay", rec}, exitBadInput, `no measurement of graph "nosuch"`},
+		{[]string{"tune", "fp1", "--replay", filepath.Join(t.TempDir(), "missing.jsonl")}, exitBadInput, "missing.jsonl"},
+		{[]string{"tune", "fp1", "--replay", rec, "--strategy", "nosuch"}, exitUsage, "strategy"},
+		{[]string{"tune", "fp1", "--replay", rec, "--runs", "0"}, exitUsage, "--runs"},
+		{[]string{"tune", "fp1", "--replay", rec, "--space", writeFile(t, t.TempDir(), "s.yaml", "name: x\ncuts: [2, 1]\nplans: [preset:polak]")}, exitBadInput, "s.yaml"},
+	} {
+		code, _, errOut := tcgen(t, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 && tc.code != exitUsage {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}
+
+// TestBenchDryRun: bench --dry-run lists the fixed benchmark's points and
+// graphs (the shared datasets and RMAT 16-24) without a GPU.
+func TestBenchDryRun(t *testing.T) {
+	code, out, errOut := tcgen(t, "bench", "--dry-run", "--datasets", gputest.Datasets(t))
+	if code != 0 {
+		t.Fatalf("bench --dry-run: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "bench_v1: 13 points x 34 graphs") || !strings.Contains(out, "spec:../hybrid.yaml") {
+		t.Errorf("bench --dry-run:\n%s", out)
+	}
+}
