@@ -62,7 +62,7 @@ check-generated: generate
 lint: vet fmt-check check-generated
 
 # Everything the GPU machine (CUDA, no Go) needs, in the ignored .gpu/.
-# Stripped (-s -w): the bundle travels to the device machine, whose working
+# Stripped (-s -w): the bundle travels to the GPU machine, whose working
 # tree may not exceed 64 MiB; symbols are not needed there.
 bundle:
 	@mkdir -p $(GPUDIR)/bin $(GPUDIR)/tests

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ingestion part of `make bench-cpu` (issue 2, "Speed and memory"):
+# Ingestion part of `make bench-cpu` (read speed and peak memory):
 #  1. read throughput of plain text and gzip, against `zcat > /dev/null` of
 #     the same file (a shared dataset; gzip must take at most twice zcat);
 #  2. the same on a synthetic 60 MB edge list, and Build alone;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End to end (issue 5): count a graph from a CSR file 1 + WARM times
+"""End to end: count a graph from a CSR file 1 + WARM times
 (default 2) and print where the wall time goes: "cold" after the file's pages
 were dropped from the page cache (posix_fadvise DONTNEED: no root needed,
 clean pages only), then with the page cache warm. "read+copy+count" is the

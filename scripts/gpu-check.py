@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU check (runs on the device machine, which has CUDA but no Go).
+"""GPU check (runs on the GPU machine, which has CUDA but no Go).
 
 Counts every shared dataset and RMAT scales 16..22 with every plan given,
 on the GPU, checks each count against the manifest or the CPU oracle, and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check, run on the device machine from the repository root with the
+# The GPU check, run on the GPU machine from the repository root with the
 # bundle (.gpu/: make bundle) carried. Results land in $OUT (or ./gpu-out).
 #   PLANS="preset:polak,preset:trust,..." scripts/gpu-check.sh
 set -uo pipefail
@@ -36,7 +36,7 @@ if [ -z "${SKIP_TABLE:-}" ]; then
   python3 scripts/gpu-check.py "$G/bin/tcgen" "$G/datasets" "$OUT" --plans "$PLANS" ${RMAT:+--rmat "$RMAT"} ${DATASETS_ONLY:+--datasets-only "$DATASETS_ONLY"} || status=1
 fi
 
-# 3. Random valid plans against the oracle (issue 4): FUZZ_PLANS=500.
+# 3. Random valid plans against the oracle: FUZZ_PLANS=500.
 if [ -n "${FUZZ_PLANS:-}" ]; then
   "$G/bin/tcgen" -q --cache-dir /tmp/tcgen-cache fuzz --backend gpu --plans "$FUZZ_PLANS" --seed "${FUZZ_SEED:-1}" \
     --failures "$OUT/fuzz-failures" > "$OUT/fuzz.txt" 2>&1
@@ -45,7 +45,7 @@ if [ -n "${FUZZ_PLANS:-}" ]; then
   # at most 8 files come back: fold the failing specs into one.
   if [ -d "$OUT/fuzz-failures" ]; then cat "$OUT"/fuzz-failures/*.yaml > "$OUT/fuzz-failures.yaml"; rm -rf "$OUT/fuzz-failures"; fi
 fi
-# 4. End to end from the CSR cache (issue 5): E2E=24 (an RMAT scale made in step 2).
+# 4. End to end from the CSR cache: E2E=24 (an RMAT scale made in step 2).
 # The canonical file, then the same graph oriented by degree and relabelled
 # (tcgen convert --orient degree --relabel), which count reads without orienting.
 if [ -n "${E2E:-}" ]; then
@@ -58,8 +58,8 @@ if [ -n "${E2E:-}" ]; then
     python3 scripts/e2e.py "$G/bin/tcgen" "$f" "${E2E_SPEC:-examples/pivot.yaml}" || status=1
   done | tee "$OUT/e2e.txt"
 fi
-# At most 8 files come back from the device machine: pack the logs.
-# (only when this call wrote any: a second call in the same session keeps the first one's)
+# Pack the logs into one file (only when this run wrote any, so a second
+# run into the same OUT keeps the first one's).
 if compgen -G "$OUT/*.log" >/dev/null || compgen -G "$OUT/*.yaml" >/dev/null; then
   (cd "$OUT" && tar czf logs.tgz ./*.log ./*.yaml 2>/dev/null; rm -f ./*.log ./*.yaml)
 fi

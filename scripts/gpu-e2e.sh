@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5, end to end on RMAT-SCALE (default 24): the degree-oriented,
+# End to end on RMAT-SCALE (default 24): the degree-oriented,
 # relabelled CSR file counted cold and warm by each binary of BINS
 # (label:path pairs; make bundle BASE=<commit> adds .gpu/bin/tcgen-base), so
 # a change to reading or uploading is measured beside what it replaces in

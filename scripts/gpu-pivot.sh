@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Issue 5: pivot specs on the RMAT graphs (and DATASETS, names of files in
+# Pivot specs on the RMAT graphs (and DATASETS, names of files in
 # .gpu/datasets), each count checked against the graph's known triangle
 # count (RMAT) or the CPU oracle (--check), the pass split into class kernels
 # and the five preparation kernels. BINS lists label:binary pairs, so an
 # earlier build (make bundle BASE=...) runs beside the new one in the same
 # call. MODES="split pass" runs each count also with --pass-only (no events
-# between the pass's kernels; the breakdown is then not measured). Run on the device machine from the repository root with the bundle
+# between the pass's kernels; the breakdown is then not measured). Run on the GPU machine from the repository root with the bundle
 # unpacked in .gpu (scripts/gpu-session.sh does that).
 #   SPECS="examples/pivot.yaml examples/pivot-one.yaml" SCALES="18 20 22 24" bash scripts/gpu-pivot.sh
 set -uo pipefail

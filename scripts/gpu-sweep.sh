@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs sweeps on the device machine, resumably across calls: the tuning store
+# Runs sweeps on the GPU machine, resumably across runs: the tuning store
 # travels in .gpu/tuning.db (carried there; copy the returned one back into
 # .gpu/ before the next call) and every finished point is answered from it.
 # A sweep that runs out of BUDGET seconds is interrupted cleanly (SIGINT:
@@ -12,7 +12,7 @@ OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 export TCGEN_REQUIRE_GPU=1 TCGEN_DATASETS="$PWD/$G/datasets"
-# Nsight Compute is installed on the device machines but not always on PATH.
+# Nsight Compute is installed on the GPU machines but not always on PATH.
 for d in /usr/local/cuda/bin /opt/nvidia/nsight-compute/*; do [ -x "$d/ncu" ] && PATH=$PATH:$d && break; done
 DB=/tmp/tuning.db
 [ -f "$G/tuning.db" ] && cp "$G/tuning.db" "$DB"

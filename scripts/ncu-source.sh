@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where one class kernel spends its instructions and stalls, per SASS
 # instruction: Nsight Compute's source counters (clocks left alone), printed
-# as CSV with the SASS beside each count. Run on the device machine from the
+# as CSV with the SASS beside each count. Run on the GPU machine from the
 # repository root with .gpu carried; TAG names the output.
 #   SPEC=examples/pivot-one.yaml KERNEL='_c0$' SCALE=18 bash scripts/ncu-source.sh
 set -uo pipefail

@@ -37,7 +37,7 @@ func TestRecordSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Issue 7: at least 200 plans covering at least 8 iterator/intersection pairs.
+	// The model sweep: at least 200 plans covering at least 8 iterator/intersection pairs.
 	pairs := map[string]bool{}
 	for _, p := range sp.Plans {
 		for _, c := range p.Classes {
@@ -175,7 +175,7 @@ func TestModelSweep(t *testing.T) {
 		}
 		seen[s.Label] = true
 	}
-	// Issue 6: leave-one-out over at least 20 graphs, real and generated.
+	// Leave-one-out over at least 20 graphs, real and generated.
 	if len(seen) < 20 {
 		t.Errorf("%d graphs", len(seen))
 	}
