@@ -73,16 +73,18 @@ bundle:
 	done
 	@# BASE=<commit>: that commit's tcgen too, as bin/tcgen-base, so
 	@# scripts/gpu-pivot.sh (BINS) times it beside this tree's in one call.
-	@rm -f $(GPUDIR)/bin/tcgen-base
+	@rm -rf $(GPUDIR)/bin/tcgen-base $(GPUDIR)/specs-base
 	@if [ -n "$(BASE)" ]; then \
 	  rm -rf $(GPUDIR)/base && git worktree add --detach $(GPUDIR)/base $(BASE) >/dev/null && \
-	  (cd $(GPUDIR)/base && CGO_ENABLED=1 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags='-s -w' -o ../bin/tcgen-base ./cmd/tcgen); \
+	  (cd $(GPUDIR)/base && CGO_ENABLED=1 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags='-s -w' -o ../bin/tcgen-base ./cmd/tcgen) && \
+	  rm -rf $(GPUDIR)/specs-base && mkdir -p $(GPUDIR)/specs-base/ir && cp -r $(GPUDIR)/base/examples $(GPUDIR)/specs-base/ && \
+	  cp -r $(GPUDIR)/base/ir/testdata $(GPUDIR)/specs-base/ir/; \
 	  st=$$?; git worktree remove --force $(GPUDIR)/base; exit $$st; \
 	fi
 	@if [ -d $(DATASETS) ]; then rm -rf $(GPUDIR)/datasets; cp -r $(DATASETS) $(GPUDIR)/datasets; chmod -R u+w $(GPUDIR)/datasets; fi
 	@# What travels: carry .gpu/bundle.tgz (unpacked by scripts/gpu-session.sh),
 	@# .gpu/datasets and, when resuming, .gpu/tuning.db and .gpu/cache.tgz.
-	tar czf $(GPUDIR)/bundle.tgz -C $(GPUDIR) bin tests
+	tar czf $(GPUDIR)/bundle.tgz -C $(GPUDIR) bin tests $$(cd $(GPUDIR) && ls -d specs-base 2>/dev/null)
 	@du -sh $(GPUDIR)/bundle.tgz $(GPUDIR)/datasets
 
 bench-cpu: build

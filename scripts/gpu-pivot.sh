@@ -6,7 +6,10 @@
 # earlier build (make bundle BASE=...) runs beside the new one in the same
 # call. MODES="split pass" runs each count also with --pass-only (no events
 # between the pass's kernels; the breakdown is then not measured). Run on the GPU machine from the repository root with the bundle
-# unpacked in .gpu (scripts/gpu-session.sh does that).
+# unpacked in .gpu (scripts/gpu-session.sh does that). A binary labelled L
+# reads a spec from .gpu/specs-L/ when one is there (make bundle BASE=... puts
+# the base commit's examples in .gpu/specs-base/), so a spec whose format
+# changed is read by each binary in its own form.
 #   SPECS="examples/pivot.yaml examples/pivot-one.yaml" SCALES="18 20 22 24" bash scripts/gpu-pivot.sh
 set -uo pipefail
 G=${GPU_DIR:-.gpu}
@@ -28,6 +31,9 @@ run() { # label binary graph-file graph-name spec extra-args...
   [ $rc -ne 0 ] && { echo fail >> /tmp/pivot.fail; echo "$label $name $spec: rc=$rc $(tail -c 300 /tmp/pivot.err)"; return; }
   report "$label" "$name" "$spec"
 }
+spec_for() { # label spec
+  if [ -f "$G/specs-$1/$2" ]; then echo "$G/specs-$1/$2"; else echo "$2"; fi
+}
 for s in ${SCALES:-18 20 22 24}; do
   f=/tmp/tcgen-cache/graphs/sweep-rmat$s.tcsr
   mkdir -p "$(dirname "$f")"
@@ -36,7 +42,7 @@ for s in ${SCALES:-18 20 22 24}; do
     for lb in $BINS; do
       for mode in ${MODES:-split}; do
         po=""; [ "$mode" = pass ] && po=--pass-only
-        run "${lb%%:*}${MODES:+-$mode}" "${lb#*:}" "$f" "rmat$s" "$spec" ${want[$s]:+--expect ${want[$s]}} $po
+        run "${lb%%:*}${MODES:+-$mode}" "${lb#*:}" "$f" "rmat$s" "$(spec_for "${lb%%:*}" "$spec")" ${want[$s]:+--expect ${want[$s]}} $po
       done
     done
   done
@@ -46,7 +52,7 @@ for d in ${DATASETS:-}; do
     for lb in $BINS; do
       for mode in ${MODES:-split}; do
         po=""; [ "$mode" = pass ] && po=--pass-only
-        run "${lb%%:*}${MODES:+-$mode}" "${lb#*:}" "$G/datasets/$d" "${d%%.*}" "$spec" --check $po
+        run "${lb%%:*}${MODES:+-$mode}" "${lb#*:}" "$G/datasets/$d" "${d%%.*}" "$(spec_for "${lb%%:*}" "$spec")" --check $po
       done
     done
   done
