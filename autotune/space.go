@@ -33,6 +33,7 @@ import (
 //	    width: [32, block]
 //	    block: [256]
 //	    params: {buckets: [32, 64, 128]}
+//	core: [0, 4096]            # the class list's core (ir.CoreSpec): plans with a pivot class
 //	plans: [preset:polak, spec:../hybrid.yaml]   # fixed plans, tried as they are
 type SpaceFile struct {
 	Name string `yaml:"name"`
@@ -41,6 +42,12 @@ type SpaceFile struct {
 	// every fast plan uses (docs/performance.md).
 	Orientation []ir.Orientation `yaml:"orientation,omitempty"`
 	Relabel     []bool           `yaml:"relabel,omitempty"`
+	// Core lists the cores of a generated plan's class list (ir.Plan.Core,
+	// default [0]); a core needs a pivot class, so points with a core and
+	// none are culled. A space file written when the core was a pivot
+	// parameter (a strategy's params: {core: [...]}) has that list lifted
+	// here.
+	Core []int `yaml:"core,omitempty"`
 	// Classes is how many classes a generated plan may have (default [1]).
 	Classes []int `yaml:"classes,omitempty"`
 	// Key is what the cuts are on (default outdeg).
@@ -108,6 +115,15 @@ func (s *SpaceFile) check() error {
 	if len(s.Relabel) == 0 {
 		s.Relabel = []bool{true}
 	}
+	if err := s.liftCore(); err != nil {
+		return err
+	}
+	if len(s.Core) == 0 {
+		s.Core = []int{0}
+	}
+	if !strictlyIncreasing(s.Core) {
+		return fmt.Errorf("core: %v: strictly increasing values", s.Core)
+	}
 	if len(s.Classes) == 0 {
 		s.Classes = []int{1}
 	}
@@ -156,6 +172,34 @@ func (s *SpaceFile) check() error {
 		if !strings.HasPrefix(p, "preset:") && !strings.HasPrefix(p, "spec:") {
 			return fmt.Errorf("plans: %q: want preset:NAME or spec:FILE", p)
 		}
+	}
+	return nil
+}
+
+// liftCore moves the core of old space files, a parameter of pivot
+// strategies, to the space's Core axis: the union of the strategies' lists,
+// unless Core is given too.
+func (s *SpaceFile) liftCore() error {
+	var lifted []int
+	for i := range s.Strategies {
+		st := &s.Strategies[i]
+		vs, ok := st.Params[ir.ParamCore]
+		if !ok || st.Iterator != ir.IterPivot {
+			continue
+		}
+		if len(s.Core) > 0 {
+			return fmt.Errorf("strategies[%d] (%s): params.core: the core is set once, at the space's core (it is a field of the class list)", i, st.Name)
+		}
+		delete(st.Params, ir.ParamCore)
+		for _, v := range vs {
+			if !slices.Contains(lifted, int(v)) {
+				lifted = append(lifted, int(v))
+			}
+		}
+	}
+	slices.Sort(lifted)
+	if len(lifted) > 0 {
+		s.Core = lifted
 	}
 	return nil
 }
@@ -218,13 +262,13 @@ func FixedPlan(ref string, fsys fs.FS, dir string) (ir.Plan, error) {
 
 // axis indices of a space's dimensions.
 type layout struct {
-	plan, orient, relabel, classes int
-	cuts                           []int // cut i separates class i and i+1
-	strat, width, block            []int // per class slot
-	params                         []map[string]int
-	widths, blocks                 []string // union labels, ordered
-	paramVals                      map[string][]int64
-	paramNames                     []string
+	plan, orient, relabel, core, classes int
+	cuts                                 []int // cut i separates class i and i+1
+	strat, width, block                  []int // per class slot
+	params                               []map[string]int
+	widths, blocks                       []string // union labels, ordered
+	paramVals                            map[string][]int64
+	paramNames                           []string
 }
 
 // Space is a space file expanded: its dimensions and, for every valid point,
@@ -274,36 +318,38 @@ func (s *SpaceFile) Expand(target gen.Target) (*Space, error) {
 	}
 	for oi, or := range s.Orientation {
 		for ri, rl := range s.Relabel {
-			for ki, k := range s.Classes {
-				for _, cuts := range increasing(len(s.Cuts), k-1) {
-					s.classPoints(lay, k, 0, nil, func(cls []classChoice) {
-						pt := blank()
-						if lay.plan >= 0 {
-							pt[lay.plan] = -1
-						}
-						pt[lay.orient], pt[lay.relabel], pt[lay.classes] = oi, ri, ki
-						for i, c := range cuts {
-							pt[lay.cuts[i]] = c
-						}
-						plan := ir.Plan{Prefix: s.Name, Orientation: or, Relabel: rl}
-						for j, c := range cls {
-							pt[lay.strat[j]] = c.strat
-							pt[lay.width[j]] = c.width
-							pt[lay.block[j]] = c.block
-							for name, v := range c.params {
-								pt[lay.params[j][name]] = v
+			for ci, core := range s.Core {
+				for ki, k := range s.Classes {
+					for _, cuts := range increasing(len(s.Cuts), k-1) {
+						s.classPoints(lay, k, 0, nil, func(cls []classChoice) {
+							pt := blank()
+							if lay.plan >= 0 {
+								pt[lay.plan] = -1
 							}
-							sel := ir.Selector{Key: s.Key}
-							if j > 0 {
-								sel.Lo = s.Cuts[cuts[j-1]]
+							pt[lay.orient], pt[lay.relabel], pt[lay.core], pt[lay.classes] = oi, ri, ci, ki
+							for i, c := range cuts {
+								pt[lay.cuts[i]] = c
 							}
-							if j < k-1 {
-								sel.Hi = s.Cuts[cuts[j]]
+							plan := ir.Plan{Prefix: s.Name, Orientation: or, Relabel: rl, Core: core}
+							for j, c := range cls {
+								pt[lay.strat[j]] = c.strat
+								pt[lay.width[j]] = c.width
+								pt[lay.block[j]] = c.block
+								for name, v := range c.params {
+									pt[lay.params[j][name]] = v
+								}
+								sel := ir.Selector{Key: s.Key}
+								if j > 0 {
+									sel.Lo = s.Cuts[cuts[j-1]]
+								}
+								if j < k-1 {
+									sel.Hi = s.Cuts[cuts[j]]
+								}
+								plan.Classes = append(plan.Classes, ir.Class{Name: fmt.Sprintf("c%d", j), Select: sel, Strategy: c.s})
 							}
-							plan.Classes = append(plan.Classes, ir.Class{Name: fmt.Sprintf("c%d", j), Select: sel, Strategy: c.s})
-						}
-						raws = append(raws, raw{pt: pt, plan: plan, err: c0err(cls)})
-					})
+							raws = append(raws, raw{pt: pt, plan: plan, err: c0err(cls)})
+						})
+					}
 				}
 			}
 		}
@@ -440,7 +486,7 @@ func (s *SpaceFile) rawCount() int {
 				return maxRawPoints + 1
 			}
 		}
-		total += n * len(s.Orientation) * len(s.Relabel)
+		total += n * len(s.Orientation) * len(s.Relabel) * len(s.Core)
 	}
 	return total
 }
@@ -476,8 +522,8 @@ func increasing(n, k int) [][]int {
 	return out
 }
 
-// layout builds the dimensions: fixed plan, orientation, relabel, class
-// count, cuts, then per class slot its strategy, width, block and every
+// layout builds the dimensions: fixed plan, orientation, relabel, core,
+// class count, cuts, then per class slot its strategy, width, block and every
 // parameter any strategy declares (ordered by value).
 func (s *SpaceFile) layout(dims *[]Dim) layout {
 	add := func(d Dim) int { *dims = append(*dims, d); return len(*dims) - 1 }
@@ -497,6 +543,11 @@ func (s *SpaceFile) layout(dims *[]Dim) layout {
 	}
 	lay.orient = add(Dim{Name: "orientation", Values: ors})
 	lay.relabel = add(Dim{Name: "relabel", Values: rs})
+	var cs []string
+	for _, c := range s.Core {
+		cs = append(cs, strconv.Itoa(c))
+	}
+	lay.core = add(Dim{Name: "core", Values: cs, Ordered: true})
 	lay.classes = add(Dim{Name: "classes", Values: ks, Ordered: true})
 	var cuts []string
 	for _, c := range s.Cuts {
@@ -587,6 +638,9 @@ func (sp *Space) label(pt Point) string {
 	var b strings.Builder
 	if len(sp.File.Orientation) > 1 || len(sp.File.Relabel) > 1 {
 		fmt.Fprintf(&b, "%s relabel=%s ", val(lay.orient), val(lay.relabel))
+	}
+	if len(sp.File.Core) > 1 {
+		fmt.Fprintf(&b, "core %s: ", val(lay.core))
 	}
 	k, _ := strconv.Atoi(val(lay.classes))
 	if k > 1 {

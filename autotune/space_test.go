@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,4 +155,61 @@ func TestDefaultSpaceSize(t *testing.T) {
 		t.Errorf("%d points (%d culled), want 200..500", n, len(sp.Cands.Culled))
 	}
 	t.Logf("%d points, %d culled", len(sp.Plans), len(sp.Cands.Culled))
+}
+
+// TestSpaceCore: the core is an axis of the class list; a space file that
+// gives it the old way, as a pivot strategy's parameter, has it lifted there
+// and expands to the same plans.
+func TestSpaceCore(t *testing.T) {
+	const head = `name: c
+classes: [1, 2]
+cuts: [16]
+strategies:
+  - name: merge
+    iterator: edge
+    intersection: merge
+    width: ["1"]
+  - name: pivot
+    iterator: pivot
+    intersection: hash
+    width: ["32"]
+    block: [256]
+`
+	cur, err := ParseSpace([]byte(head+"    params: {table: [256]}\ncore: [0, 4096]\n"), "cur.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := ParseSpace([]byte(head+"    params: {table: [256], core: [4096, 0]}\n"), "old.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names [2][]string
+	for i, s := range []*SpaceFile{cur, old} {
+		sp, err := s.Expand(gen.DefaultTarget())
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[i] = sp.Cands.Plans
+		if i > 0 {
+			continue
+		}
+		// merge or pivot, one class or two: 2 + 4 per core; a core culls
+		// the plans without a pivot class and the mixes are culled.
+		cores := 0
+		for _, p := range sp.Plans {
+			if p.Core != 0 {
+				cores++
+			}
+		}
+		if len(sp.Plans) != 6 || cores != 2 || len(sp.Cands.Culled) != 6 {
+			t.Errorf("%d plans (%d with a core), %d culled: %v", len(sp.Plans), cores, len(sp.Cands.Culled), sp.Labels)
+		}
+	}
+	if !slices.Equal(names[0], names[1]) {
+		t.Errorf("plans %v, the old form's %v", names[0], names[1])
+	}
+	_, err = ParseSpace([]byte(head+"    params: {table: [256], core: [4096]}\ncore: [0, 4096]\n"), "both.yaml")
+	if err == nil || !strings.Contains(err.Error(), "the core is set once") {
+		t.Errorf("core twice: %v", err)
+	}
 }

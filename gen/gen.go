@@ -149,7 +149,7 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		m.Feature = c.Guard.Feature
 		variants = c.Guard.Variants
 	} else {
-		variants = []ir.Variant{{Classes: c.Classes}}
+		variants = []ir.Variant{{Core: c.Core, Classes: c.Classes}}
 	}
 
 	classes, mvs, needSrc, err := lowerVariants(name, c.Guard != nil, variants, idOrdered, t)
@@ -195,7 +195,7 @@ func lowerVariants(name string, guarded bool, variants []ir.Variant, idOrdered b
 	var mvs []Variant
 	needSrc := false
 	for vi, v := range variants {
-		mv := Variant{Lo: v.Lo, Hi: v.Hi, Work: ir.WorkModelOf(v.Classes)}
+		mv := Variant{Lo: v.Lo, Hi: v.Hi, Work: ir.WorkModelOf(v.Classes), Core: v.Core}
 		for ci, cl := range v.Classes {
 			cd, mc, err := lowerClass(name, guarded, vi, ci, cl, idOrdered, t)
 			if err != nil {

@@ -321,3 +321,38 @@ func TestGridBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestPivotCoreFromList: a class list's core (ir.Plan.Core,
+// ir.Variant.Core) reaches the manifest's variant and the pivot helpers.
+func TestPivotCoreFromList(t *testing.T) {
+	p, err := ir.Load("../examples/hybrid.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(p, gen.DefaultTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := out.Manifest
+	for vi, want := range []int{0, 4096, 8192} {
+		if got := m.Variants[vi].Core; got != want {
+			t.Errorf("variant %d: core %d, want %d", vi, got, want)
+		}
+		if got := m.Pivot.VariantCore(vi); got != want {
+			t.Errorf("variant %d: VariantCore %d, want %d", vi, got, want)
+		}
+		for _, c := range m.Variants[vi].Classes {
+			if _, ok := c.Params[ir.ParamCore]; ok {
+				t.Errorf("variant %d class %s: core among the class parameters", vi, c.Name)
+			}
+		}
+	}
+	if !slices.Equal(m.Pivot.Cores, []int{4096, 8192}) {
+		t.Errorf("cores %v", m.Pivot.Cores)
+	}
+	for _, k := range []string{m.Pivot.CoreKernel(4096), m.Pivot.CoreKernel(8192)} {
+		if !strings.Contains(out.Source, k) {
+			t.Errorf("source lacks %s", k)
+		}
+	}
+}

@@ -56,8 +56,12 @@ type Variant struct {
 	// Work is the estimate a work-keyed list ranges over (ir.WorkModelOf):
 	// "merge" = d+u + d+v, "search" = min * ceil(log2(max+1)). Empty when
 	// the list is keyed by out-degree.
-	Work    ir.WorkModel `json:"work,omitempty"`
-	Classes []Class      `json:"classes"`
+	Work ir.WorkModel `json:"work,omitempty"`
+	// Core is the list's core (ir.Plan.Core, ir.Variant.Core): the highest
+	// ids its pivot classes leave to the core kernel (Pivot.CoreKernel);
+	// 0 = none.
+	Core    int     `json:"core,omitempty"`
+	Classes []Class `json:"classes"`
 }
 
 // Item domains of a class's work list.

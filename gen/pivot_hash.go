@@ -18,8 +18,8 @@ import (
 // PivotHelpers names the preparation kernels of a plan with pivot classes.
 type PivotHelpers struct {
 	Count, Sums, Scan, Bin, Scatter string
-	// Cores lists the distinct cores (ir.ParamCore) of the plan's
-	// variants, ascending, none zero. A variant's core (VariantCore) is the
+	// Cores lists the distinct cores (Variant.Core, from the IR's class
+	// lists) of the plan's variants with pivot classes, ascending, none zero. A variant's core (VariantCore) is the
 	// highest ids whose triangles as middle vertex the core kernel of that
 	// size (CoreKernel) counts with a core x core bit matrix that Count
 	// zeroes and Scatter fills. A kernel per size: its row is then a
@@ -48,8 +48,8 @@ type PivotClass struct {
 	// BuildRatio is the class's build_ratio: an item holds at least
 	// build_ratio * d+(v) probes.
 	BuildRatio int64 `json:"build_ratio"`
-	// Core is the core of the class's variant (the same in all its pivot
-	// classes).
+	// Core is the core of the class's variant (Variant.Core), repeated
+	// here so the executor finds it with the class's item list.
 	Core int `json:"core,omitempty"`
 }
 
@@ -104,7 +104,7 @@ func pivotHelpers(name string, variants []Variant) *PivotHelpers {
 	for vi, v := range variants {
 		for _, c := range v.Classes {
 			if c.Pivot {
-				k := int(c.Params[ir.ParamCore])
+				k := v.Core
 				cls = append(cls, PivotClass{Variant: vi, Slot: c.Slot, Lo: c.Lo, Hi: c.Hi, ItemWork: c.Params[ir.ParamItemWork], BuildRatio: c.Params[ir.ParamBuildRatio], Core: k})
 				if k > 0 && !slices.Contains(cores, k) {
 					cores = append(cores, k)

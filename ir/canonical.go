@@ -19,7 +19,9 @@ const DefaultOrientation = OrientDegree
 // block defaults spelled out; every applicable parameter present with its
 // default where left out (except those marked OmitDefault, left out at
 // their default); chunk equal to the block folded to its default 0;
-// Relabel dropped under id order (renumbering by id changes nothing); the
+// Relabel dropped under id order (renumbering by id changes nothing); a
+// class list's core kept at the list (0, none, left out, so plans without
+// a core hash as before the core moved there); the
 // strategy of skip classes cleared (it is never generated). Two plans that
 // generate the same kernels for every graph have the same canonical form.
 // Canonical does not validate: call Validate for that.
@@ -28,6 +30,7 @@ func (p Plan) Canonical() Plan {
 		Prefix:      normName(p.Prefix),
 		Orientation: p.Orientation,
 		Relabel:     p.Relabel,
+		Core:        p.Core,
 	}
 	if q.Prefix == "" {
 		q.Prefix = "plan"
@@ -42,7 +45,7 @@ func (p Plan) Canonical() Plan {
 	if p.Guard != nil {
 		g := &Guard{Feature: strings.ToLower(strings.TrimSpace(p.Guard.Feature))}
 		for _, v := range p.Guard.Variants {
-			g.Variants = append(g.Variants, Variant{Lo: v.Lo, Hi: v.Hi, Classes: canonClasses(v.Classes)})
+			g.Variants = append(g.Variants, Variant{Lo: v.Lo, Hi: v.Hi, Core: v.Core, Classes: canonClasses(v.Classes)})
 		}
 		q.Guard = g
 	}

@@ -99,8 +99,10 @@ type Class struct {
 // Variant is one alternative class list of a Guard, taken when the guard's
 // feature lies in [Lo, Hi) (Hi == 0: unbounded).
 type Variant struct {
-	Lo      float64 `yaml:"lo" json:"lo"`
-	Hi      float64 `yaml:"hi,omitempty" json:"hi,omitempty"`
+	Lo float64 `yaml:"lo" json:"lo"`
+	Hi float64 `yaml:"hi,omitempty" json:"hi,omitempty"`
+	// Core is the variant's core, as Plan.Core is a plan's (CoreSpec).
+	Core    int     `yaml:"core,omitempty" json:"core,omitempty"`
 	Classes []Class `yaml:"classes" json:"classes"`
 }
 
@@ -121,6 +123,12 @@ type Plan struct {
 	Orientation Orientation `yaml:"orientation" json:"orientation"`
 	// Relabel renumbers vertices by the orientation's order, for locality.
 	Relabel bool `yaml:"relabel,omitempty" json:"relabel,omitempty"`
+	// Core belongs to the class list (Classes) when Guard is nil: the core
+	// highest ids, whose triangles as middle vertex a bit matrix counts
+	// instead of the list's pivot classes (CoreSpec, ir/params_pivot_hash.go).
+	// One preparation pass serves all pivot classes of a list, so a list
+	// has one core; 0 = none; only a list with a pivot class takes one.
+	Core int `yaml:"core,omitempty" json:"core,omitempty"`
 	// Classes is the class list when Guard is nil.
 	Classes []Class `yaml:"classes,omitempty" json:"classes,omitempty"`
 	Guard   *Guard  `yaml:"guard,omitempty" json:"guard,omitempty"`

@@ -44,7 +44,7 @@ var pairTable = []struct {
 	{Pair{IterWedge, BinarySearch}, nil},
 	{Pair{IterWedge, Radix}, []ParamSpec{specRadixBits, specThreshold, specBudget}},
 
-	{Pair{IterPivot, Hash}, []ParamSpec{specTable, specItemWork, specBuildRatio, specUnroll, specSpill, specHubBits, specQueue, specCore}}, // ir/params_pivot_hash.go
+	{Pair{IterPivot, Hash}, []ParamSpec{specTable, specItemWork, specBuildRatio, specUnroll, specSpill, specHubBits, specQueue}}, // ir/params_pivot_hash.go
 }
 
 // pairRow maps each pair of pairTable to its row.

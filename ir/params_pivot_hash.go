@@ -1,6 +1,9 @@
 package ir
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // The pivot iterator (IterPivot) counts each triangle u < v < w (in the
 // orientation's order) at its middle vertex v: N+(v) is put in a
@@ -31,8 +34,9 @@ const (
 	// ParamQueue: items a group takes at a time from the class's work
 	// counter; 0: a fixed stride over the items.
 	ParamQueue = "queue"
-	// ParamCore: the highest ids whose triangles as middle vertex a bit
-	// matrix counts from the low side (the core), instead of the pivot.
+	// ParamCore names the core (CoreSpec). It is a field of the class list
+	// (Plan.Core, Variant.Core), not a class parameter; specs that set it in
+	// a pivot class's params are lifted to their list on load (LiftCore).
 	ParamCore = "core"
 )
 
@@ -76,18 +80,39 @@ var (
 		Source: "tcgen default: the fixed stride, so plans and stored measurements made before the queue keep their meaning; docs/performance.md, \"Pivot parameters\" for the specs' queue 1",
 		Doc:    "items a group takes at a time from a counter the class's groups share (a dynamic work queue: groups that drew light items take more, so no group is left with the last heavy ones); 0 = each group takes every (blocks x groups)-th item",
 	}
-	specCore = ParamSpec{
-		Name: ParamCore, Default: 0, Min: 0, Max: 8192, OmitDefault: true,
-		Values: []int64{0, 1024, 2048, 4096, 8192},
-		Source: "tcgen default: no core, so plans and stored measurements made before the core keep their meaning; docs/performance.md, \"The core\" for the specs' 4096 and 8192",
-		Doc:    "the core highest ids (after relabelling by degree, the hubs): triangles whose middle vertex is one of them are counted by a kernel per low vertex u, ANDing the core rows of u's core neighbours with u's own core row (a core x core bit matrix, core^2 / 8 bytes, built in every pass), so their in-edges are neither counted, placed nor probed by the pivot; the same in every pivot class of a class list (a guard's variants may differ); 0 = none",
-	}
 	specUnroll = ParamSpec{
 		Name: ParamUnroll, Default: 4, Min: 1, Max: 8,
 		Source: "tcgen default: a lane's load and probe are dependent; several loads in flight per lane hide the L2 latency (docs/performance.md, \"Pivot parameters\")",
 		Doc:    "positions of the concatenated tails each lane loads before probing them (independent loads in flight)",
 	}
 )
+
+// CoreSpec is the range of a class list's core (Plan.Core, Variant.Core):
+// the core highest ids of the list's pivot classes. It is a field of the
+// list, not of a class, because one preparation pass serves all pivot
+// classes of a list and builds one core matrix for them.
+var CoreSpec = ParamSpec{
+	Name: ParamCore, Default: 0, Min: 0, Max: 8192, OmitDefault: true,
+	Values: []int64{0, 1024, 2048, 4096, 8192},
+	Source: "tcgen default: no core, so plans and stored measurements made before the core keep their meaning; docs/performance.md, \"The core\" for the specs' 4096 and 8192",
+	Doc:    "a class list's core highest ids (after relabelling by degree, the hubs): triangles whose middle vertex is one of them are counted by a kernel per low vertex u, ANDing the core rows of u's core neighbours with u's own core row (a core x core bit matrix, core^2 / 8 bytes, built in every pass), so their in-edges are neither counted, placed nor probed by the list's pivot classes; set on the plan, or on each guard variant (variants may differ); only a list with a pivot class takes one; 0 = none",
+}
+
+// coreProblems checks a class list's core: an allowed value, and a pivot
+// class to serve.
+func coreProblems(core int, cs []Class, ctx string) []error {
+	if core == 0 {
+		return nil
+	}
+	var errs []error
+	if !CoreSpec.Allowed(int64(core)) {
+		errs = append(errs, fmt.Errorf("%score must be %s, got %d", ctx, CoreSpec.Range(), core))
+	}
+	if !hasPivot(cs) {
+		errs = append(errs, fmt.Errorf("%score %d needs a pivot class in the list (the core takes the pivots' middle vertices)", ctx, core))
+	}
+	return errs
+}
 
 // pivotProblems checks what a class list with pivot classes needs: every
 // class a pivot class (a pivot counts a triangle at its middle vertex, the
@@ -115,35 +140,67 @@ func pivotProblems(cs []Class, ctx string) []error {
 	if cs[0].Select.Key != KeyOutDegree {
 		errs = append(errs, fmt.Errorf("%spivot classes range over d+(v) of the pivot: key must be outdeg, got %s", ctx, cs[0].Select.Key))
 	}
-	// One preparation pass serves a list's pivot classes, and with it one core.
-	first := int64(-1)
-	for i, c := range cs {
-		if c.Skip || c.Iterator != IterPivot || c.Intersection != Hash {
-			continue
-		}
-		switch k := Get(c.Strategy, ParamCore); {
-		case first < 0:
-			first = k
-		case k != first:
-			errs = append(errs, fmt.Errorf("%s%s: core %d differs from the first pivot class's %d: the pivot classes of a class list share one core", ctx, className(c, i), k, first))
-		}
-	}
 	return errs
 }
 
 // HasPivot reports whether any class of the plan uses the pivot iterator.
 func (p Plan) HasPivot() bool {
-	found := false
-	check := func(cs []Class) {
-		for _, c := range cs {
-			found = found || (!c.Skip && c.Iterator == IterPivot)
-		}
-	}
-	check(p.Classes)
+	found := hasPivot(p.Classes)
 	if p.Guard != nil {
 		for _, v := range p.Guard.Variants {
-			check(v.Classes)
+			found = found || hasPivot(v.Classes)
 		}
 	}
 	return found
+}
+
+func hasPivot(cs []Class) bool {
+	for _, c := range cs {
+		if !c.Skip && c.Iterator == IterPivot {
+			return true
+		}
+	}
+	return false
+}
+
+// LiftCore moves a core set the old way, as a parameter of pivot classes
+// (params: {core: N}), to the class list it belongs to (Plan.Core,
+// Variant.Core), so specs written before the move keep loading. The pivot
+// classes of a list, and the list's own core when set, must agree. Only
+// pivot classes are lifted from: elsewhere "core" stays an unknown
+// parameter for Validate to report. Parse calls it.
+func LiftCore(p Plan) (Plan, error) {
+	var errs []error
+	lift := func(core *int, cs []Class, ctx string) {
+		from := "" // where *core came from, for messages
+		if *core != 0 {
+			from = "the list's"
+		}
+		for i := range cs {
+			c := &cs[i]
+			k, ok := c.Params[ParamCore]
+			if !ok || c.Skip || c.Iterator != IterPivot {
+				continue
+			}
+			delete(c.Params, ParamCore)
+			if len(c.Params) == 0 {
+				c.Params = nil
+			}
+			switch {
+			case from == "":
+				*core, from = int(k), className(*c, i)+"'s"
+			case int64(*core) != k:
+				errs = append(errs, fmt.Errorf("%s%s: core %d differs from %s %d: the pivot classes of a class list share one core (set it once, as the list's core)", ctx, className(*c, i), k, from, *core))
+			}
+		}
+	}
+	q := p.Clone()
+	lift(&q.Core, q.Classes, "")
+	if q.Guard != nil {
+		for i := range q.Guard.Variants {
+			v := &q.Guard.Variants[i]
+			lift(&v.Core, v.Classes, fmt.Sprintf("guard variant %d [%s): ", i, floatRange(v.Lo, v.Hi)))
+		}
+	}
+	return q, errors.Join(errs...)
 }

@@ -47,6 +47,8 @@ func Dimensions() []Dimension {
 			Doc: "total order keeping each undirected edge once: degree (then id), id, tcbw (non-center before center, then id)"},
 		Dimension{Name: "relabel", Values: []string{"false", "true"}, Default: "false",
 			Doc: "renumber vertices by the orientation's order, for locality (no-op under id)"},
+		Dimension{Name: "core", Range: CoreSpec.Range(), Default: strconv.FormatInt(CoreSpec.Default, 10),
+			AppliesTo: []string{Pair{IterPivot, Hash}.String()}, Source: CoreSpec.Source, Doc: CoreSpec.Doc},
 	)
 	feats := make([]string, len(Features))
 	var fdoc []string
@@ -205,19 +207,8 @@ func randomPlan(rng *rand.Rand, pairs []Pair) Plan {
 		})
 		start = hi
 	}
-	if pivot { // one core for all pivot classes (ir/params_pivot_hash.go): the first's
-		core := Get(p.Classes[0].Strategy, ParamCore)
-		for i := range p.Classes[1:] {
-			st := &p.Classes[1+i].Strategy
-			switch {
-			case core == specCore.Default:
-				delete(st.Params, ParamCore)
-			case st.Params == nil:
-				st.Params = map[string]int64{ParamCore: core}
-			default:
-				st.Params[ParamCore] = core
-			}
-		}
+	if pivot && rng.IntN(10) >= 3 { // the list's core (CoreSpec), drawn as a parameter is
+		p.Core = int(randomValue(rng, CoreSpec))
 	}
 	return p
 }

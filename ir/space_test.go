@@ -121,7 +121,7 @@ func TestDimensions(t *testing.T) {
 			t.Errorf("dimension %s lacks a doc or range", d.Name)
 		}
 	}
-	for _, n := range []string{"iterator", "intersection", "pair", "width", "block", "key", "orientation", "relabel", "guard.feature"} {
+	for _, n := range []string{"iterator", "intersection", "pair", "width", "block", "key", "orientation", "relabel", "core", "guard.feature"} {
 		if _, ok := byName[n]; !ok {
 			t.Errorf("missing dimension %s", n)
 		}

@@ -65,7 +65,8 @@ func IsJSON(data []byte, name string) bool {
 
 // Parse decodes a spec strictly: unknown fields, a second document and
 // trailing data are errors. name labels errors (a path, or "<stdin>") and
-// picks the format by its extension. Empty lists and maps read as absent,
+// picks the format by its extension. A core given the old way, in pivot
+// classes' params, is lifted to its class list (LiftCore). Empty lists and maps read as absent,
 // so that encoding the result and parsing it again gives the same Plan.
 // Parse does not validate.
 func Parse(data []byte, name string) (Plan, error) {
@@ -78,6 +79,11 @@ func Parse(data []byte, name string) (Plan, error) {
 	}
 	if err != nil {
 		return Plan{}, err
+	}
+	// Specs written when the core was a pivot class parameter.
+	p, err = LiftCore(p) // ir/params_pivot_hash.go
+	if err != nil {
+		return Plan{}, fmt.Errorf("%s: %s", name, OneLine(err))
 	}
 	return normEmpty(p), nil
 }

@@ -100,8 +100,12 @@ func (p Plan) Validate() error {
 		add("plan has no classes (and no guard)")
 	case p.Guard != nil:
 		errs = append(errs, p.Guard.validate()...)
+		if p.Core != 0 {
+			add("plan has a guard and a core; a core belongs to a class list: set it on the guard's variants")
+		}
 	default:
 		errs = append(errs, validateClasses(p.Classes, "")...)
+		errs = append(errs, coreProblems(p.Core, p.Classes, "")...) // ir/params_pivot_hash.go
 	}
 	if p.HasPivot() && p.Orientation != OrientID && !p.Relabel {
 		// The tail of N+(u) after v is found by position: lists sorted by id
@@ -154,6 +158,7 @@ func (g *Guard) validate() []error {
 			continue
 		}
 		errs = append(errs, validateClasses(v.Classes, where+": ")...)
+		errs = append(errs, coreProblems(v.Core, v.Classes, where+": ")...) // ir/params_pivot_hash.go
 	}
 	return errs
 }
@@ -328,6 +333,10 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 		ps, ok := Spec(s, name)
 		if !ok {
 			paramsOK = false
+			if name == ParamCore && s.Iterator == IterPivot {
+				add("core is set on the class list (the plan, or a guard variant), not on a class")
+				continue
+			}
 			if len(known) == 0 {
 				add("unknown parameter %q: %s/%s takes no parameters", name, s.Iterator, s.Intersection)
 			} else {

@@ -181,20 +181,27 @@ func TestValidateMessages(t *testing.T) {
 			p.Classes[0] = Class{Name: "small", Select: Selector{Key: KeyWork, Hi: 16}, Strategy: Strategy{Iterator: IterEdge, Intersection: Merge, Width: 1}}
 			p.Classes[1] = Class{Name: "hubs", Select: Selector{Key: KeyWork, Lo: 16}, Strategy: Strategy{Iterator: IterEdge, Intersection: BinarySearch, Width: 32}}
 		}, `class "hubs": intersection binary-search estimates work as search, but the list's first class uses merge`},
-		{"pivot cores", func(p *Plan) {
-			p.Relabel = true
-			for i := range p.Classes {
-				p.Classes[i].Strategy = Strategy{Iterator: IterPivot, Intersection: Hash, Width: 32, Block: 256,
-					Params: map[string]int64{ParamTable: 256, ParamHubBits: 1024, ParamCore: int64(1024 * (i + 1))}}
-			}
-		}, `class "hubs": core 2048 differs from the first pivot class's 1024: the pivot classes of a class list share one core`},
-		{"pivot cores agree", func(p *Plan) {
+		{"pivot core in a class", func(p *Plan) {
 			p.Relabel = true
 			for i := range p.Classes {
 				p.Classes[i].Strategy = Strategy{Iterator: IterPivot, Intersection: Hash, Width: 32, Block: 256,
 					Params: map[string]int64{ParamTable: 256, ParamHubBits: 1024, ParamCore: 4096}}
 			}
+		}, `class "small": core is set on the class list (the plan, or a guard variant), not on a class`},
+		{"pivot core", func(p *Plan) {
+			p.Relabel, p.Core = true, 4096
+			for i := range p.Classes {
+				p.Classes[i].Strategy = Strategy{Iterator: IterPivot, Intersection: Hash, Width: 32, Block: 256,
+					Params: map[string]int64{ParamTable: 256, ParamHubBits: 1024}}
+			}
 		}, ``},
+		{"pivot core value", func(p *Plan) {
+			p.Relabel, p.Core = true, 3000
+			for i := range p.Classes {
+				p.Classes[i].Strategy = Strategy{Iterator: IterPivot, Intersection: Hash, Width: 32, Block: 256}
+			}
+		}, `core must be one of 0, 1024, 2048, 4096, 8192, got 3000`},
+		{"core without pivot", func(p *Plan) { p.Core = 4096 }, `core 4096 needs a pivot class in the list`},
 	}
 	for _, c := range cases {
 		p := base()

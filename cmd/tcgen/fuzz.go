@@ -265,6 +265,9 @@ func histogram(h map[string]map[string]int, p ir.Plan) {
 	add("relabel", fmt.Sprint(p.Relabel))
 	classes := p.Canonical().Classes
 	add("classes", fmt.Sprint(len(classes)))
+	if p.HasPivot() {
+		add("core", fmt.Sprint(p.Core)) // the class list's (ir.CoreSpec)
+	}
 	for _, cl := range classes {
 		add("key", string(cl.Select.Key))
 		if cl.Skip {

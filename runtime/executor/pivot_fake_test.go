@@ -1126,14 +1126,6 @@ func queued(cs []ir.Class) []ir.Class {
 	return cs
 }
 
-// cored gives every class the core (ir.ParamCore).
-func cored(core int64, cs []ir.Class) []ir.Class {
-	for i := range cs {
-		cs[i].Params[ir.ParamCore] = core
-	}
-	return cs
-}
-
 func pivotPlans() []ir.Plan {
 	// Hub bitmaps: none in low and high (the table and the big path see
 	// every id), 256 ids in mid (both paths on the same pivot).
@@ -1170,15 +1162,15 @@ func pivotPlans() []ir.Plan {
 		{Prefix: "pv_queue", Orientation: ir.OrientDegree, Relabel: true, Classes: queued(three(1, 8, 32, 256))},
 		// A core of 1024 ids: the whole of rmat9 and the small graphs, part
 		// of rmat12; the pivot classes take the rest.
-		{Prefix: "pv_core", Orientation: ir.OrientDegree, Relabel: true, Classes: cored(1024, queued(three(1, 8, 32, 256)))},
-		{Prefix: "pv_core_id", Orientation: ir.OrientID, Classes: cored(1024, three(4, 32, 64, 128))},
+		{Prefix: "pv_core", Orientation: ir.OrientDegree, Relabel: true, Core: 1024, Classes: queued(three(1, 8, 32, 256))},
+		{Prefix: "pv_core_id", Orientation: ir.OrientID, Core: 1024, Classes: three(4, 32, 64, 128)},
 		// A core in one guard variant only, and two sizes.
 		{Prefix: "pv_guard_core", Orientation: ir.OrientDegree, Relabel: true, Guard: &ir.Guard{
 			Feature: ir.FeatureAvgOutDeg,
 			Variants: []ir.Variant{
-				{Lo: 0, Hi: 2, Classes: cored(2048, three(2, 16, 32, 512))},
+				{Lo: 0, Hi: 2, Core: 2048, Classes: three(2, 16, 32, 512)},
 				{Lo: 2, Hi: 12, Classes: three(1, 8, 32, 256)},
-				{Lo: 12, Classes: cored(1024, queued(three(1, 8, 32, 256)))},
+				{Lo: 12, Core: 1024, Classes: queued(three(1, 8, 32, 256))},
 			},
 		}},
 		{Prefix: "pv_guard_mixed", Orientation: ir.OrientDegree, Relabel: true, Guard: &ir.Guard{

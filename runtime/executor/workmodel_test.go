@@ -84,7 +84,7 @@ func TestWorkloadCore(t *testing.T) {
 		t.Fatal(err)
 	}
 	const core = 1024
-	p.Classes[0].Params[ir.ParamCore] = core
+	p.Core = core
 	_, work, err := Workload(p, g)
 	if err != nil {
 		t.Fatal(err)
