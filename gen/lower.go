@@ -135,7 +135,7 @@ func layoutGroups(cd *classData, mc *Class, t Target) {
 // registers.
 func lowerMerge(cd *classData, _ *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial = "merge"
-	cd.Tile = int(ir.Get(s, ir.ParamTile))
+	cd.Merge.Tile = int(ir.Get(s, ir.ParamTile))
 }
 
 // lowerEdgeMerge: lowerMerge over edges, which the blocks may take last to
@@ -150,8 +150,8 @@ func lowerEdgeMerge(cd *classData, mc *Class, s ir.Strategy, t Target) {
 func lowerVertexSearch(cd *classData, _ *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial = "bsearch"
 	cd.Lookup = true
-	cd.Cache = int(ir.Get(s, ir.ParamCache))
-	cd.GroupWords = cd.Cache
+	cd.Search.Cache = int(ir.Get(s, ir.ParamCache))
+	cd.GroupWords = cd.Search.Cache
 }
 
 // lowerEdgeSearch: the shorter list's entries are binary-searched in the
@@ -159,8 +159,8 @@ func lowerVertexSearch(cd *classData, _ *Class, s ir.Strategy, _ Target) {
 func lowerEdgeSearch(cd *classData, _ *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial = "bsearch"
 	if l := int(ir.Get(s, ir.ParamLevels)); l > 0 {
-		cd.Levels, cd.Splitters = l, 1<<l-1
-		cd.GroupWords = cd.Splitters
+		cd.Search.Levels, cd.Search.Splitters = l, 1<<l-1
+		cd.GroupWords = cd.Search.Splitters
 	}
 }
 
@@ -173,8 +173,8 @@ const edgeChunkBytesPerItem = 3*8 + 4
 func lowerEdgeChunk(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	mc.Items, cd.iterPartial, mc.NeedsSrc = ItemsEdges, "edgechunk", true
 	cd.isectPartial = "bsearch"
-	cd.Chunk = int(ir.Get(s, ir.ParamChunk))
-	cd.Sub = min(cd.Chunk, cd.Block)
-	cd.SharedBytes = cd.Sub*edgeChunkBytesPerItem + cd.Block/t.WarpSize*8
-	mc.Grid = Grid{ItemsPerBlock: cd.Chunk}
+	cd.Chunk.Size = int(ir.Get(s, ir.ParamChunk))
+	cd.Chunk.Sub = min(cd.Chunk.Size, cd.Block)
+	cd.SharedBytes = cd.Chunk.Sub*edgeChunkBytesPerItem + cd.Block/t.WarpSize*8
+	mc.Grid = Grid{ItemsPerBlock: cd.Chunk.Size}
 }
