@@ -68,6 +68,7 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	s := cl.Strategy
 	w, blk := s.EffectiveWidth(), s.EffectiveBlock()
 	mc.Iterator, mc.Intersection, mc.Width, mc.Block = s.Iterator, s.Intersection, w, blk
+	mc.Kind = KindSingle // the other kinds' lowerers set theirs
 	if specs := ir.ParamsFor(s); len(specs) > 0 {
 		mc.Params = map[string]int64{}
 		for _, ps := range specs {
@@ -125,7 +126,7 @@ func layoutGroups(cd *classData, mc *Class, t Target) {
 	}
 	cd.SharedBytes = cd.SharedWords * 8
 	mc.Grid = Grid{ItemsPerBlock: cd.Groups, BlocksPerSM: cd.BlocksPerSM}
-	if mc.Pivot {
+	if mc.Kind == KindPivot {
 		mc.Grid = Grid{BlocksPerSM: cd.BlocksPerSM} // items are counted on the device
 	}
 	skiffGrid(cd, mc) // hash.go: index organisations take BLOCK edges per block

@@ -83,9 +83,10 @@ func lowerPivot(cd *classData, mc *Class, s ir.Strategy, _ Target) {
 	cd.Pivot.Unroll = int(ir.Get(s, ir.ParamUnroll))
 	cd.Pivot.Spill = ir.Get(s, ir.ParamSpill) == ir.SpillGlobal
 	cd.GroupWords = cd.Pivot.Table + cd.Pivot.Table/4 // the table and its filter (8 bits per slot)
+	spill := 0
 	if cd.Pivot.Spill {
 		cd.GroupWords = cd.Pivot.Table / 4 // the filter; the table is in global memory
-		mc.SpillWords = cd.Pivot.Table
+		spill = cd.Pivot.Table
 	}
 	cd.Pivot.HubBits = int(ir.Get(s, ir.ParamHubBits))
 	cd.Pivot.Queue = int(ir.Get(s, ir.ParamQueue))
@@ -93,7 +94,7 @@ func lowerPivot(cd *classData, mc *Class, s ir.Strategy, _ Target) {
 	// Persistent blocks: as many as an SM may hold by threads; the kernel
 	// reads its item count on the device.
 	cd.BlocksPerSM = max(1, 2048/cd.Block)
-	mc.Items, mc.Pivot = ItemsVertices, true
+	mc.Items, mc.Kind, mc.Pivot = ItemsVertices, KindPivot, &PivotLaunch{SpillWords: spill}
 }
 
 // pivotHelpers returns the preparation kernels of a plan, nil when it has
@@ -103,7 +104,7 @@ func pivotHelpers(name string, variants []Variant) *PivotHelpers {
 	var cores []int
 	for vi, v := range variants {
 		for _, c := range v.Classes {
-			if c.Pivot {
+			if c.Kind == KindPivot {
 				k := int(c.Params[ir.ParamCore])
 				cls = append(cls, PivotClass{Variant: vi, Slot: c.Slot, Lo: c.Lo, Hi: c.Hi, ItemWork: c.Params[ir.ParamItemWork], BuildRatio: c.Params[ir.ParamBuildRatio], Core: k})
 				if k > 0 && !slices.Contains(cores, k) {
