@@ -24,11 +24,12 @@ import "github.com/tcgen/tcgen/ir"
 func lowerEdgeBitmap(cd *classData, mc *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial, cd.iterPartial = "dense", "dense"
 	cd.Reverse = ir.Get(s, ir.ParamReverse) == 1
-	cd.Unroll = int(ir.Get(s, ir.ParamUnroll)) // quads of each row in flight
+	cd.Dense.Unroll = int(ir.Get(s, ir.ParamUnroll)) // quads of each row in flight
 	mc.Scratch = &Scratch{Groups: 1, Square: true}
-	mc.Rows = &Helper{
+	mc.Kind = KindDense
+	mc.Dense = &DenseLaunch{Rows: Helper{
 		Kernel: cd.Kernel + "_rows", Block: cd.Block,
 		Grid: Grid{ItemsPerBlock: cd.Block / 32}, // a warp per vertex
 		Args: RowsArgs,
-	}
+	}}
 }

@@ -146,7 +146,7 @@ func lowerBitwise(cd *classData, mc *Class, s ir.Strategy, _ Target) {
 	}
 	cd.Bitwise = bd
 	cd.isectPartial, cd.iterPartial = "bitwise", "edge_bitwise"
-	mc.Bitwise = &Bitwise{Args: BitwiseArgs}
+	mc.Kind, mc.Bitwise = KindBitwise, &Bitwise{Args: BitwiseArgs}
 }
 
 // sliceHelpers returns the slice helpers the plan's bitwise classes need,

@@ -351,24 +351,26 @@ type classData struct {
 	BlockWalk bool // ... with a whole block per vertex: staged walk
 	WalkAt    int  // u64 index of the walk's staging arrays in smem
 
-	Levels, Splitters int  // edge binary search: cached top levels
-	Cache             int  // vertex binary search: cached entries of N+(u)
-	Tile              int  // merge: entries of each list held in registers
-	Reverse           bool // edge merge: items taken last to first
-	Buckets, Mask     int  // hash
-	Slots             int
-	Chunk, Sub        int  // edge chunk
-	Table, Unroll     int  // pivot (gen/pivot_hash.go)
-	Spill             bool // pivot: table in global memory
-	HubBits           int  // pivot: hub bitmap
-	Queue             int  // pivot: items a group takes from the class's counter at a time (0: fixed stride)
+	// Reverse: edge items taken last to first (edge_of_item, which the edge
+	// and dense iterators share); set by edge/merge and edge/bitmap.
+	Reverse bool
 
-	Bitmap      *bitmapData // vertex/bitmap (gen/vertex_bitmap.go)
-	Radix       *radixData  // wedge/radix (gen/wedge_radix.go)
-	Skiff       *skiffData  // hash trie, CTA organisations (gen/hash.go)
-	BlocksPerSM int         // caps the grid at SMs * BlocksPerSM (Grid.BlocksPerSM); 0: no cap
+	// One group per family, filled by its lowerer (gen/lower.go and the
+	// pair's file); the other families' groups stay zero.
+	Search searchData // binary search
+	Merge  mergeData  // merge
+	Hash   hashData   // hash tables (TRUST's buckets, Skiff's trie)
+	Chunk  chunkData  // edge chunk
+	Pivot  pivotData  // pivot (gen/pivot_hash.go)
+	Dense  denseData  // edge/bitmap rows (gen/edge_bitmap.go)
 
+	// The larger groups are pointers, nil outside their family.
+	Bitmap  *bitmapData  // vertex/bitmap (gen/vertex_bitmap.go)
+	Radix   *radixData   // wedge/radix (gen/wedge_radix.go)
+	Skiff   *skiffData   // hash trie, CTA organisations (gen/hash.go)
 	Bitwise *bitwiseData // edge/bitwise (gen/edge_bitwise.go)
+
+	BlocksPerSM int // caps the grid at SMs * BlocksPerSM (Grid.BlocksPerSM); 0: no cap
 
 	// SelfReset: the kernel ends with tc::finish_count (NSlots classes in
 	// the variant lay out the counts buffer; manifest Class.SelfReset).
@@ -376,6 +378,41 @@ type classData struct {
 	NSlots    int
 
 	isectPartial, iterPartial string
+}
+
+// searchData: binary search's shared caches.
+type searchData struct {
+	Levels, Splitters int // edge iterator: cached top levels of each search tree, 2^Levels - 1 keys
+	Cache             int // vertex iterator: leading entries of N+(u) held in shared memory
+}
+
+// mergeData: the merge's tile.
+type mergeData struct {
+	Tile int // entries of each list held in registers
+}
+
+// hashData: a hash table's shape (gen/hash.go).
+type hashData struct {
+	Buckets, Mask int // Mask = Buckets - 1
+	Slots         int
+}
+
+// chunkData: the edge-chunk block's chunk and what it stages at once.
+type chunkData struct {
+	Size, Sub int // Sub = min(Size, BLOCK)
+}
+
+// pivotData: the pivot class's table and work queue (gen/pivot_hash.go).
+type pivotData struct {
+	Table, Unroll int
+	Spill         bool // the table in global memory
+	HubBits       int  // hub bitmap
+	Queue         int  // items a group takes from the class's counter at a time (0: fixed stride)
+}
+
+// denseData: the dense rows' class kernel (gen/edge_bitmap.go).
+type denseData struct {
+	Unroll int // quads of each row in flight
 }
 
 // selfResetting lists the iterator partials whose class is one launch of one

@@ -124,25 +124,33 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			if _, ok := defined[c.Kernel]; !ok {
 				t.Errorf("%s: kernel %s not defined", who, c.Kernel)
 			}
-			for i, h := range c.Phases { // wedge/radix (gen/wedge_radix.go): phase 0 is c.Kernel
+			// Exactly the part its kind names is set (none for single).
+			if parts := [...]bool{c.Kind == gen.KindPivot, c.Pivot != nil, c.Kind == gen.KindRadix, c.Radix != nil, c.Kind == gen.KindBitwise, c.Bitwise != nil, c.Kind == gen.KindDense, c.Dense != nil}; c.Kind == "" || parts[0] != parts[1] || parts[2] != parts[3] || parts[4] != parts[5] || parts[6] != parts[7] {
+				t.Errorf("%s: class %s: kind %q with parts %v", who, c.Name, c.Kind, parts)
+			}
+			var phases []gen.Helper
+			if c.Radix != nil {
+				phases = c.Radix.Phases
+			}
+			for i, h := range phases { // wedge/radix (gen/wedge_radix.go): phase 0 is c.Kernel
 				if _, ok := defined[h.Kernel]; !ok || (i == 0) != (h.Kernel == c.Kernel) {
 					t.Errorf("%s: phase %s kernel %s not defined or misplaced", who, h.Phase, h.Kernel)
 				}
 				wantKernels += min(i, 1)
 			}
-			if c.Grid.ItemsPerBlock <= 0 && !(c.Pivot && c.Grid.BlocksPerSM > 0) { // pivot: persistent blocks
+			if c.Grid.ItemsPerBlock <= 0 && !(c.Pivot != nil && c.Grid.BlocksPerSM > 0) { // pivot: persistent blocks
 				t.Errorf("%s: class %s has no grid formula", who, c.Name)
 			}
-			if dense := c.Iterator == ir.IterEdge && c.Intersection == ir.Bitmap; dense != (c.Rows != nil) || dense != (c.Scratch != nil && c.Scratch.Square) {
-				t.Errorf("%s: class %s: dense %v, rows %v, scratch %+v", who, c.Name, dense, c.Rows, c.Scratch)
+			if dense := c.Iterator == ir.IterEdge && c.Intersection == ir.Bitmap; dense != (c.Dense != nil) || dense != (c.Scratch != nil && c.Scratch.Square) {
+				t.Errorf("%s: class %s: dense %v, rows %v, scratch %+v", who, c.Name, dense, c.Dense, c.Scratch)
 			} else if dense {
 				wantKernels++
-				if _, ok := defined[c.Rows.Kernel]; !ok {
-					t.Errorf("%s: rows kernel %s not defined", who, c.Rows.Kernel)
+				if _, ok := defined[c.Dense.Rows.Kernel]; !ok {
+					t.Errorf("%s: rows kernel %s not defined", who, c.Dense.Rows.Kernel)
 				}
 			}
-			if c.Pivot != (c.Iterator == ir.IterPivot) || c.Pivot && (m.Pivot == nil || m.Pivot.Index(vi, c.Slot) < 0) {
-				t.Errorf("%s: class %s: pivot %v, iterator %s, helpers %v", who, c.Name, c.Pivot, c.Iterator, m.Pivot)
+			if pivot := c.Pivot != nil; pivot != (c.Iterator == ir.IterPivot) || pivot && (m.Pivot == nil || m.Pivot.Index(vi, c.Slot) < 0) {
+				t.Errorf("%s: class %s: pivot %v, iterator %s, helpers %v", who, c.Name, c.Pivot != nil, c.Iterator, m.Pivot)
 			}
 			if false {
 				t.Errorf("%s: class %s has no grid formula", who, c.Name)
@@ -152,7 +160,7 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			}
 			// Skiff's index organisations (gen/hash.go) give vertex classes edge lists.
 			skiffIndex := c.Intersection == ir.Hash && (c.Params[ir.ParamCTA] == ir.CTABlockIndex || c.Params[ir.ParamCTA] == ir.CTAWarpIndex)
-			vertexItems := c.Iterator == ir.IterVertex && !skiffIndex || c.Iterator == ir.IterWedge || c.Pivot // wedge/radix: per vertex (gen/wedge_radix.go); pivot: per pivot
+			vertexItems := c.Iterator == ir.IterVertex && !skiffIndex || c.Iterator == ir.IterWedge || c.Pivot != nil // wedge/radix: per vertex (gen/wedge_radix.go); pivot: per pivot
 			if vertexItems != (c.Items == gen.ItemsVertices) || c.NeedsSrc == vertexItems {
 				t.Errorf("%s: class %s: items %s, needs src %v for the %s iterator", who, c.Name, c.Items, c.NeedsSrc, c.Iterator)
 			}

@@ -83,9 +83,9 @@ func skiffScratch(groups, hop, spares int) *Scratch {
 func lowerHash(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	cd.isectPartial = "hash"
 	b := ir.Get(s, ir.ParamBuckets) // a power of two
-	cd.Buckets, cd.Mask = int(b), int(b-1)
-	cd.Slots = int(ir.Get(s, ir.ParamSlots))
-	cd.GroupWords = cd.Buckets * (cd.Slots + 1)
+	cd.Hash.Buckets, cd.Hash.Mask = int(b), int(b-1)
+	cd.Hash.Slots = int(ir.Get(s, ir.ParamSlots))
+	cd.GroupWords = cd.Hash.Buckets * (cd.Hash.Slots + 1)
 	cd.Lookup = s.Iterator == ir.IterVertex
 	lowerSkiff(cd, mc, s, t)
 }
@@ -111,7 +111,7 @@ func lowerSkiff(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	if trie {
 		sd.Hop = int(ir.Get(s, ir.ParamHop))
 		cd.isectPartial = "skiff"
-		cd.GroupWords = cd.Buckets * cd.Slots // the shared part of a group: buckets * slots words of trie
+		cd.GroupWords = cd.Hash.Buckets * cd.Hash.Slots // the shared part of a group: buckets * slots words of trie
 		mc.Scratch = skiffScratch(cd.Groups, sd.Hop, sd.BuildWarps)
 		// Scratch is needed per resident group only: cap the grid at the
 		// blocks an SM holds at once (gen/vertex_bitmap.go); kernels stride.

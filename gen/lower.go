@@ -68,6 +68,7 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	s := cl.Strategy
 	w, blk := s.EffectiveWidth(), s.EffectiveBlock()
 	mc.Iterator, mc.Intersection, mc.Width, mc.Block = s.Iterator, s.Intersection, w, blk
+	mc.Kind = KindSingle // the other kinds' lowerers set theirs
 	if specs := ir.ParamsFor(s); len(specs) > 0 {
 		mc.Params = map[string]int64{}
 		for _, ps := range specs {
@@ -125,7 +126,7 @@ func layoutGroups(cd *classData, mc *Class, t Target) {
 	}
 	cd.SharedBytes = cd.SharedWords * 8
 	mc.Grid = Grid{ItemsPerBlock: cd.Groups, BlocksPerSM: cd.BlocksPerSM}
-	if mc.Pivot {
+	if mc.Kind == KindPivot {
 		mc.Grid = Grid{BlocksPerSM: cd.BlocksPerSM} // items are counted on the device
 	}
 	skiffGrid(cd, mc) // hash.go: index organisations take BLOCK edges per block
@@ -135,7 +136,7 @@ func layoutGroups(cd *classData, mc *Class, t Target) {
 // registers.
 func lowerMerge(cd *classData, _ *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial = "merge"
-	cd.Tile = int(ir.Get(s, ir.ParamTile))
+	cd.Merge.Tile = int(ir.Get(s, ir.ParamTile))
 }
 
 // lowerEdgeMerge: lowerMerge over edges, which the blocks may take last to
@@ -150,8 +151,8 @@ func lowerEdgeMerge(cd *classData, mc *Class, s ir.Strategy, t Target) {
 func lowerVertexSearch(cd *classData, _ *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial = "bsearch"
 	cd.Lookup = true
-	cd.Cache = int(ir.Get(s, ir.ParamCache))
-	cd.GroupWords = cd.Cache
+	cd.Search.Cache = int(ir.Get(s, ir.ParamCache))
+	cd.GroupWords = cd.Search.Cache
 }
 
 // lowerEdgeSearch: the shorter list's entries are binary-searched in the
@@ -159,8 +160,8 @@ func lowerVertexSearch(cd *classData, _ *Class, s ir.Strategy, _ Target) {
 func lowerEdgeSearch(cd *classData, _ *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial = "bsearch"
 	if l := int(ir.Get(s, ir.ParamLevels)); l > 0 {
-		cd.Levels, cd.Splitters = l, 1<<l-1
-		cd.GroupWords = cd.Splitters
+		cd.Search.Levels, cd.Search.Splitters = l, 1<<l-1
+		cd.GroupWords = cd.Search.Splitters
 	}
 }
 
@@ -173,8 +174,8 @@ const edgeChunkBytesPerItem = 3*8 + 4
 func lowerEdgeChunk(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	mc.Items, cd.iterPartial, mc.NeedsSrc = ItemsEdges, "edgechunk", true
 	cd.isectPartial = "bsearch"
-	cd.Chunk = int(ir.Get(s, ir.ParamChunk))
-	cd.Sub = min(cd.Chunk, cd.Block)
-	cd.SharedBytes = cd.Sub*edgeChunkBytesPerItem + cd.Block/t.WarpSize*8
-	mc.Grid = Grid{ItemsPerBlock: cd.Chunk}
+	cd.Chunk.Size = int(ir.Get(s, ir.ParamChunk))
+	cd.Chunk.Sub = min(cd.Chunk.Size, cd.Block)
+	cd.SharedBytes = cd.Chunk.Sub*edgeChunkBytesPerItem + cd.Block/t.WarpSize*8
+	mc.Grid = Grid{ItemsPerBlock: cd.Chunk.Size}
 }

@@ -36,7 +36,7 @@ type Manifest struct {
 
 // Helper is an auxiliary kernel (the src filler).
 type Helper struct {
-	// Phase names the helper's role among a multi-phase class's Phases
+	// Phase names the helper's role among a radix class's Phases
 	// (gen.PhaseGenerate, ...); empty for the src kernel.
 	Phase  string   `json:"phase,omitempty"`
 	Kernel string   `json:"kernel"`
@@ -70,6 +70,26 @@ const (
 	ItemsEdges    = "edges"    // list of u64 edge ids (index into adj)
 )
 
+// Kind says how the executor launches a class's kernel, and so which of
+// Class's family parts is set: the one named like the kind, none for
+// KindSingle.
+type Kind string
+
+const (
+	// KindSingle: one launch of Kernel with KernelArgs per pass (edge,
+	// vertex and edge-chunk iterators with merge, merge path, binary
+	// search, hash or the vertex bitmap).
+	KindSingle Kind = "single"
+	// KindPivot: the items are built on the device first (Class.Pivot).
+	KindPivot Kind = "pivot"
+	// KindRadix: kernels launched level by level (Class.Radix).
+	KindRadix Kind = "radix"
+	// KindBitwise: a launch per block of slices (Class.Bitwise).
+	KindBitwise Kind = "bitwise"
+	// KindDense: the rows kernel, then the class kernel (Class.Dense).
+	KindDense Kind = "dense"
+)
+
 // Class describes one class's kernel and its work.
 type Class struct {
 	// Slot is the class's entry in the counts array (its index in the
@@ -81,6 +101,8 @@ type Class struct {
 	Lo   int64  `json:"lo"`
 	Hi   int64  `json:"hi,omitempty"`
 	Skip bool   `json:"skip,omitempty"` // no kernel: the items hold no triangle
+	// Kind is how the kernel is launched; empty for a Skip class.
+	Kind Kind `json:"kind,omitempty"`
 
 	Iterator     ir.Iterator      `json:"iterator,omitempty"`
 	Intersection ir.Intersection  `json:"intersection,omitempty"`
@@ -108,28 +130,38 @@ type Class struct {
 	// Scratch is the global memory the kernel needs per group; nil: none
 	// (the kernel gets a null scratch pointer).
 	Scratch *Scratch `json:"scratch,omitempty"`
-	// Phases: a multi-phase class (wedge iterator, radix intersection;
-	// gen/radix.go) whose kernels the executor runs level by level
-	// (runtime/radix.go) instead of one launch with KernelArgs. Kernel is its
-	// first phase; each phase has its own Args.
-	Phases []Helper `json:"phases,omitempty"`
-	// Bitwise: the class kernel takes BitwiseArgs and the slices of a set
-	// of Manifest.Slices, and runs once per P1 x P2 block (gen/tcbw.go,
-	// runtime/tcbw.go).
-	Bitwise *Bitwise `json:"bitwise,omitempty"`
-	// Pivot: the class kernel takes PivotArgs; its items are built on the
-	// device by Manifest.Pivot's kernels (gen/pivot.go, runtime/pivot.go).
-	Pivot bool `json:"pivot,omitempty"`
-	// SpillWords: a pivot class with spill global needs this many u32 words
-	// of global memory per group (grid * BLOCK / Width groups).
-	SpillWords int `json:"spill_words,omitempty"`
-	// Rows: the kernel that writes the dense rows of an edge/bitmap class
-	// (gen/dense.go) into its scratch, launched in every pass just before
-	// the class kernel, with RowsArgs; nil for other classes.
-	Rows *Helper `json:"rows,omitempty"`
+	// The part of the class's family (Kind); nil for the other kinds.
+	Pivot   *PivotLaunch `json:"pivot,omitempty"`
+	Radix   *RadixLaunch `json:"radix,omitempty"`
+	Bitwise *Bitwise     `json:"bitwise,omitempty"` // gen/edge_bitwise.go
+	Dense   *DenseLaunch `json:"dense,omitempty"`
 }
 
-// RowsArgs are the arguments of a Class.Rows kernel: the graph and the
+// PivotLaunch is a pivot class's part: the kernel takes PivotArgs and its
+// items are built on the device by Manifest.Pivot's kernels
+// (gen/pivot_hash.go, runtime/executor/pivot.go).
+type PivotLaunch struct {
+	// SpillWords: with spill global, the u32 words of global memory each
+	// group needs (grid * BLOCK / Width groups); 0 otherwise.
+	SpillWords int `json:"spill_words,omitempty"`
+}
+
+// RadixLaunch is a wedge/radix class's part (gen/wedge_radix.go): its
+// kernels, run level by level by the executor (runtime/executor/radix.go)
+// instead of one launch with KernelArgs. Class.Kernel is the first phase;
+// each phase has its own Args.
+type RadixLaunch struct {
+	Phases []Helper `json:"phases"`
+}
+
+// DenseLaunch is an edge/bitmap class's part (gen/edge_bitmap.go): Rows
+// writes the dense rows into the class's scratch, launched in every pass
+// just before the class kernel, with RowsArgs.
+type DenseLaunch struct {
+	Rows Helper `json:"rows"`
+}
+
+// RowsArgs are the arguments of a DenseLaunch.Rows kernel: the graph and the
 // scratch buffer, and the u64 words of a row.
 var RowsArgs = []string{"off u64*", "adj u32*", "n u32", "rows u64*", "row_words u64"}
 

@@ -79,21 +79,22 @@ const (
 func lowerPivot(cd *classData, mc *Class, s ir.Strategy, _ Target) {
 	tb := ir.Get(s, ir.ParamTable) // a power of two
 	cd.isectPartial, cd.iterPartial = "pivot_table", "pivot"
-	cd.Table = int(tb)
-	cd.Unroll = int(ir.Get(s, ir.ParamUnroll))
-	cd.Spill = ir.Get(s, ir.ParamSpill) == ir.SpillGlobal
-	cd.GroupWords = cd.Table + cd.Table/4 // the table and its filter (8 bits per slot)
-	if cd.Spill {
-		cd.GroupWords = cd.Table / 4 // the filter; the table is in global memory
-		mc.SpillWords = cd.Table
+	cd.Pivot.Table = int(tb)
+	cd.Pivot.Unroll = int(ir.Get(s, ir.ParamUnroll))
+	cd.Pivot.Spill = ir.Get(s, ir.ParamSpill) == ir.SpillGlobal
+	cd.GroupWords = cd.Pivot.Table + cd.Pivot.Table/4 // the table and its filter (8 bits per slot)
+	spill := 0
+	if cd.Pivot.Spill {
+		cd.GroupWords = cd.Pivot.Table / 4 // the filter; the table is in global memory
+		spill = cd.Pivot.Table
 	}
-	cd.HubBits = int(ir.Get(s, ir.ParamHubBits))
-	cd.Queue = int(ir.Get(s, ir.ParamQueue))
-	cd.GroupWords += cd.HubBits / 32
+	cd.Pivot.HubBits = int(ir.Get(s, ir.ParamHubBits))
+	cd.Pivot.Queue = int(ir.Get(s, ir.ParamQueue))
+	cd.GroupWords += cd.Pivot.HubBits / 32
 	// Persistent blocks: as many as an SM may hold by threads; the kernel
 	// reads its item count on the device.
 	cd.BlocksPerSM = max(1, 2048/cd.Block)
-	mc.Items, mc.Pivot = ItemsVertices, true
+	mc.Items, mc.Kind, mc.Pivot = ItemsVertices, KindPivot, &PivotLaunch{SpillWords: spill}
 }
 
 // pivotHelpers returns the preparation kernels of a plan, nil when it has
@@ -103,7 +104,7 @@ func pivotHelpers(name string, variants []Variant) *PivotHelpers {
 	var cores []int
 	for vi, v := range variants {
 		for _, c := range v.Classes {
-			if c.Pivot {
+			if c.Kind == KindPivot {
 				k := v.Core
 				cls = append(cls, PivotClass{Variant: vi, Slot: c.Slot, Lo: c.Lo, Hi: c.Hi, ItemWork: c.Params[ir.ParamItemWork], BuildRatio: c.Params[ir.ParamBuildRatio], Core: k})
 				if k > 0 && !slices.Contains(cores, k) {

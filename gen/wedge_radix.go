@@ -7,7 +7,7 @@ import "github.com/tcgen/tcgen/ir"
 // key buffer (Algorithm 1), and further kernels bucket them by MSD radix
 // digits and intersect the small buckets with E directly (Algorithm 2). The
 // host runs the phases level by level (runtime/radix.go); the manifest lists
-// them in Class.Phases. The phase names below are how the runtime finds them.
+// them in Class.Radix.Phases. The phase names below are how the runtime finds them.
 const (
 	PhaseGenerate = "generate"  // candidates of a batch of wedges -> key buffer
 	PhaseHist     = "histogram" // per tile of a bucket: candidates per digit
@@ -92,7 +92,8 @@ func lowerRadix(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	// Grids count: candidates (generate), tiles (histogram, scatter, leaf:
 	// a block per tile), scan elements (scan-up, scan-down: a block per
 	// scan tile), one block (scan-mid), child buckets (classify, emit).
-	mc.Phases = []Helper{
+	mc.Kind = KindRadix
+	mc.Radix = &RadixLaunch{Phases: []Helper{
 		{Phase: PhaseGenerate, Kernel: r.Gen, Block: blk, Grid: Grid{ItemsPerBlock: blk},
 			Args: []string{"off u64*", "adj u32*", "items u32*", "wpre u64*", "nitems u64", "q0 u64", "cnt u64", "idbits u32", "keys u64*"}},
 		{Phase: PhaseHist, Kernel: r.Hist, Block: blk, Grid: Grid{ItemsPerBlock: 1}, Tile: r.Tile,
@@ -111,5 +112,5 @@ func lowerRadix(cd *classData, mc *Class, s ir.Strategy, t Target) {
 			Args: cat([]string{"keys u64*"}, bucketArgs, []string{"ntile u64"}, level, []string{"hist u64*", "out u64*"})},
 		{Phase: PhaseLeaf, Kernel: r.Leaf, Block: blk, Grid: Grid{ItemsPerBlock: 1}, Tile: r.Tile,
 			Args: []string{"keys u64*", "bk Bucket*", "b0 u64", "b1 u64", "t0 u64", "t1 u64", "offE u64*", "adjE u32*", "idbits u32", "counts u64*"}},
-	}
+	}}
 }

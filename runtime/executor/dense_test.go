@@ -24,16 +24,16 @@ import (
 
 func (d *fakeDevice) launchRows(c gen.Class, grid, block gpu.Dim3, args []any) error {
 	if len(args) != len(gen.RowsArgs) {
-		return fmt.Errorf("rows kernel %s: %d args, want %d", c.Rows.Kernel, len(args), len(gen.RowsArgs))
+		return fmt.Errorf("rows kernel %s: %d args, want %d", c.Dense.Rows.Kernel, len(args), len(gen.RowsArgs))
 	}
 	off, adj, n := args[0].(*fakeBuf), args[1].(*fakeBuf), uint64(args[2].(uint32))
 	rows, ok := args[3].(*fakeBuf)
 	words := args[4].(uint64)
 	if !ok || words != gen.SquareWords(n) || uint64(len(rows.data)) < gen.SquareBytes(n) {
-		return fmt.Errorf("rows kernel %s: matrix %T of %d words a row for n=%d", c.Rows.Kernel, args[3], words, n)
+		return fmt.Errorf("rows kernel %s: matrix %T of %d words a row for n=%d", c.Dense.Rows.Kernel, args[3], words, n)
 	}
-	if grid.X != c.Rows.Grid.Blocks(n, 4) || block.X != uint32(c.Rows.Block) {
-		return fmt.Errorf("rows kernel %s: launch %v %v", c.Rows.Kernel, grid, block)
+	if grid.X != c.Dense.Rows.Grid.Blocks(n, 4) || block.X != uint32(c.Dense.Rows.Block) {
+		return fmt.Errorf("rows kernel %s: launch %v %v", c.Dense.Rows.Kernel, grid, block)
 	}
 	for i := range rows.data {
 		rows.data[i] = 0xff

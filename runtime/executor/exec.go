@@ -254,7 +254,7 @@ type prepClass struct {
 	zeroFirst    bool
 	// bitwise: a bitwise class's slices and passes (tcbw.go); nil otherwise.
 	bitwise *bitwiseClass
-	// rows: the kernel writing a dense class's rows (gen.Class.Rows), run
+	// rows: the kernel writing a dense class's rows (gen.Class.Dense.Rows), run
 	// before the class kernel in every pass, on rowsGrid blocks.
 	rows     gpu.Function
 	rowsGrid uint32
@@ -589,11 +589,11 @@ func Prepare(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, 
 				pc.grid = residentGrid(pc.fn, pc.grid, c.Block, c.DynamicSharedBytes, facts.SMs)
 			}
 			pc.scratchWords, pc.zeroFirst = sp.words[i], sp.zeroFirst[i]
-			if c.Rows != nil && pc.items > 0 {
-				if pc.rows, err = pr.mod.Function(c.Rows.Kernel); err != nil {
-					return pr, fail("kernel %s: %w", c.Rows.Kernel, err)
+			if c.Kind == gen.KindDense && pc.items > 0 {
+				if pc.rows, err = pr.mod.Function(c.Dense.Rows.Kernel); err != nil {
+					return pr, fail("kernel %s: %w", c.Dense.Rows.Kernel, err)
 				}
-				pc.rowsGrid = c.Rows.Grid.Blocks(n, facts.SMs)
+				pc.rowsGrid = c.Dense.Rows.Grid.Blocks(n, facts.SMs)
 			}
 			pc.shared = uint32(c.DynamicSharedBytes)
 			if pc.timer, err = pr.newTimer(); err != nil {
@@ -721,7 +721,7 @@ func hostReadsAdj(v gen.Variant) bool {
 		if c.Skip {
 			continue
 		}
-		if c.Key != ir.KeyOutDegree || len(c.Phases) > 0 || c.Bitwise != nil {
+		if c.Key != ir.KeyOutDegree || c.Kind == gen.KindRadix || c.Kind == gen.KindBitwise {
 			return true
 		}
 	}
@@ -879,7 +879,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 				}
 			}
 			if pc.rows != nil && pc.rowsGrid > 0 && !rowsWritten { // the dense rows of this pass (gen/dense.go), once
-				if err := pc.rows.Launch(gpu.Dim3{X: pc.rowsGrid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Rows.Block), Y: 1, Z: 1}, 0,
+				if err := pc.rows.Launch(gpu.Dim3{X: pc.rowsGrid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Dense.Rows.Block), Y: 1, Z: 1}, 0,
 					pr.off, pr.adj, pr.n, pr.square, pc.scratchWords); err != nil {
 					return nil, kerr(err)
 				}
@@ -889,11 +889,11 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 				if err := pr.launchBitwise(pc, srcArg, list); err != nil {
 					return nil, kerr(err)
 				}
-			} else if pc.c.Pivot { // items built on the device (pivot.go)
+			} else if pc.c.Kind == gen.KindPivot { // items built on the device (pivot.go)
 				if err := pr.launchPivot(pc); err != nil {
 					return nil, kerr(err)
 				}
-			} else if len(pc.c.Phases) > 0 { // batches and levels (radix.go)
+			} else if pc.c.Kind == gen.KindRadix { // batches and levels (radix.go)
 				if err := pr.runRadix(ctx, pc); err != nil {
 					return nil, err
 				}

@@ -70,8 +70,8 @@ func (d *fakeDevice) addPlan(t *testing.T, out *gen.Output) {
 			if !c.Skip {
 				d.kernels[c.Kernel] = c
 				d.addPhases(c) // radix_fake_test.go
-				if c.Rows != nil {
-					d.rowsFor[c.Rows.Kernel] = c
+				if c.Kind == gen.KindDense {
+					d.rowsFor[c.Dense.Rows.Kernel] = c
 				}
 			}
 		}
@@ -329,7 +329,7 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 		}
 		src := args[2].(*fakeBuf)
 		u, v := src.u32(id), adj.u32(id)
-		if c.Rows != nil {
+		if c.Kind == gen.KindDense {
 			total += denseEdge(uint64(n), args[8].(*fakeBuf), words, u, v) // dense_test.go
 			continue
 		}

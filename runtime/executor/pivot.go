@@ -123,7 +123,7 @@ func (pr *Prepared) setupPivot(variant int, sms int, capacity uint64) error {
 	// inside its timer, and adds its triangles to that class's count.
 	ph.coreSlot = -1
 	for i := range pr.classes {
-		if c := pr.classes[i].c; c.Pivot && pr.classes[i].items > 0 {
+		if c := pr.classes[i].c; c.Kind == gen.KindPivot && pr.classes[i].items > 0 {
 			ph.coreSlot, ph.slot = c.Slot, pr.counts.Ptr()+uint64(c.Slot)*8
 			break
 		}
@@ -261,8 +261,8 @@ func spillArg(b gpu.Buffer) any {
 func pivotSpillBytes(v gen.Variant, grids []uint32) uint64 {
 	var b uint64
 	for i, c := range v.Classes {
-		if c.Pivot && c.SpillWords > 0 {
-			b = max(b, uint64(grids[i])*uint64(c.Block/c.Width)*uint64(c.SpillWords)*4)
+		if c.Kind == gen.KindPivot && c.Pivot.SpillWords > 0 {
+			b = max(b, uint64(grids[i])*uint64(c.Block/c.Width)*uint64(c.Pivot.SpillWords)*4)
 		}
 	}
 	return b
@@ -279,7 +279,7 @@ func (pr *Prepared) spillBytes() uint64 {
 // variantHasPivot reports whether a variant has pivot classes.
 func variantHasPivot(v gen.Variant) bool {
 	for _, c := range v.Classes {
-		if c.Pivot {
+		if c.Kind == gen.KindPivot {
 			return true
 		}
 	}

@@ -114,7 +114,7 @@ func (d *fakeDevice) addPivot(t *testing.T, out *gen.Output) {
 	}
 	for _, v := range out.Manifest.Variants {
 		for _, c := range v.Classes {
-			if c.Pivot {
+			if c.Kind == gen.KindPivot {
 				p.classes[c.Kernel] = c
 			}
 		}
@@ -763,7 +763,7 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block gpu.Dim3, shared uint32
 		queue[0] = nitems[0] + uint64(grid.X)*uint64(c.Block)/uint64(c.Width)*uint64(q) // where the atomics leave it
 	}
 	var spill []uint32 // the global tables of a spill-global class
-	if c.SpillWords > 0 {
+	if c.Pivot.SpillWords > 0 {
 		if _, ok := args[8].(uint64); ok {
 			return fmt.Errorf("%s: spill global but no table buffer", c.Kernel)
 		}
@@ -775,10 +775,10 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block gpu.Dim3, shared uint32
 	hub := uint64(c.Params[ir.ParamHubBits])
 	n := args[9].(uint32)
 	words := table + table/4 + hub/32 // GROUP_WORDS: the table, its filter, the hub bitmap
-	if c.SpillWords > 0 {
+	if c.Pivot.SpillWords > 0 {
 		words = table/4 + hub/32 // the filter and the hubs; the table is in global memory
-		if uint64(c.SpillWords) != table {
-			return fmt.Errorf("%s: spill words %d for a table of %d", c.Kernel, c.SpillWords, table)
+		if uint64(c.Pivot.SpillWords) != table {
+			return fmt.Errorf("%s: spill words %d for a table of %d", c.Kernel, c.Pivot.SpillWords, table)
 		}
 	}
 	if sh := uint64(c.StaticSharedBytes + c.DynamicSharedBytes); sh < groups*words*4 {
@@ -954,7 +954,7 @@ func pivotPlanAsserts(t *testing.T, p ir.Plan) error {
 	}
 	for _, v := range out.Manifest.Variants {
 		for _, c := range v.Classes {
-			if c.Pivot {
+			if c.Kind == gen.KindPivot {
 				if err := pivotAsserts(c); err != nil {
 					return fmt.Errorf("class %s: %w", c.Name, err)
 				}

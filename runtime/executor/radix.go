@@ -138,7 +138,7 @@ func newRadixHost(g *graph.Graph, o *graph.Oriented, idOrdered bool, v gen.Varia
 	rx := &radixHost{classes: make([]*radixClass, len(v.Classes))}
 	active := false
 	for i, c := range v.Classes {
-		if c.Skip || len(c.Phases) == 0 {
+		if c.Skip || c.Kind != gen.KindRadix {
 			continue
 		}
 		rc, err := newRadixClass(c, o, &lists[i])
@@ -167,7 +167,7 @@ func newRadixHost(g *graph.Graph, o *graph.Oriented, idOrdered bool, v gen.Varia
 
 func newRadixClass(c gen.Class, o *graph.Oriented, l *WorkList) (*radixClass, error) {
 	rc := &radixClass{c: c, ph: map[string]gen.Helper{}, fn: map[string]gpu.Function{}, block: uint32(c.Block)}
-	for _, h := range c.Phases {
+	for _, h := range c.Radix.Phases {
 		rc.ph[h.Phase] = h
 	}
 	for _, p := range []string{gen.PhaseGenerate, gen.PhaseHist, gen.PhaseScanUp, gen.PhaseScanMid, gen.PhaseScanDown,

@@ -28,14 +28,14 @@ type fakePhase struct {
 }
 
 func (d *fakeDevice) addPhases(c gen.Class) {
-	if len(c.Phases) == 0 {
+	if c.Kind != gen.KindRadix {
 		return
 	}
 	if d.phases == nil {
 		d.phases = map[string]fakePhase{}
 	}
 	var tile, scanTile uint64
-	for _, h := range c.Phases {
+	for _, h := range c.Radix.Phases {
 		switch h.Phase {
 		case gen.PhaseHist:
 			tile = uint64(h.Tile)
@@ -43,7 +43,7 @@ func (d *fakeDevice) addPhases(c gen.Class) {
 			scanTile = uint64(h.Tile)
 		}
 	}
-	for _, h := range c.Phases {
+	for _, h := range c.Radix.Phases {
 		d.kernels[h.Kernel] = c
 		d.phases[h.Kernel] = fakePhase{c: c, h: h, digits: 1 << c.Params["radix_bits"], thr: uint64(c.Params["threshold"]), tile: tile, scanTile: scanTile}
 	}

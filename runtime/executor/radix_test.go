@@ -426,10 +426,10 @@ func TestRadixManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := out.Manifest.Variants[0].Classes[0]
-	if len(c.Phases) != 9 || c.Phases[0].Kernel != c.Kernel || c.Phases[0].Phase != gen.PhaseGenerate {
-		t.Fatalf("phases %+v", c.Phases)
+	if c.Radix == nil || len(c.Radix.Phases) != 9 || c.Radix.Phases[0].Kernel != c.Kernel || c.Radix.Phases[0].Phase != gen.PhaseGenerate {
+		t.Fatalf("phases %+v", c.Radix)
 	}
-	for _, h := range c.Phases {
+	for _, h := range c.Radix.Phases {
 		if !strings.Contains(out.Source, "\n"+h.Kernel+"(") || len(h.Args) == 0 {
 			t.Errorf("phase %s: kernel %s not in the source or no args", h.Phase, h.Kernel)
 		}

@@ -49,7 +49,7 @@ const allSlices = ^uint32(0)
 func bitwiseSets(v gen.Variant, lists []WorkList) []int {
 	var sets []int
 	for i, c := range v.Classes {
-		if c.Bitwise != nil && !c.Skip && lists[i].Count > 0 {
+		if c.Kind == gen.KindBitwise && !c.Skip && lists[i].Count > 0 {
 			sets = append(sets, c.Bitwise.Set)
 		}
 	}
@@ -109,7 +109,7 @@ func (pr *Prepared) prepareBitwise(o *graph.Oriented, v gen.Variant, lists []Wor
 	for i := range pr.classes {
 		pc := &pr.classes[i]
 		c := pc.c
-		if c.Bitwise == nil || c.Skip || pc.items == 0 {
+		if c.Kind != gen.KindBitwise || c.Skip || pc.items == 0 {
 			continue
 		}
 		bits := int(c.Params[ir.ParamSliceBits])

@@ -446,7 +446,7 @@ func (d *fakeDevice) tcbwLaunch(name string, grid, block gpu.Dim3, args []any) (
 	if h == nil {
 		return false, nil
 	}
-	if c, ok := d.kernels[name]; ok && c.Bitwise != nil {
+	if c, ok := d.kernels[name]; ok && c.Kind == gen.KindBitwise {
 		return true, d.tcbwClass(c, grid, block, args)
 	}
 	if block.X != uint32(h.Block) {

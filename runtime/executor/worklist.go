@@ -106,7 +106,7 @@ func BuildWorkLists(o *graph.Oriented, v gen.Variant) ([]WorkList, error) {
 		}
 		// Pivot classes build their items on the device at every pass
 		// (pivot.go): the host only counts their vertices.
-		l := WorkList{Slot: c, Items: cl.Items, Skip: cl.Skip, Count: total, All: total == domain || cl.Pivot}
+		l := WorkList{Slot: c, Items: cl.Items, Skip: cl.Skip, Count: total, All: total == domain || cl.Kind == gen.KindPivot}
 		if !l.Skip && !l.All {
 			if l.Items == gen.ItemsEdges {
 				l.Edges = make([]uint64, total)
