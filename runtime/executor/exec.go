@@ -35,124 +35,6 @@ type RunOptions struct {
 	PassOnly bool
 }
 
-// Timing summarises the milliseconds of repeated runs.
-type Timing struct {
-	Median float64 `json:"median_ms"`
-	Min    float64 `json:"min_ms"`
-	Max    float64 `json:"max_ms"`
-}
-
-func summarize(ms []float64) Timing {
-	if len(ms) == 0 {
-		return Timing{}
-	}
-	s := slices.Clone(ms)
-	slices.Sort(s)
-	med := s[len(s)/2]
-	if len(s)%2 == 0 {
-		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return Timing{Median: med, Min: s[0], Max: s[len(s)-1]}
-}
-
-// ClassResult is what one class did.
-type ClassResult struct {
-	Slot         int             `json:"slot"`
-	Name         string          `json:"name"`
-	Skip         bool            `json:"skip,omitempty"`
-	Kernel       string          `json:"kernel,omitempty"`
-	Iterator     ir.Iterator     `json:"iterator,omitempty"`
-	Intersection ir.Intersection `json:"intersection,omitempty"`
-	Width        int             `json:"width,omitempty"`
-	Block        int             `json:"block,omitempty"`
-	Grid         uint32          `json:"grid,omitempty"`
-	SharedBytes  int             `json:"shared_bytes,omitempty"`
-	Items        uint64          `json:"items"`
-	ItemKind     string          `json:"item_kind"`
-	List         bool            `json:"list"` // a work list was uploaded (false: every item, or skipped)
-	Triangles    uint64          `json:"triangles"`
-	Ms           Timing          `json:"kernel_ms"`
-
-	// Radix: a wedge/radix class's batches (radix.go); nil otherwise.
-	Radix *RadixStats `json:"radix,omitempty"`
-}
-
-// Result is one execution of a plan on a graph.
-type Result struct {
-	Plan         string          `json:"plan"`
-	Device       gpu.DeviceFacts `json:"device"`
-	Arch         string          `json:"arch"`
-	NVRTC        [2]int          `json:"nvrtc"`
-	Variant      int             `json:"variant"`
-	Feature      string          `json:"feature,omitempty"`
-	FeatureValue float64         `json:"feature_value,omitempty"`
-	Vertices     uint64          `json:"vertices"`
-	Edges        uint64          `json:"edges"`
-	Triangles    uint64          `json:"triangles"`
-	// PerClass lists the chosen variant's classes in order.
-	PerClass []ClassResult `json:"classes"`
-	// CopyMs is the event-timed upload of the graph and the work lists
-	// (the graph's events also span what the planning queued beside it:
-	// memsets of counters).
-	CopyMs float64 `json:"copy_ms"`
-	// SrcMs is the event-timed src kernel (0 without edge classes).
-	SrcMs float64 `json:"src_ms"`
-	// SlicesMs is the event-timed building of the bit slices of bitwise
-	// classes (runtime/tcbw.go; 0 without them).
-	SlicesMs float64 `json:"slices_ms,omitempty"`
-	// KernelMs summarises, over the timed runs, the sum of the class
-	// kernels' event times.
-	KernelMs Timing `json:"kernel_ms"`
-	// GPUMs summarises, over the timed runs, one event pair around a whole
-	// pass: zeroing the counters, the device-side preparation of pivot
-	// classes, every class kernel and the reduction. Lists built on the host
-	// and uploaded by Prepare (the other iterators) are outside it.
-	GPUMs Timing `json:"gpu_ms"`
-	// GPUSamples are the timed passes behind GPUMs, in order (the tuner
-	// keeps them: a shorter measurement's median is that of the first few).
-	GPUSamples []float64 `json:"gpu_samples_ms,omitempty"`
-	// PrepMs summarises the device-side preparation of pivot classes
-	// (in-edge and item lists, runtime/pivot.go), part of GPUMs.
-	PrepMs Timing `json:"prep_ms"`
-	// PrepKernels times each preparation kernel (count, sums, scan, bin,
-	// scatter); nil without pivot classes.
-	PrepKernels map[string]Timing `json:"prep_kernels_ms,omitempty"`
-	Runs        int               `json:"runs"`
-	// DeviceBytes is the device memory the run allocated.
-	DeviceBytes uint64 `json:"device_bytes"`
-	// Host-side wall times.
-	OrientMs   float64 `json:"orient_ms"`
-	ListsMs    float64 `json:"lists_ms"`
-	GenerateMs float64 `json:"generate_ms"`
-	CompileMs  float64 `json:"compile_ms"`
-	// Phases splits Prepare's wall time, in order (end-to-end analysis:
-	// scripts/e2e.py prints them). UploadWallMs is the graph's upload, in
-	// the background from the "memory plan" phase on (graphUpload).
-	Phases       []Phase `json:"phases,omitempty"`
-	UploadWallMs float64 `json:"upload_wall_ms,omitempty"`
-}
-
-// Phase is one step of Prepare and its wall time.
-type Phase struct {
-	Name string  `json:"name"`
-	Ms   float64 `json:"ms"`
-}
-
-// phaseClock records the wall time between its marks.
-type phaseClock struct {
-	last   time.Time
-	phases []Phase
-}
-
-func newPhaseClock() *phaseClock { return &phaseClock{last: time.Now()} }
-
-// mark ends the phase name: the time since the previous mark.
-func (c *phaseClock) mark(name string) {
-	now := time.Now()
-	c.phases = append(c.phases, Phase{Name: name, Ms: float64(now.Sub(c.last).Microseconds()) / 1e3})
-	c.last = now
-}
-
 // ErrTooLarge is matched (errors.Is) by every *TooLargeError.
 var ErrTooLarge = errors.New("does not fit in GPU memory")
 
@@ -258,100 +140,6 @@ type prepClass struct {
 	// before the class kernel in every pass, on rowsGrid blocks.
 	rows     gpu.Function
 	rowsGrid uint32
-}
-
-// Orientation maps the IR's orientation onto package graph's (the tuner
-// orients a graph once per orientation its candidates use).
-func Orientation(o ir.Orientation) (graph.Orientation, error) { return orientation(o) }
-
-// orientation maps the IR's orientation onto package graph's.
-func orientation(o ir.Orientation) (graph.Orientation, error) {
-	switch o {
-	case ir.OrientDegree, "":
-		return graph.ByDegree, nil
-	case ir.OrientID:
-		return graph.ByID, nil
-	case ir.OrientTCBW:
-		return graph.ByTCBW, nil
-	}
-	return 0, fmt.Errorf("orientation %s is not implemented by package graph yet", o)
-}
-
-// Feature returns the guard feature named f of the graph g oriented as o.
-// g may be nil for a graph read oriented; max_degree then cannot be known.
-func Feature(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
-	n, e := float64(o.N()), float64(o.Arcs())
-	switch f {
-	case ir.FeatureAvgOutDeg:
-		if n == 0 {
-			return 0, nil
-		}
-		return e / n, nil
-	case ir.FeatureAvgDegree:
-		if n == 0 {
-			return 0, nil
-		}
-		return 2 * e / n, nil
-	case ir.FeatureMaxDegree, ir.FeatureMaxOutDeg:
-		if f == ir.FeatureMaxDegree && g == nil {
-			return 0, fmt.Errorf("guard feature %s needs the undirected graph; the graph was read oriented", f)
-		}
-		c := &o.CSR
-		if f == ir.FeatureMaxDegree {
-			c = &g.CSR
-		}
-		var d uint64
-		for v := range c.N() {
-			d = max(d, c.Degree(uint32(v)))
-		}
-		return float64(d), nil
-	case ir.FeatureVertices:
-		return n, nil
-	case ir.FeatureEdges:
-		return e, nil
-	}
-	return 0, fmt.Errorf("unknown guard feature %q", f)
-}
-
-// pickVariant returns the variant whose [Lo, Hi) holds x.
-func pickVariant(vs []gen.Variant, x float64) int {
-	for i, v := range vs {
-		if x >= v.Lo && (v.Hi == 0 || x < v.Hi) {
-			return i
-		}
-	}
-	return len(vs) - 1
-}
-
-// Target is the generator's target for a device: its architecture (arch,
-// or compute_XY of its compute capability when arch is "") and the shared
-// memory a block may opt into. The tuner culls plans against it before
-// compiling anything.
-func Target(facts gpu.DeviceFacts, arch string) gen.Target {
-	if arch == "" {
-		arch = fmt.Sprintf("compute_%d%d", facts.Major, facts.Minor)
-	}
-	t := gen.DefaultTarget()
-	t.Arch = arch
-	if facts.SharedOptin > t.MaxSharedPerBlock {
-		t.MaxSharedPerBlock = facts.SharedOptin
-	}
-	return t
-}
-
-// Compile generates and compiles plan p for the device without running it:
-// with a caching compiler, a later Prepare of the same plan loads the cached
-// image. The tuner compiles candidates ahead this way, in parallel.
-func Compile(comp gpu.Compiler, facts gpu.DeviceFacts, p ir.Plan, arch string) error {
-	target := Target(facts, arch)
-	out, err := gen.Generate(p, target)
-	if err != nil {
-		return err
-	}
-	if _, err := comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Arch: target.Arch, Options: out.Manifest.Options}); err != nil {
-		return fmt.Errorf("plan %s: compiling %s: %w", p.Name(), out.FileName, err)
-	}
-	return nil
 }
 
 // Prepare orients g as p says, picks p's guard variant, builds the work
@@ -510,7 +298,7 @@ func Prepare(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, 
 	for i := range lists {
 		counts[i] = lists[i].Count
 	}
-	sp, err := planScratch(scratchForDegrees(o, variant.Classes), counts, n, facts.SMs, have-need) // skiff.go: out-degree terms
+	sp, err := planScratch(scratchForDegrees(o, variant.Classes), counts, n, facts.SMs, have-need) // out-degree terms (scratch.go)
 	if err != nil {
 		var se *scratchError
 		if errors.As(err, &se) {
@@ -1031,18 +819,3 @@ func (pr *Prepared) Close() error {
 	}
 	return nil
 }
-
-func kernelNames(v gen.Variant) string {
-	var s []string
-	for _, c := range v.Classes {
-		if !c.Skip {
-			s = append(s, c.Kernel)
-		}
-	}
-	if len(s) == 0 {
-		return "none"
-	}
-	return fmt.Sprint(s)
-}
-
-func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1e3 }
