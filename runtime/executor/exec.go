@@ -35,41 +35,11 @@ type RunOptions struct {
 	PassOnly bool
 }
 
-// ErrTooLarge is matched (errors.Is) by every *TooLargeError.
-var ErrTooLarge = errors.New("does not fit in GPU memory")
-
 // ErrDeviceLost is matched (errors.Is) by driver errors after which the
 // context is unusable (an illegal address, a failed or timed-out launch):
 // every later call fails too, so a tuner stops instead of blaming the
 // candidates that follow.
 var ErrDeviceLost = errors.New("the GPU context is lost")
-
-// TooLargeError says a plan's data do not fit in the device's memory. It is
-// returned before anything is allocated.
-type TooLargeError struct {
-	Plan   string
-	Device string
-	Need   uint64 // bytes the run would allocate
-	Have   uint64 // bytes it may use
-}
-
-func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("plan %s: needs %d MiB of device memory, %s has %d MiB usable: %v",
-		e.Plan, e.Need>>20, e.Device, e.Have>>20, ErrTooLarge)
-}
-
-// Is makes errors.Is(err, ErrTooLarge) true.
-func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
-
-// memoryHeadroom is kept free beyond the run's buffers: the context, the
-// loaded module and the allocator's granularity take some of the memory the
-// device reports.
-const memoryHeadroom = 256 << 20
-
-// memInfo is implemented by devices that can report free memory.
-type memInfo interface {
-	MemInfo() (free, total uint64, err error)
-}
 
 // prestager is a device that can make its upload buffers ahead of a large
 // upload (cuda.Device.Prestage).
@@ -246,45 +216,33 @@ func Prepare(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, 
 	if err != nil {
 		return nil, fail("%v", err)
 	}
-
-	// Memory: graph, src, lists and counters, checked before allocating.
 	n, m := uint64(o.N()), o.Arcs()
-	need := (n+1)*8 + adjBytes(m) + uint64(gen.CountsWords(len(variant.Classes)))*8
-	if needSrc {
-		need += m * 4
+	pr = &Prepared{dev: dev, name: name, manifest: man, variant: vi, n: uint32(n), m: m}
+	for i, c := range variant.Classes {
+		pr.classes = append(pr.classes, prepClass{c: c, items: lists[i].Count})
 	}
-	for i := range lists {
-		need += lists[i].Bytes()
-	}
-	need += bitwiseBytes(man, variant, lists, n, m) // bit slices (tcbw.go)
-	if adjCheck != nil {
-		need += checkVerdictBytes // the device list check's verdict (upload.go)
-		if adjCheck.Packed() {
-			need += packedUploadBytes(m) // the lists as stored, until unpacked
-		}
-	}
-	pivot := variantHasPivot(variant)
-	var pvCap uint64 // items each pivot class's list holds
-	if pivot {
-		wedges, why := pivotWedges(o.Offsets)
-		if why != "" {
-			return nil, fail("%s", why)
-		}
-		var pvNeed uint64
-		pvNeed, pvCap = pivotBytes(man.Pivot, vi, n, m, wedges) // in-edges and items (pivot.go)
-		grids := make([]uint32, len(lists))
+	var ph *pivotHost
+	if variantHasPivot(variant) {
+		grids := make([]uint32, len(lists)) // as the classes' formulas give them
 		for i, c := range variant.Classes {
 			grids[i] = c.Grid.Blocks(lists[i].Count, facts.SMs)
 		}
-		need += pvNeed + pivotSpillBytes(variant, grids) // and global tables
-	}
-	have := facts.MemoryBytes
-	if mi, ok := dev.(memInfo); ok {
-		if free, _, err := mi.MemInfo(); err == nil {
-			have = free
+		if ph, err = newPivotHost(man.Pivot, vi, o, variant, grids, facts.SMs); err != nil { // pivot.go
+			return nil, fail("%v", err)
 		}
 	}
-	have = max(have, memoryHeadroom) - memoryHeadroom
+
+	// Memory: every buffer, summed before allocating.
+	buffers := func(sp scratchPlan) []bufferSpec {
+		b := pr.commonBuffers(needSrc, lists, adjCheck, sp)
+		b = append(b, bitwiseBuffers(man, variant, lists, n, m)...) // bit slices (tcbw.go)
+		if ph != nil {
+			b = append(b, ph.buffers()...)
+		}
+		return append(b, rx.buffers()...) // wedge/radix (radix.go)
+	}
+	need := sumBytes(buffers(scratchPlan{}))
+	have := usableMemory(dev)
 	rxNeed, rxFits := rx.reserve(need, have) // wedge/radix batch buffers (radix.go)
 	if !rxFits {
 		return nil, &TooLargeError{Plan: name, Device: facts.Name, Need: rxNeed, Have: have}
@@ -306,7 +264,7 @@ func Prepare(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, 
 		}
 		return nil, fail("%v", err)
 	}
-	need += sp.bytes + sp.square
+	need = sumBytes(buffers(sp))
 	clk.mark("memory plan")
 
 	// The graph's upload starts now, every buffer predicted, and overlaps
@@ -332,7 +290,6 @@ func Prepare(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, 
 	compileMs := msSince(t0)
 	clk.mark("compile")
 
-	pr = &Prepared{dev: dev, name: name, manifest: man, variant: vi, n: uint32(n), m: m}
 	pr.res = Result{
 		Plan: name, Device: facts, Arch: arch, NVRTC: [2]int{major, minor},
 		Variant: vi, Feature: man.Feature, FeatureValue: fval,
@@ -361,67 +318,40 @@ func Prepare(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, 
 		clk.mark("check module")
 	}
 
-	for i, c := range variant.Classes {
-		pc := prepClass{c: c, items: lists[i].Count}
-		if !c.Skip {
-			if pc.fn, err = pr.mod.Function(c.Kernel); err != nil {
-				return pr, fail("kernel %s: %w", c.Kernel, err)
-			}
-			if c.DynamicSharedBytes > 0 {
-				if err = pc.fn.SetMaxDynamicShared(c.DynamicSharedBytes); err != nil {
-					return pr, fail("kernel %s: %d bytes of dynamic shared memory: %w", c.Kernel, c.DynamicSharedBytes, err)
-				}
-			}
-			pc.grid = sp.grids[i]       // c.Grid.Blocks, capped for scratch
-			if c.Grid.BlocksPerSM > 0 { // persistent blocks: one wave at most
-				pc.grid = residentGrid(pc.fn, pc.grid, c.Block, c.DynamicSharedBytes, facts.SMs)
-			}
-			pc.scratchWords, pc.zeroFirst = sp.words[i], sp.zeroFirst[i]
-			if c.Rows != nil && pc.items > 0 {
-				if pc.rows, err = pr.mod.Function(c.Rows.Kernel); err != nil {
-					return pr, fail("kernel %s: %w", c.Rows.Kernel, err)
-				}
-				pc.rowsGrid = c.Rows.Grid.Blocks(n, facts.SMs)
-			}
-			pc.shared = uint32(c.DynamicSharedBytes)
-			if pc.timer, err = pr.newTimer(); err != nil {
-				return pr, fail("kernel %s: %w", c.Kernel, err)
+	for i := range pr.classes {
+		pc := &pr.classes[i]
+		c := pc.c
+		if c.Skip {
+			continue
+		}
+		if pc.fn, err = pr.mod.Function(c.Kernel); err != nil {
+			return pr, fail("kernel %s: %w", c.Kernel, err)
+		}
+		if c.DynamicSharedBytes > 0 {
+			if err = pc.fn.SetMaxDynamicShared(c.DynamicSharedBytes); err != nil {
+				return pr, fail("kernel %s: %d bytes of dynamic shared memory: %w", c.Kernel, c.DynamicSharedBytes, err)
 			}
 		}
-		pr.classes = append(pr.classes, pc)
+		pc.grid = sp.grids[i]       // c.Grid.Blocks, capped for scratch
+		if c.Grid.BlocksPerSM > 0 { // persistent blocks: one wave at most
+			pc.grid = residentGrid(pc.fn, pc.grid, c.Block, c.DynamicSharedBytes, facts.SMs)
+		}
+		pc.scratchWords, pc.zeroFirst = sp.words[i], sp.zeroFirst[i]
+		if c.Rows != nil && pc.items > 0 {
+			if pc.rows, err = pr.mod.Function(c.Rows.Kernel); err != nil {
+				return pr, fail("kernel %s: %w", c.Rows.Kernel, err)
+			}
+			pc.rowsGrid = c.Rows.Grid.Blocks(n, facts.SMs)
+		}
+		pc.shared = uint32(c.DynamicSharedBytes)
+		if pc.timer, err = pr.newTimer(); err != nil {
+			return pr, fail("kernel %s: %w", c.Kernel, err)
+		}
 	}
 	clk.mark("functions")
 
-	if pr.counts, err = pr.alloc(uint64(gen.CountsWords(len(variant.Classes))) * 8); err != nil {
-		return pr, fail("counts: %w", err)
-	}
-	// Accumulators and tickets start at zero; self-resetting kernels leave
-	// them so after every pass (gen.Class.SelfReset).
-	if err := pr.counts.Zero(); err != nil {
-		return pr, fail("counts: %w", err)
-	}
-	for i := range pr.classes {
-		l := &lists[i]
-		if l.Skip || l.All || l.Count == 0 {
-			continue
-		}
-		if pr.classes[i].list, err = pr.alloc(l.Bytes()); err != nil {
-			return pr, fail("work list of class %s: %w", pr.classes[i].c.Name, err)
-		}
-	}
-	if sp.bytes > 0 {
-		if pr.scratch, err = pr.alloc(sp.bytes); err != nil {
-			return pr, fail("scratch: %w", err)
-		}
-		// Zeroed once: kernels that need it zeroed leave it so (gen.Scratch).
-		if err = pr.scratch.Zero(); err != nil {
-			return pr, fail("zeroing the scratch: %w", err)
-		}
-	}
-	if sp.square > 0 { // written by the rows kernel in every pass: never cleared
-		if pr.square, err = pr.alloc(sp.square); err != nil {
-			return pr, fail("dense rows: %w", err)
-		}
+	if err = pr.allocate(pr.commonBuffers(needSrc, lists, adjCheck, sp)); err != nil { // memory.go
+		return pr, fail("%w", err)
 	}
 	clk.mark("alloc")
 	up.wait()
@@ -480,8 +410,8 @@ func Prepare(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, 
 		return pr, err
 	}
 	clk.mark("src, slices, radix")
-	if pivot {
-		if err = pr.setupPivot(vi, facts.SMs, pvCap); err != nil { // pivot.go
+	if ph != nil {
+		if err = ph.setup(pr); err != nil { // pivot.go
 			return pr, err
 		}
 	}
@@ -492,13 +422,6 @@ func Prepare(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, 
 	pr.res.Phases = clk.phases
 	return pr, nil
 }
-
-// adjBytes is the adjacency buffer's size for m entries: whole 32-byte
-// tiles, since a tiled merge reads aligned tiles of up to 8 entries with
-// 16-byte loads (templates/isect_merge.cu.tmpl) and masks what lies past a
-// list. Prepare writes the padding once (zeros), so those reads see defined
-// bytes.
-func adjBytes(m uint64) uint64 { return (m*4 + 31) &^ 31 }
 
 // hostReadsAdj reports whether preparing v reads the oriented lists on the
 // host: work-keyed lists (the work of an edge needs d+ of its head), the
@@ -526,11 +449,7 @@ func (pr *Prepared) fillSrc(sms int) error {
 	if err != nil {
 		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
 	}
-	src, err := pr.alloc(pr.m * 4)
-	if err != nil {
-		return fmt.Errorf("plan %s: src: %w", pr.name, err)
-	}
-	pr.srcBuf = src
+	src := pr.srcBuf // allocated with the common buffers (memory.go)
 	t, err := pr.newTimer()
 	if err != nil {
 		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
@@ -549,15 +468,6 @@ func (pr *Prepared) fillSrc(sms int) error {
 		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
 	}
 	return nil
-}
-
-func (pr *Prepared) alloc(bytes uint64) (gpu.Buffer, error) {
-	b, err := pr.dev.Alloc(bytes)
-	if err != nil {
-		return nil, err
-	}
-	pr.buffers = append(pr.buffers, b)
-	return b, nil
 }
 
 func (pr *Prepared) newTimer() (gpu.Timer, error) {

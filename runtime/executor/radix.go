@@ -29,9 +29,8 @@ type radixHost struct {
 	// E is the oriented graph in id order, whose edge (v, w), v < w, closes
 	// the candidate (v, w). When the plan's order is not the id order, E is
 	// a second CSR (eOff, eAdj) made here; otherwise it is the plan's own.
-	eOff  []uint64
-	eAdj  []uint32
-	fixed uint64 // bytes of the wedge prefix sums and of a second E
+	eOff []uint64
+	eAdj []uint32
 	// Device copies of E (the plan's buffers when eOff is nil).
 	offE, adjE gpu.Buffer
 }
@@ -95,10 +94,22 @@ func (rc *radixClass) sizesFor(c uint64) radixSizes {
 	return s
 }
 
-// bytes is the device memory of the batch buffers.
-func (s radixSizes) bytes() uint64 {
-	return 2*s.keys*8 + 2*s.buckets*gen.RadixBucketBytes + (s.hist+s.flags+s.part)*8 + radixStatWords*8
+// batchBuffers lists the batch buffers of sizes s.
+func (rc *radixClass) batchBuffers(s radixSizes) []bufferSpec {
+	return []bufferSpec{
+		{name: "candidate keys", bytes: s.keys * 8, dst: &rc.keys[0]},
+		{name: "bucket lists", bytes: s.buckets * gen.RadixBucketBytes, dst: &rc.bk[0]},
+		{name: "candidate keys", bytes: s.keys * 8, dst: &rc.keys[1]},
+		{name: "bucket lists", bytes: s.buckets * gen.RadixBucketBytes, dst: &rc.bk[1]},
+		{name: "histogram", bytes: s.hist * 8, dst: &rc.hist},
+		{name: "child flags", bytes: s.flags * 8, dst: &rc.flags},
+		{name: "scan sums", bytes: max(s.part, 1) * 8, dst: &rc.part},
+		{name: "level sizes", bytes: radixStatWords * 8, dst: &rc.stat},
+	}
 }
+
+// batchBytes is the device memory of the batch buffers of sizes s.
+func (rc *radixClass) batchBytes(s radixSizes) uint64 { return sumBytes(rc.batchBuffers(s)) }
 
 // radixStatWords: the emit kernel's report of the next list (buckets to
 // split, their tiles, leaves, their tiles).
@@ -115,13 +126,13 @@ func (rc *radixClass) setCapacity(budget uint64) bool {
 	if radixMaxBatch > 0 {
 		hi = min(hi, radixMaxBatch)
 	}
-	if rc.sizesFor(1).bytes() > budget {
+	if rc.batchBytes(rc.sizesFor(1)) > budget {
 		return false
 	}
 	lo := uint64(1) // fits
 	for lo < hi {   // largest c in [lo, hi] that fits
 		mid := lo + (hi-lo+1)/2
-		if rc.sizesFor(mid).bytes() <= budget {
+		if rc.batchBytes(rc.sizesFor(mid)) <= budget {
 			lo = mid
 		} else {
 			hi = mid - 1
@@ -146,10 +157,7 @@ func newRadixHost(g *graph.Graph, o *graph.Oriented, idOrdered bool, v gen.Varia
 			return nil, err
 		}
 		rx.classes[i] = rc
-		if rc.total > 0 {
-			active = true
-			rx.fixed += (rc.nitems + 1) * 8
-		}
+		active = active || rc.total > 0
 	}
 	if active && !idOrdered && g == nil {
 		return nil, fmt.Errorf("wedge/radix classes of an unrelabelled degree order need the undirected graph; the graph was read oriented")
@@ -160,7 +168,6 @@ func newRadixHost(g *graph.Graph, o *graph.Oriented, idOrdered bool, v gen.Varia
 		// may be stored as w -> v. E in id order holds it as v -> w.
 		e := graph.Orient(g, graph.ByID, false)
 		rx.eOff, rx.eAdj = e.Offsets, e.Adj
-		rx.fixed += uint64(len(e.Offsets))*8 + uint64(len(e.Adj))*4
 	}
 	return rx, nil
 }
@@ -200,12 +207,45 @@ func newRadixClass(c gen.Class, o *graph.Oriented, l *WorkList) (*radixClass, er
 	return rc, nil
 }
 
-// reserve adds the wedge classes' device memory to need: the fixed arrays,
-// then the batch buffers: an explicit budget caps a class's buffers; the
-// classes without one share half of what is left. It returns the new need
-// and false when they do not fit in have.
+// buffers lists E in id order when the plan has its own, and each class's
+// wedge offsets and, once reserve has sized them, batch buffers.
+func (rx *radixHost) buffers() []bufferSpec {
+	b := rx.eBuffers()
+	for _, rc := range rx.classes {
+		if rc != nil && rc.total > 0 {
+			b = append(b, rc.buffers()...)
+		}
+	}
+	return b
+}
+
+// eBuffers lists E in id order, when the plan's order is not the id order.
+func (rx *radixHost) eBuffers() []bufferSpec {
+	if rx.eOff == nil {
+		return nil
+	}
+	return []bufferSpec{
+		{name: "E in id order", bytes: uint64(len(rx.eOff)) * 8, dst: &rx.offE},
+		{name: "E in id order", bytes: max(uint64(len(rx.eAdj)), 1) * 4, dst: &rx.adjE},
+	}
+}
+
+// buffers lists the class's wedge offsets and, once sized, its batch
+// buffers.
+func (rc *radixClass) buffers() []bufferSpec {
+	b := []bufferSpec{{name: "wedge offsets", bytes: (rc.nitems + 1) * 8, dst: &rc.wpreBuf}}
+	if rc.capacity > 0 {
+		b = append(b, rc.batchBuffers(rc.sz)...)
+	}
+	return b
+}
+
+// reserve sizes the wedge classes' batch buffers given need bytes of the
+// other buffers (the fixed arrays of buffers among them) and have usable:
+// an explicit budget caps a class's buffers; the classes without one share
+// half of what is left. It returns the new need and false when they do not
+// fit in have.
 func (rx *radixHost) reserve(need, have uint64) (uint64, bool) {
-	need += rx.fixed
 	if need > have {
 		return need, false
 	}
@@ -215,9 +255,9 @@ func (rx *radixHost) reserve(need, have uint64) (uint64, bool) {
 		case rc == nil || rc.total == 0:
 		case rc.budget > 0:
 			if !rc.setCapacity(rc.budget) {
-				return need + rc.sizesFor(1).bytes(), false
+				return need + rc.batchBytes(rc.sizesFor(1)), false
 			}
-			need += rc.sz.bytes()
+			need += rc.batchBytes(rc.sz)
 		default:
 			auto = append(auto, rc)
 		}
@@ -229,31 +269,27 @@ func (rx *radixHost) reserve(need, have uint64) (uint64, bool) {
 		share := (have - need) / 2 / uint64(len(auto))
 		for _, rc := range auto {
 			if !rc.setCapacity(share) {
-				return need + rc.sizesFor(1).bytes(), false
+				return need + rc.batchBytes(rc.sizesFor(1)), false
 			}
-			need += rc.sz.bytes()
+			need += rc.batchBytes(rc.sz)
 		}
 	}
 	return need, need <= have
 }
 
-// setupRadix loads the phase kernels, allocates the batch buffers and
-// uploads the prefix sums and E.
+// setupRadix loads the phase kernels, allocates the buffers and uploads
+// the prefix sums and E.
 func (pr *Prepared) setupRadix(rx *radixHost) error {
 	pr.radix = rx
 	rx.offE, rx.adjE = pr.off, pr.adj
 	if rx.eOff != nil { // only made when some class has wedges
-		var err error
-		if rx.offE, err = pr.alloc(uint64(len(rx.eOff)) * 8); err != nil {
-			return fmt.Errorf("plan %s: E in id order: %w", pr.name, err)
+		if err := pr.allocate(rx.eBuffers()); err != nil {
+			return fmt.Errorf("plan %s: %w", pr.name, err)
 		}
-		if rx.adjE, err = pr.alloc(max(uint64(len(rx.eAdj)), 1) * 4); err != nil {
-			return fmt.Errorf("plan %s: E in id order: %w", pr.name, err)
-		}
-		if err = gpu.WriteSlice(rx.offE, 0, rx.eOff); err != nil {
+		if err := gpu.WriteSlice(rx.offE, 0, rx.eOff); err != nil {
 			return fmt.Errorf("plan %s: uploading E in id order: %w", pr.name, err)
 		}
-		if err = gpu.WriteSlice(rx.adjE, 0, rx.eAdj); err != nil {
+		if err := gpu.WriteSlice(rx.adjE, 0, rx.eAdj); err != nil {
 			return fmt.Errorf("plan %s: uploading E in id order: %w", pr.name, err)
 		}
 	}
@@ -261,42 +297,21 @@ func (pr *Prepared) setupRadix(rx *radixHost) error {
 		if rc == nil || rc.total == 0 {
 			continue
 		}
-		fail := func(what string, err error) error {
-			return fmt.Errorf("plan %s: class %s (wedge/radix, %d candidates per batch): %s: %w", pr.name, rc.c.Name, rc.capacity, what, err)
+		fail := func(err error) error {
+			return fmt.Errorf("plan %s: class %s (wedge/radix, %d candidates per batch): %w", pr.name, rc.c.Name, rc.capacity, err)
 		}
 		for p, h := range rc.ph {
 			fn, err := pr.mod.Function(h.Kernel)
 			if err != nil {
-				return fail("kernel "+h.Kernel, err)
+				return fail(fmt.Errorf("kernel %s: %w", h.Kernel, err))
 			}
 			rc.fn[p] = fn
 		}
-		var err error
-		if rc.wpreBuf, err = pr.alloc((rc.nitems + 1) * 8); err != nil {
-			return fail("wedge offsets", err)
+		if err := pr.allocate(rc.buffers()); err != nil {
+			return fail(err)
 		}
-		if err = gpu.WriteSlice(rc.wpreBuf, 0, rc.wpre); err != nil {
-			return fail("uploading wedge offsets", err)
-		}
-		for i := range 2 {
-			if rc.keys[i], err = pr.alloc(rc.sz.keys * 8); err != nil {
-				return fail("candidate keys", err)
-			}
-			if rc.bk[i], err = pr.alloc(rc.sz.buckets * gen.RadixBucketBytes); err != nil {
-				return fail("bucket lists", err)
-			}
-		}
-		if rc.hist, err = pr.alloc(rc.sz.hist * 8); err != nil {
-			return fail("histogram", err)
-		}
-		if rc.flags, err = pr.alloc(rc.sz.flags * 8); err != nil {
-			return fail("child flags", err)
-		}
-		if rc.part, err = pr.alloc(max(rc.sz.part, 1) * 8); err != nil {
-			return fail("scan sums", err)
-		}
-		if rc.stat, err = pr.alloc(radixStatWords * 8); err != nil {
-			return fail("level sizes", err)
+		if err := gpu.WriteSlice(rc.wpreBuf, 0, rc.wpre); err != nil {
+			return fail(fmt.Errorf("uploading wedge offsets: %w", err))
 		}
 	}
 	return nil
@@ -445,7 +460,7 @@ func (pr *Prepared) radixStats(i int) *RadixStats {
 	rc := pr.radix.classes[i]
 	s := &RadixStats{Wedges: rc.total, Capacity: rc.capacity, Batches: rc.batches, Levels: rc.levels, MaxLevel: rc.maxLevel}
 	if rc.total > 0 {
-		s.Bytes = rc.sz.bytes()
+		s.Bytes = rc.batchBytes(rc.sz)
 	}
 	return s
 }

@@ -20,6 +20,7 @@ import (
 type sliceBufs struct {
 	set    *gen.SliceSet
 	soff   gpu.Buffer // u64[n+1]: the slices of N+(x) are [soff[x], soff[x+1])
+	bsum   gpu.Buffer // u64[blocks]: the scan's block sums
 	sidx   gpu.Buffer // u32[slices]: slice indices
 	smask  gpu.Buffer // u32 or u64 [slices]: masks
 	slices uint64
@@ -57,16 +58,28 @@ func bitwiseSets(v gen.Variant, lists []WorkList) []int {
 	return slices.Compact(sets)
 }
 
-// bitwiseBytes bounds the device memory the slices of the variant take:
-// per set the offsets, at most one slice per oriented edge (a list has no
-// more slices than entries) and the scan's block sums.
-func bitwiseBytes(man gen.Manifest, v gen.Variant, lists []WorkList, n, m uint64) uint64 {
-	var b uint64
+// bitwiseBuffers bounds the buffers of the slices of the variant: per set
+// the offsets, the scan's block sums and at most one slice per oriented
+// edge (a list has no more slices than entries). buildSlices allocates
+// them at the sizes the device counts.
+func bitwiseBuffers(man gen.Manifest, v gen.Variant, lists []WorkList, n, m uint64) []bufferSpec {
+	var b []bufferSpec
 	for _, si := range bitwiseSets(v, lists) {
-		s := man.Slices.Sets[si]
-		b += (n+1)*8 + m*(4+uint64(s.MaskBytes)) + uint64(man.Slices.ScanMaxBlocks)*8
+		b = append(b, sliceBuffers(&sliceBufs{}, &man.Slices.Sets[si], n, m, uint64(man.Slices.ScanMaxBlocks))...)
 	}
 	return b
+}
+
+// sliceBuffers lists the buffers of one set's slices on n vertices: the
+// offsets, the scan's block sums (blocks of them) and the indices and
+// masks of slices slices.
+func sliceBuffers(sb *sliceBufs, s *gen.SliceSet, n, slices, blocks uint64) []bufferSpec {
+	return []bufferSpec{
+		{name: "offsets", bytes: (n + 1) * 8, dst: &sb.soff},
+		{name: "scan block sums", bytes: blocks * 8, dst: &sb.bsum},
+		{name: "slice indices", bytes: slices * 4, dst: &sb.sidx},
+		{name: "slice masks", bytes: slices * uint64(s.MaskBytes), dst: &sb.smask},
+	}
 }
 
 // prepareBitwise builds the slices the variant's bitwise classes read and
@@ -158,8 +171,9 @@ func (pr *Prepared) buildSlices(h *gen.SliceHelpers, s *gen.SliceSet, sms int) (
 	grid := func(x uint32) gpu.Dim3 { return gpu.Dim3{X: x, Y: 1, Z: 1} }
 
 	sb := &sliceBufs{set: s}
-	if sb.soff, err = pr.alloc((n + 1) * 8); err != nil {
-		return nil, fmt.Errorf("offsets: %w", err)
+	nb := h.ScanBlocks(n + 1)
+	if err := pr.allocate(sliceBuffers(sb, s, n, 0, uint64(nb))[:2]); err != nil { // offsets, block sums
+		return nil, err
 	}
 	vgrid := s.Grid.Blocks(n, sms)
 	if vgrid == 0 { // no vertex: soff = [0]
@@ -171,18 +185,13 @@ func (pr *Prepared) buildSlices(h *gen.SliceHelpers, s *gen.SliceSet, sms int) (
 	}
 
 	// Inclusive scan of soff[0, n+1) (soff[0] = 0): soff[x] = slices before x.
-	nb := h.ScanBlocks(n + 1)
-	bsum, err := pr.alloc(uint64(nb) * 8)
-	if err != nil {
-		return nil, fmt.Errorf("scan block sums: %w", err)
-	}
-	if err := up.Launch(grid(nb), block, 0, sb.soff, n+1, bsum); err != nil {
+	if err := up.Launch(grid(nb), block, 0, sb.soff, n+1, sb.bsum); err != nil {
 		return nil, fmt.Errorf("kernel %s: %w", h.ScanUp, err)
 	}
-	if err := top.Launch(grid(1), block, 0, bsum, nb); err != nil {
+	if err := top.Launch(grid(1), block, 0, sb.bsum, nb); err != nil {
 		return nil, fmt.Errorf("kernel %s: %w", h.ScanTop, err)
 	}
-	if err := down.Launch(grid(nb), block, 0, sb.soff, n+1, bsum); err != nil {
+	if err := down.Launch(grid(nb), block, 0, sb.soff, n+1, sb.bsum); err != nil {
 		return nil, fmt.Errorf("kernel %s: %w", h.ScanDown, err)
 	}
 	total := make([]uint64, 1)
@@ -193,11 +202,8 @@ func (pr *Prepared) buildSlices(h *gen.SliceHelpers, s *gen.SliceSet, sms int) (
 	if sb.slices > pr.m {
 		return nil, fmt.Errorf("%d slices for %d edges: the count kernel is wrong", sb.slices, pr.m)
 	}
-	if sb.sidx, err = pr.alloc(sb.slices * 4); err != nil {
-		return nil, fmt.Errorf("slice indices: %w", err)
-	}
-	if sb.smask, err = pr.alloc(sb.slices * uint64(s.MaskBytes)); err != nil {
-		return nil, fmt.Errorf("slice masks: %w", err)
+	if err := pr.allocate(sliceBuffers(sb, s, n, sb.slices, uint64(nb))[2:]); err != nil { // indices, masks
+		return nil, err
 	}
 	if vgrid > 0 && sb.slices > 0 {
 		if err := fill.Launch(grid(vgrid), block, 0, pr.off, pr.adj, pr.n, sb.soff, sb.sidx, sb.smask); err != nil {
