@@ -1,22 +1,22 @@
 package executor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/bits"
 
 	"github.com/tcgen/tcgen/gen"
-	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/runtime/gpu"
 )
 
-// Pivot classes (ir/pivot.go, gen/pivot.go): their in-edge lists and item
-// lists are built on the device by five preparation kernels at the start of
-// every pass, inside the timed region, so a pass costs what a user waits
-// for on the GPU. The host only sizes and allocates the buffers.
-
-// pivotHost holds the device buffers of a plan's pivot classes.
-type pivotHost struct {
+// pivotFamily runs the pivot classes (ir/pivot.go, gen/pivot.go): their
+// in-edge lists and item lists are built on the device by five preparation
+// kernels at the start of every pass, inside the timed region, so a pass
+// costs what a user waits for on the GPU. The host only sizes and
+// allocates the buffers.
+type pivotFamily struct {
+	noStats
 	h       *gen.PivotHelpers
 	variant int
 	classes []gen.Class // the variant's
@@ -33,7 +33,6 @@ type pivotHost struct {
 
 	count, sums, scan, bin, scatter gpu.Function
 	core                            gpu.Function // the core kernel (nil when the variant has no core)
-	timer                           gpu.Timer    // around the five launches of a pass
 	ktimers                         [5]gpu.Timer // around each of them
 	top                             uint32       // the first core id: n - the variant's core (n without a core)
 	cw                              uint32       // u32 words of a core row: the variant's core / 32 (0 without one)
@@ -47,12 +46,12 @@ type pivotHost struct {
 	spill gpu.Buffer
 }
 
-// newPivotHost sizes the pivot buffers of variant (index variant of h) on
-// o, the classes' grids being grids. A pivot gets at most min(cnt[v],
+// newPivotFamily sizes the pivot buffers of the planned variant. A pivot gets at most min(cnt[v],
 // ceil(wrk[v] / item_work)) items, so a class's list holds at most min(m,
 // wedges / item_work + n), wedges being the sum of all tails; the lists are
 // sized for the smallest item_work.
-func newPivotHost(h *gen.PivotHelpers, variant int, o *graph.Oriented, v gen.Variant, grids []uint32, sms int) (*pivotHost, error) {
+func newPivotFamily(pl *planning, _ []int) (family, error) {
+	h, variant, o, sms := pl.man.Pivot, pl.variant, pl.o, pl.sms
 	if h == nil {
 		return nil, fmt.Errorf("pivot classes but no pivot helpers in the manifest")
 	}
@@ -65,7 +64,11 @@ func newPivotHost(h *gen.PivotHelpers, variant int, o *graph.Oriented, v gen.Var
 	for _, c := range h.Classes {
 		minWork = min(minWork, uint64(max(c.ItemWork, 1)))
 	}
-	ph := &pivotHost{h: h, variant: variant, classes: v.Classes, n: uint32(n), m: m, grids: grids,
+	grids := make([]uint32, len(pl.classes)) // as the classes' formulas give them
+	for i, c := range pl.classes {
+		grids[i] = c.Grid.Blocks(pl.lists[i].Count, sms)
+	}
+	ph := &pivotFamily{h: h, variant: variant, classes: pl.classes, n: uint32(n), m: m, grids: grids,
 		cap: min(m, wedges/minWork+n) + 1, shift: pivotShift(uint32(n)), top: uint32(n)}
 	if k := h.VariantCore(variant); k > 0 {
 		ph.top, ph.cw = ph.n-min(ph.n, uint32(k)), uint32(k/32)
@@ -82,7 +85,7 @@ func newPivotHost(h *gen.PivotHelpers, variant int, o *graph.Oriented, v gen.Var
 // buffers lists the pivot buffers. The work counters start at zero and
 // every pass leaves them so (bin zeroes them); end is written by bin
 // before scatter counts it down.
-func (ph *pivotHost) buffers() []bufferSpec {
+func (ph *pivotFamily) buffers() []bufferSpec {
 	n, m := uint64(ph.n), ph.m
 	k := uint64(len(ph.h.Classes))
 	b := []bufferSpec{
@@ -106,7 +109,7 @@ func (ph *pivotHost) buffers() []bufferSpec {
 
 // setup looks the kernels up and allocates the pivot buffers, the global
 // tables for the grids as launched.
-func (ph *pivotHost) setup(pr *Prepared) error {
+func (ph *pivotFamily) setup(pr *Prepared) error {
 	h := ph.h
 	fail := func(what string, err error) error {
 		return fmt.Errorf("plan %s: pivot preparation: %s: %w", pr.name, what, err)
@@ -134,28 +137,23 @@ func (ph *pivotHost) setup(pr *Prepared) error {
 	// inside its timer, and adds its triangles to that class's count.
 	ph.coreSlot = -1
 	for i := range pr.classes {
-		if c := pr.classes[i].c; c.Pivot && pr.classes[i].items > 0 {
+		if c := pr.classes[i].c; isPivot(c) && pr.classes[i].items > 0 {
 			ph.coreSlot, ph.slot = c.Slot, pr.counts.Ptr()+uint64(c.Slot)*8
 			break
 		}
-	}
-	if ph.timer, err = pr.newTimer(); err != nil {
-		return fail("timer", err)
 	}
 	for i := range ph.ktimers {
 		if ph.ktimers[i], err = pr.newTimer(); err != nil {
 			return fail("timer", err)
 		}
 	}
-	pr.pivot = ph
 	return nil
 }
 
-// preparePivot launches the five preparation kernels (stream-ordered before
-// the class kernels of the pass), each between two events when timed.
-func (pr *Prepared) preparePivot(timed bool) error {
-	ph := pr.pivot
-	if ph == nil || ph.n == 0 {
+// prepare launches the five preparation kernels (stream-ordered before the
+// class kernels of the pass), each between two events when timed.
+func (ph *pivotFamily) prepare(pr *Prepared, timed bool) error {
+	if ph.n == 0 {
 		return nil
 	}
 	blk := gpu.Dim3{X: uint32(ph.h.Block), Y: 1, Z: 1}
@@ -182,7 +180,7 @@ func (pr *Prepared) preparePivot(timed bool) error {
 		return nil
 	}
 	h := ph.h
-	if err := launch(h.Count, ph.count, grid, pr.off, pr.adj, ph.n, ph.wrk, ph.nitems, ph.shift, matArg(ph.mat), ph.top, ph.cw); err != nil {
+	if err := launch(h.Count, ph.count, grid, pr.off, pr.adj, ph.n, ph.wrk, ph.nitems, ph.shift, bufArg(ph.mat), ph.top, ph.cw); err != nil {
 		return err
 	}
 	if err := launch(h.Sums, ph.sums, tiles, ph.wrk, ph.n, ph.shift, ph.sumsBuf); err != nil {
@@ -195,24 +193,17 @@ func (pr *Prepared) preparePivot(timed bool) error {
 		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems, ph.shift); err != nil {
 		return err
 	}
-	return launch(h.Scatter, ph.scatter, gpu.Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.end, ph.tails, matArg(ph.mat), ph.top, ph.cw)
+	return launch(h.Scatter, ph.scatter, gpu.Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.end, ph.tails, bufArg(ph.mat), ph.top, ph.cw)
 }
 
-func matArg(b gpu.Buffer) any {
-	if b == nil {
-		return uint64(0)
-	}
-	return b
-}
-
-// pivotKernelNames name the preparation kernels in launch order.
-var pivotKernelNames = [5]string{"count", "sums", "scan", "bin", "scatter"}
+// prepNames names the preparation kernels in launch order.
+func (*pivotFamily) prepNames() []string { return []string{"count", "sums", "scan", "bin", "scatter"} }
 
 // prepTimes reads the last pass's time of each preparation kernel.
-func (ph *pivotHost) prepTimes() ([5]float64, error) {
-	var ms [5]float64
+func (ph *pivotFamily) prepTimes() ([]float64, error) {
+	ms := make([]float64, len(ph.ktimers))
 	if ph.n == 0 {
-		return ms, nil // preparePivot launched nothing: the timers hold no events
+		return ms, nil // prepare launched nothing: the timers hold no events
 	}
 	for i, t := range ph.ktimers {
 		var err error
@@ -223,12 +214,12 @@ func (ph *pivotHost) prepTimes() ([5]float64, error) {
 	return ms, nil
 }
 
-// launchPivot launches a pivot class kernel on its own item list.
-func (pr *Prepared) launchPivot(pc *prepClass) error {
-	ph := pr.pivot
+// launch launches a pivot class kernel on its own item list, the core
+// kernel first for the class that counts the core.
+func (ph *pivotFamily) launch(_ context.Context, pr *Prepared, pc *prepClass) error {
 	i := ph.h.Index(ph.variant, pc.c.Slot)
 	if i < 0 {
-		return fmt.Errorf("class %s is not among the plan's pivot classes", pc.c.Name)
+		return pr.kernelErr(pc, fmt.Errorf("class %s is not among the plan's pivot classes", pc.c.Name))
 	}
 	items := ph.items.Ptr() + uint64(i)*ph.cap*8
 	nitems := ph.nitems.Ptr() + uint64(i)*8
@@ -236,18 +227,14 @@ func (pr *Prepared) launchPivot(pc *prepClass) error {
 	if ph.core != nil && pc.c.Slot == ph.coreSlot {          // the core's triangles (setup)
 		if err := ph.core.Launch(gpu.Dim3{X: ph.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(ph.h.Block), Y: 1, Z: 1}, 0,
 			pr.off, pr.adj, ph.n, ph.top, ph.mat, ph.slot); err != nil {
-			return fmt.Errorf("core kernel %s: %w", ph.h.CoreKernel(int(ph.cw)*32), err)
+			return pr.kernelErr(pc, fmt.Errorf("core kernel %s: %w", ph.h.CoreKernel(int(ph.cw)*32), err))
 		}
 	}
-	return pc.fn.Launch(gpu.Dim3{X: pc.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
-		pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, items, nitems, pr.counts, spillArg(ph.spill), pr.n, queue)
-}
-
-func spillArg(b gpu.Buffer) any {
-	if b == nil {
-		return uint64(0)
+	if err := pc.fn.Launch(gpu.Dim3{X: pc.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
+		pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, items, nitems, pr.counts, bufArg(ph.spill), pr.n, queue); err != nil {
+		return pr.kernelErr(pc, err)
 	}
-	return b
+	return nil
 }
 
 // pivotSpillBytes is the global memory of the tables of spill-global pivot
@@ -256,8 +243,8 @@ func spillArg(b gpu.Buffer) any {
 func pivotSpillBytes(classes []gen.Class, grids []uint32) uint64 {
 	var b uint64
 	for i, c := range classes {
-		if c.Pivot && c.SpillWords > 0 {
-			b = max(b, uint64(grids[i])*uint64(c.Block/c.Width)*uint64(c.SpillWords)*4)
+		if w := pivotSpillWords(c); isPivot(c) && w > 0 {
+			b = max(b, uint64(grids[i])*uint64(c.Block/c.Width)*uint64(w)*4)
 		}
 	}
 	return b
@@ -266,7 +253,7 @@ func pivotSpillBytes(classes []gen.Class, grids []uint32) uint64 {
 // variantHasPivot reports whether a variant has pivot classes.
 func variantHasPivot(v gen.Variant) bool {
 	for _, c := range v.Classes {
-		if c.Pivot {
+		if isPivot(c) {
 			return true
 		}
 	}

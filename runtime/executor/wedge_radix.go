@@ -3,28 +3,24 @@ package executor
 import (
 	"context"
 	"fmt"
-	"github.com/tcgen/tcgen/runtime/gpu"
 	"math/bits"
 
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/gpu"
 )
 
-// The wedge iterator with the radix intersection (radix-binning.txt,
-// gen/radix.go, templates/isect_radix.cu.tmpl) is run here, apart from the
-// one-launch classes: per batch of wedges, one kernel writes the candidate
-// closing edges E' (Algorithm 1), then the host runs the MSD radix levels of
-// Algorithm 2 one after the other (iteratively: §III-D found CUDA dynamic
-// parallelism too slow), reading back four numbers per level to size the
-// next. E' of a graph can be far larger than E (sum of C(d+, 2): 7.2e9
-// candidates for RMAT-22 in degree order), so it is generated and counted in
-// batches of wedges that fit a device-memory budget (budget_mib; 0 = half of
-// the memory left free by the graph, shared by the wedge classes).
-
-// radixHost is what the wedge classes of a variant need on the host and
-// from the device-memory check.
-type radixHost struct {
+// wedgeRadix runs the wedge iterator with the radix intersection
+// (radix-binning.txt, gen/radix.go, templates/isect_radix.cu.tmpl): per
+// batch of wedges, one kernel writes the candidate closing edges E'
+// (Algorithm 1), then the host runs the MSD radix levels of Algorithm 2 one
+// after the other (iteratively: §III-D found CUDA dynamic parallelism too
+// slow), reading back four numbers per level to size the next. E' can be
+// far larger than E (sum of C(d+, 2)), so it is generated and counted in
+// batches of wedges that fit a device-memory budget (budget_mib; 0 = half
+// of the memory left by the other buffers, shared by the wedge classes).
+type wedgeRadix struct {
 	classes []*radixClass // by class position; nil for the other classes
 	// E is the oriented graph in id order, whose edge (v, w), v < w, closes
 	// the candidate (v, w). When the plan's order is not the id order, E is
@@ -143,22 +139,20 @@ func (rc *radixClass) setCapacity(budget uint64) bool {
 	return true
 }
 
-// newRadixHost builds the wedge prefix sums of every wedge/radix class of
-// the variant and, when the plan's order is not the id order, E in id order.
-func newRadixHost(g *graph.Graph, o *graph.Oriented, idOrdered bool, v gen.Variant, lists []WorkList) (*radixHost, error) {
-	rx := &radixHost{classes: make([]*radixClass, len(v.Classes))}
+// newWedgeRadix builds the wedge prefix sums of the wedge/radix classes in
+// slots and, when the plan's order is not the id order, E in id order.
+func newWedgeRadix(pl *planning, slots []int) (family, error) {
+	rx := &wedgeRadix{classes: make([]*radixClass, len(pl.classes))}
 	active := false
-	for i, c := range v.Classes {
-		if c.Skip || len(c.Phases) == 0 {
-			continue
-		}
-		rc, err := newRadixClass(c, o, &lists[i])
+	for _, i := range slots {
+		rc, err := newRadixClass(pl.classes[i], pl.o, &pl.lists[i])
 		if err != nil {
 			return nil, err
 		}
 		rx.classes[i] = rc
 		active = active || rc.total > 0
 	}
+	idOrdered, g := pl.man.IDOrdered, pl.g
 	if active && !idOrdered && g == nil {
 		return nil, fmt.Errorf("wedge/radix classes of an unrelabelled degree order need the undirected graph; the graph was read oriented")
 	}
@@ -174,7 +168,7 @@ func newRadixHost(g *graph.Graph, o *graph.Oriented, idOrdered bool, v gen.Varia
 
 func newRadixClass(c gen.Class, o *graph.Oriented, l *WorkList) (*radixClass, error) {
 	rc := &radixClass{c: c, ph: map[string]gen.Helper{}, fn: map[string]gpu.Function{}, block: uint32(c.Block)}
-	for _, h := range c.Phases {
+	for _, h := range radixPhases(c) {
 		rc.ph[h.Phase] = h
 	}
 	for _, p := range []string{gen.PhaseGenerate, gen.PhaseHist, gen.PhaseScanUp, gen.PhaseScanMid, gen.PhaseScanDown,
@@ -209,7 +203,7 @@ func newRadixClass(c gen.Class, o *graph.Oriented, l *WorkList) (*radixClass, er
 
 // buffers lists E in id order when the plan has its own, and each class's
 // wedge offsets and, once reserve has sized them, batch buffers.
-func (rx *radixHost) buffers() []bufferSpec {
+func (rx *wedgeRadix) buffers() []bufferSpec {
 	b := rx.eBuffers()
 	for _, rc := range rx.classes {
 		if rc != nil && rc.total > 0 {
@@ -220,7 +214,7 @@ func (rx *radixHost) buffers() []bufferSpec {
 }
 
 // eBuffers lists E in id order, when the plan's order is not the id order.
-func (rx *radixHost) eBuffers() []bufferSpec {
+func (rx *wedgeRadix) eBuffers() []bufferSpec {
 	if rx.eOff == nil {
 		return nil
 	}
@@ -245,7 +239,7 @@ func (rc *radixClass) buffers() []bufferSpec {
 // an explicit budget caps a class's buffers; the classes without one share
 // half of what is left. It returns the new need and false when they do not
 // fit in have.
-func (rx *radixHost) reserve(need, have uint64) (uint64, bool) {
+func (rx *wedgeRadix) reserve(need, have uint64) (uint64, bool) {
 	if need > have {
 		return need, false
 	}
@@ -277,10 +271,9 @@ func (rx *radixHost) reserve(need, have uint64) (uint64, bool) {
 	return need, need <= have
 }
 
-// setupRadix loads the phase kernels, allocates the buffers and uploads
-// the prefix sums and E.
-func (pr *Prepared) setupRadix(rx *radixHost) error {
-	pr.radix = rx
+// setup loads the phase kernels, allocates the buffers and uploads the
+// prefix sums and E.
+func (rx *wedgeRadix) setup(pr *Prepared) error {
 	rx.offE, rx.adjE = pr.off, pr.adj
 	if rx.eOff != nil { // only made when some class has wedges
 		if err := pr.allocate(rx.eBuffers()); err != nil {
@@ -328,10 +321,9 @@ func gridFor(items, per uint64) uint32 {
 	return uint32(min((items+per-1)/per, gen.MaxGridX))
 }
 
-// runRadix counts the class's triangles into counts[slot]: every batch of
+// launch counts the class's triangles into counts[slot]: every batch of
 // wedges, every level of its buckets.
-func (pr *Prepared) runRadix(ctx context.Context, pc *prepClass) error {
-	rx := pr.radix
+func (rx *wedgeRadix) launch(ctx context.Context, pr *Prepared, pc *prepClass) error {
 	rc := rx.classes[pc.c.Slot]
 	if rc == nil {
 		return fmt.Errorf("plan %s: class %s has radix phases but was not prepared", pr.name, pc.c.Name)
@@ -340,106 +332,137 @@ func (pr *Prepared) runRadix(ctx context.Context, pc *prepClass) error {
 	if rc.total == 0 || pr.m == 0 {
 		return nil
 	}
-	list := any(uint64(0))
-	if pc.list != nil {
-		list = pc.list
-	}
-	idb := idBits(pr.n)
-	keyBits := 2 * idb
-	blk := gpu.Dim3{X: rc.block, Y: 1, Z: 1}
-	launch := func(phase string, grid uint32, args ...any) error {
-		if grid == 0 {
-			return nil
-		}
-		if err := rc.fn[phase].Launch(gpu.Dim3{X: grid, Y: 1, Z: 1}, blk, 0, args...); err != nil {
-			return fmt.Errorf("plan %s: class %s: %s kernel %s (grid %d x %d): %w", pr.name, pc.c.Name, phase, rc.ph[phase].Kernel, grid, rc.block, err)
-		}
-		return nil
-	}
-	scan := func(data gpu.Buffer, n uint64) error {
-		nb := (n + rc.scanTile - 1) / rc.scanTile
-		if err := launch(gen.PhaseScanUp, uint32(min(nb, gen.MaxGridX)), data, n, rc.part); err != nil {
-			return err
-		}
-		if err := launch(gen.PhaseScanMid, 1, rc.part, nb, data, n); err != nil {
-			return err
-		}
-		return launch(gen.PhaseScanDown, uint32(min(nb, gen.MaxGridX)), data, n, rc.part)
-	}
-	ntiles := func(len uint64) uint64 { return (len + rc.tile - 1) / rc.tile }
-	var stat [radixStatWords]uint64
+	r := &radixRun{rx: rx, rc: rc, pr: pr, pc: pc, idb: idBits(pr.n)}
 	for q0 := uint64(0); q0 < rc.total; q0 += rc.capacity {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rc.batches++
-		cnt := min(rc.capacity, rc.total-q0)
-		if err := launch(gen.PhaseGenerate, gridFor(cnt, uint64(rc.block)),
-			pr.off, pr.adj, list, rc.wpreBuf, rc.nitems, q0, cnt, idb, rc.keys[0]); err != nil {
+		if err := r.batch(q0); err != nil {
 			return err
-		}
-		// The root bucket: every candidate, every edge, no key bit fixed.
-		var nsplit, splitTiles, nleaf, leafTiles uint64
-		if cnt <= rc.thr || pr.m <= rc.thr {
-			nleaf, leafTiles = 1, ntiles(cnt)
-		} else {
-			nsplit, splitTiles = 1, ntiles(cnt)
-		}
-		if err := gpu.WriteSlice(rc.bk[0], 0, []uint64{0, cnt, 0, 0, pr.m, 0}); err != nil {
-			return fmt.Errorf("plan %s: class %s: root bucket: %w", pr.name, pc.c.Name, err)
-		}
-		cur, hi := 0, keyBits
-		for level := uint64(0); ; level++ {
-			if nleaf > 0 {
-				if err := launch(gen.PhaseLeaf, uint32(min(leafTiles, gen.MaxGridX)),
-					rc.keys[cur], rc.bk[cur], nsplit, nsplit+nleaf, splitTiles, splitTiles+leafTiles, rx.offE, rx.adjE, idb, pr.counts); err != nil {
-					return err
-				}
-			}
-			if nsplit == 0 {
-				rc.maxLevel = max(rc.maxLevel, level)
-				break
-			}
-			rc.levels++
-			// A bucket to split has a key bit left: its children with none
-			// left are leaves.
-			lo := hi - min(hi, uint32(rc.bits))
-			nb := hi - lo
-			tgrid := uint32(min(splitTiles, gen.MaxGridX))
-			if err := launch(gen.PhaseHist, tgrid, rc.keys[cur], rc.bk[cur], nsplit, splitTiles, lo, nb, rc.hist); err != nil {
-				return err
-			}
-			if err := scan(rc.hist, rc.digits*splitTiles); err != nil {
-				return err
-			}
-			children := nsplit * rc.digits
-			cgrid := gridFor(children, uint64(rc.block))
-			if err := launch(gen.PhaseClassify, cgrid, rc.bk[cur], nsplit, rc.hist, lo, nb,
-				rx.offE, rx.adjE, pr.n, pr.m, idb, rc.flags); err != nil {
-				return err
-			}
-			if err := scan(rc.flags, 4*children); err != nil {
-				return err
-			}
-			if err := launch(gen.PhaseEmit, cgrid, rc.bk[cur], nsplit, rc.hist, lo, nb,
-				rx.offE, rx.adjE, pr.n, pr.m, idb, rc.flags, rc.bk[1-cur], rc.stat); err != nil {
-				return err
-			}
-			if err := launch(gen.PhaseScatter, tgrid, rc.keys[cur], rc.bk[cur], nsplit, splitTiles, lo, nb, rc.hist, rc.keys[1-cur]); err != nil {
-				return err
-			}
-			if err := gpu.ReadSlice(rc.stat, 0, stat[:]); err != nil {
-				return fmt.Errorf("plan %s: class %s: reading the level sizes: %w", pr.name, pc.c.Name, err)
-			}
-			nsplit, splitTiles, nleaf, leafTiles = stat[0], stat[1], stat[2], stat[3]
-			if nsplit > rc.sz.splitMax || nsplit+nleaf > rc.sz.buckets || splitTiles > rc.sz.tileMax {
-				return fmt.Errorf("plan %s: class %s: level %d of batch %d has %d buckets to split (%d tiles) and %d leaves, beyond the buffers (%d, %d tiles, %d): a bug",
-					pr.name, pc.c.Name, level+1, rc.batches, nsplit, splitTiles, nleaf, rc.sz.splitMax, rc.sz.tileMax, rc.sz.buckets)
-			}
-			cur, hi = 1-cur, lo
 		}
 	}
 	return nil
+}
+
+// radixRun is one pass of a wedge/radix class.
+type radixRun struct {
+	rx  *wedgeRadix
+	rc  *radixClass
+	pr  *Prepared
+	pc  *prepClass
+	idb uint32 // bits of a vertex id in a key
+}
+
+func (r *radixRun) launch(phase string, grid uint32, args ...any) error {
+	if grid == 0 {
+		return nil
+	}
+	rc := r.rc
+	if err := rc.fn[phase].Launch(gpu.Dim3{X: grid, Y: 1, Z: 1}, gpu.Dim3{X: rc.block, Y: 1, Z: 1}, 0, args...); err != nil {
+		return fmt.Errorf("plan %s: class %s: %s kernel %s (grid %d x %d): %w", r.pr.name, r.pc.c.Name, phase, rc.ph[phase].Kernel, grid, rc.block, err)
+	}
+	return nil
+}
+
+// scan is the three-kernel prefix sum of n u64 in data.
+func (r *radixRun) scan(data gpu.Buffer, n uint64) error {
+	rc := r.rc
+	nb := (n + rc.scanTile - 1) / rc.scanTile
+	if err := r.launch(gen.PhaseScanUp, uint32(min(nb, gen.MaxGridX)), data, n, rc.part); err != nil {
+		return err
+	}
+	if err := r.launch(gen.PhaseScanMid, 1, rc.part, nb, data, n); err != nil {
+		return err
+	}
+	return r.launch(gen.PhaseScanDown, uint32(min(nb, gen.MaxGridX)), data, n, rc.part)
+}
+
+func (r *radixRun) tiles(len uint64) uint64 { return (len + r.rc.tile - 1) / r.rc.tile }
+
+// batch generates the candidates of the wedges from q0 on and counts them
+// level by level.
+func (r *radixRun) batch(q0 uint64) error {
+	rc, pr, rx := r.rc, r.pr, r.rx
+	rc.batches++
+	cnt := min(rc.capacity, rc.total-q0)
+	if err := r.launch(gen.PhaseGenerate, gridFor(cnt, uint64(rc.block)),
+		pr.off, pr.adj, r.pc.listArg(), rc.wpreBuf, rc.nitems, q0, cnt, r.idb, rc.keys[0]); err != nil {
+		return err
+	}
+	// The root bucket: every candidate, every edge, no key bit fixed.
+	var lv radixLevel
+	if cnt <= rc.thr || pr.m <= rc.thr {
+		lv.nleaf, lv.leafTiles = 1, r.tiles(cnt)
+	} else {
+		lv.nsplit, lv.splitTiles = 1, r.tiles(cnt)
+	}
+	if err := gpu.WriteSlice(rc.bk[0], 0, []uint64{0, cnt, 0, 0, pr.m, 0}); err != nil {
+		return fmt.Errorf("plan %s: class %s: root bucket: %w", pr.name, r.pc.c.Name, err)
+	}
+	cur, hi := 0, 2*r.idb
+	for level := uint64(0); ; level++ {
+		if lv.nleaf > 0 {
+			if err := r.launch(gen.PhaseLeaf, uint32(min(lv.leafTiles, gen.MaxGridX)),
+				rc.keys[cur], rc.bk[cur], lv.nsplit, lv.nsplit+lv.nleaf, lv.splitTiles, lv.splitTiles+lv.leafTiles, rx.offE, rx.adjE, r.idb, pr.counts); err != nil {
+				return err
+			}
+		}
+		if lv.nsplit == 0 {
+			rc.maxLevel = max(rc.maxLevel, level)
+			return nil
+		}
+		rc.levels++
+		// A bucket to split has a key bit left: its children with none
+		// left are leaves.
+		lo := hi - min(hi, uint32(rc.bits))
+		next, err := r.split(cur, lo, hi-lo, lv)
+		if err != nil {
+			return err
+		}
+		if next.nsplit > rc.sz.splitMax || next.nsplit+next.nleaf > rc.sz.buckets || next.splitTiles > rc.sz.tileMax {
+			return fmt.Errorf("plan %s: class %s: level %d of batch %d has %d buckets to split (%d tiles) and %d leaves, beyond the buffers (%d, %d tiles, %d): a bug",
+				pr.name, r.pc.c.Name, level+1, rc.batches, next.nsplit, next.splitTiles, next.nleaf, rc.sz.splitMax, rc.sz.tileMax, rc.sz.buckets)
+		}
+		lv, cur, hi = next, 1-cur, lo
+	}
+}
+
+// radixLevel is the size of one level's bucket list: buckets to split and
+// leaves, and their tiles.
+type radixLevel struct{ nsplit, splitTiles, nleaf, leafTiles uint64 }
+
+// split splits the buckets of lv (list cur) on key bits [lo, lo+nb) into
+// the other list and returns the next level's sizes.
+func (r *radixRun) split(cur int, lo, nb uint32, lv radixLevel) (radixLevel, error) {
+	rc, pr, rx := r.rc, r.pr, r.rx
+	tgrid := uint32(min(lv.splitTiles, gen.MaxGridX))
+	if err := r.launch(gen.PhaseHist, tgrid, rc.keys[cur], rc.bk[cur], lv.nsplit, lv.splitTiles, lo, nb, rc.hist); err != nil {
+		return lv, err
+	}
+	if err := r.scan(rc.hist, rc.digits*lv.splitTiles); err != nil {
+		return lv, err
+	}
+	children := lv.nsplit * rc.digits
+	cgrid := gridFor(children, uint64(rc.block))
+	if err := r.launch(gen.PhaseClassify, cgrid, rc.bk[cur], lv.nsplit, rc.hist, lo, nb,
+		rx.offE, rx.adjE, pr.n, pr.m, r.idb, rc.flags); err != nil {
+		return lv, err
+	}
+	if err := r.scan(rc.flags, 4*children); err != nil {
+		return lv, err
+	}
+	if err := r.launch(gen.PhaseEmit, cgrid, rc.bk[cur], lv.nsplit, rc.hist, lo, nb,
+		rx.offE, rx.adjE, pr.n, pr.m, r.idb, rc.flags, rc.bk[1-cur], rc.stat); err != nil {
+		return lv, err
+	}
+	if err := r.launch(gen.PhaseScatter, tgrid, rc.keys[cur], rc.bk[cur], lv.nsplit, lv.splitTiles, lo, nb, rc.hist, rc.keys[1-cur]); err != nil {
+		return lv, err
+	}
+	var stat [radixStatWords]uint64
+	if err := gpu.ReadSlice(rc.stat, 0, stat[:]); err != nil {
+		return lv, fmt.Errorf("plan %s: class %s: reading the level sizes: %w", pr.name, r.pc.c.Name, err)
+	}
+	return radixLevel{stat[0], stat[1], stat[2], stat[3]}, nil
 }
 
 // RadixStats describes a wedge/radix class's last run.
@@ -452,15 +475,14 @@ type RadixStats struct {
 	MaxLevel uint64 `json:"max_level"` // the deepest level reached
 }
 
-// radixStats returns the stats of the wedge/radix class in slot i, or nil.
-func (pr *Prepared) radixStats(i int) *RadixStats {
-	if pr.radix == nil || i >= len(pr.radix.classes) || pr.radix.classes[i] == nil {
-		return nil
+// stats reports the class's batches.
+func (rx *wedgeRadix) stats(pc *prepClass, cr *ClassResult) {
+	rc := rx.classes[pc.c.Slot]
+	if rc == nil {
+		return
 	}
-	rc := pr.radix.classes[i]
-	s := &RadixStats{Wedges: rc.total, Capacity: rc.capacity, Batches: rc.batches, Levels: rc.levels, MaxLevel: rc.maxLevel}
+	cr.Radix = &RadixStats{Wedges: rc.total, Capacity: rc.capacity, Batches: rc.batches, Levels: rc.levels, MaxLevel: rc.maxLevel}
 	if rc.total > 0 {
-		s.Bytes = rc.batchBytes(rc.sz)
+		cr.Radix.Bytes = rc.batchBytes(rc.sz)
 	}
-	return s
 }
