@@ -33,7 +33,7 @@ type pivotFamily struct {
 
 	count, sums, scan, bin, scatter gpu.Function
 	core                            gpu.Function // the core kernel (nil when the variant has no core)
-	ktimers                         [5]gpu.Timer // around each of them
+	ktimers                         [5]gpu.Timer // around each preparation kernel
 	top                             uint32       // the first core id: n - the variant's core (n without a core)
 	cw                              uint32       // u32 words of a core row: the variant's core / 32 (0 without one)
 	coreSlot                        int          // the class whose launch runs the core kernel first (its count and time hold the core's)
@@ -46,10 +46,10 @@ type pivotFamily struct {
 	spill gpu.Buffer
 }
 
-// newPivotFamily sizes the pivot buffers of the planned variant. A pivot gets at most min(cnt[v],
-// ceil(wrk[v] / item_work)) items, so a class's list holds at most min(m,
-// wedges / item_work + n), wedges being the sum of all tails; the lists are
-// sized for the smallest item_work.
+// newPivotFamily sizes the pivot buffers of the planned variant. A pivot
+// gets at most min(cnt[v], ceil(wrk[v] / item_work)) items, so a class's
+// list holds at most min(m, wedges / item_work + n), wedges being the sum
+// of all tails; the lists are sized for the smallest item_work.
 func newPivotFamily(pl *planning, _ []int) (family, error) {
 	h, variant, o, sms := pl.man.Pivot, pl.variant, pl.o, pl.sms
 	if h == nil {
@@ -274,7 +274,7 @@ func pivotWedges(off []uint64) (uint64, string) {
 	if m := off[len(off)-1]; m >= 1<<(64-pivotLenBits) {
 		return 0, fmt.Sprintf("%d oriented edges: pivot classes pack tail starts in %d bits", m, 64-pivotLenBits)
 	}
-	// On all cores: RMAT-24's 16.7 M vertices took about 20 ms on one.
+	// Chunk by chunk on all cores, like the work lists.
 	n := len(off) - 1
 	chunks := (n + workChunk - 1) / workChunk
 	sums := make([]uint64, chunks)

@@ -46,7 +46,7 @@ type ClassResult struct {
 	Triangles    uint64          `json:"triangles"`
 	Ms           Timing          `json:"kernel_ms"`
 
-	// Radix: a wedge/radix class's batches (radix.go); nil otherwise.
+	// Radix: a wedge/radix class's batches (wedge_radix.go); nil otherwise.
 	Radix *RadixStats `json:"radix,omitempty"`
 }
 
@@ -71,7 +71,7 @@ type Result struct {
 	// SrcMs is the event-timed src kernel (0 without edge classes).
 	SrcMs float64 `json:"src_ms"`
 	// SlicesMs is the event-timed building of the bit slices of bitwise
-	// classes (runtime/tcbw.go; 0 without them).
+	// classes (bitwise.go; 0 without them).
 	SlicesMs float64 `json:"slices_ms,omitempty"`
 	// KernelMs summarises, over the timed runs, the sum of the class
 	// kernels' event times.
@@ -85,7 +85,7 @@ type Result struct {
 	// keeps them: a shorter measurement's median is that of the first few).
 	GPUSamples []float64 `json:"gpu_samples_ms,omitempty"`
 	// PrepMs summarises the device-side preparation of pivot classes
-	// (in-edge and item lists, runtime/pivot.go), part of GPUMs.
+	// (in-edge and item lists, pivot.go), part of GPUMs.
 	PrepMs Timing `json:"prep_ms"`
 	// PrepKernels times each preparation kernel (count, sums, scan, bin,
 	// scatter); nil without pivot classes.

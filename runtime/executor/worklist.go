@@ -175,8 +175,7 @@ type bucketer struct {
 	work    ir.WorkModel
 	// The classes' key ranges [lo, hi) (hi 0: no bound) and whether their
 	// items are edges, apart from the large gen.Class: classOf runs per
-	// item (copying a gen.Class there made RMAT-24's host lists take 20 ms
-	// on 16 cores).
+	// item, where copying a gen.Class costs.
 	lo, hi []uint64
 	edges  []bool
 }
@@ -201,8 +200,8 @@ func (b *bucketer) classOf(k uint64) int {
 }
 
 // count adds the items of vertices [lo, hi) to cnt by class: scan's first
-// pass without its callbacks for out-degree keys (half the time: RMAT-22's
-// six pivot classes, 2.6 ms against 4.9 on 2 cores).
+// pass without its callbacks for out-degree keys, which takes half its
+// time.
 func (b *bucketer) count(lo, hi int, cnt []uint64) (uint64, bool) {
 	if b.key != ir.KeyOutDegree {
 		return b.scan(lo, hi, func(c int, _ uint64, _ uint64) { cnt[c]++ }, nil)
