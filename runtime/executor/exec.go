@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tcgen/tcgen/runtime/gpu"
-	"slices"
-	"time"
 
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/gpu"
 )
+
+// The executor: Prepare (prepare.go) plans a run on the host, allocates
+// the buffers of its memory plan (memory.go), uploads the graph and sets
+// up each family of classes (family.go); Prepared.Run (run.go) times its
+// passes.
 
 // RunOptions control one execution of a plan.
 type RunOptions struct {
@@ -35,165 +38,11 @@ type RunOptions struct {
 	PassOnly bool
 }
 
-// Timing summarises the milliseconds of repeated runs.
-type Timing struct {
-	Median float64 `json:"median_ms"`
-	Min    float64 `json:"min_ms"`
-	Max    float64 `json:"max_ms"`
-}
-
-func summarize(ms []float64) Timing {
-	if len(ms) == 0 {
-		return Timing{}
-	}
-	s := slices.Clone(ms)
-	slices.Sort(s)
-	med := s[len(s)/2]
-	if len(s)%2 == 0 {
-		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return Timing{Median: med, Min: s[0], Max: s[len(s)-1]}
-}
-
-// ClassResult is what one class did.
-type ClassResult struct {
-	Slot         int             `json:"slot"`
-	Name         string          `json:"name"`
-	Skip         bool            `json:"skip,omitempty"`
-	Kernel       string          `json:"kernel,omitempty"`
-	Iterator     ir.Iterator     `json:"iterator,omitempty"`
-	Intersection ir.Intersection `json:"intersection,omitempty"`
-	Width        int             `json:"width,omitempty"`
-	Block        int             `json:"block,omitempty"`
-	Grid         uint32          `json:"grid,omitempty"`
-	SharedBytes  int             `json:"shared_bytes,omitempty"`
-	Items        uint64          `json:"items"`
-	ItemKind     string          `json:"item_kind"`
-	List         bool            `json:"list"` // a work list was uploaded (false: every item, or skipped)
-	Triangles    uint64          `json:"triangles"`
-	Ms           Timing          `json:"kernel_ms"`
-
-	// Radix: a wedge/radix class's batches (radix.go); nil otherwise.
-	Radix *RadixStats `json:"radix,omitempty"`
-}
-
-// Result is one execution of a plan on a graph.
-type Result struct {
-	Plan         string          `json:"plan"`
-	Device       gpu.DeviceFacts `json:"device"`
-	Arch         string          `json:"arch"`
-	NVRTC        [2]int          `json:"nvrtc"`
-	Variant      int             `json:"variant"`
-	Feature      string          `json:"feature,omitempty"`
-	FeatureValue float64         `json:"feature_value,omitempty"`
-	Vertices     uint64          `json:"vertices"`
-	Edges        uint64          `json:"edges"`
-	Triangles    uint64          `json:"triangles"`
-	// PerClass lists the chosen variant's classes in order.
-	PerClass []ClassResult `json:"classes"`
-	// CopyMs is the event-timed upload of the graph and the work lists
-	// (the graph's events also span what the planning queued beside it:
-	// memsets of counters).
-	CopyMs float64 `json:"copy_ms"`
-	// SrcMs is the event-timed src kernel (0 without edge classes).
-	SrcMs float64 `json:"src_ms"`
-	// SlicesMs is the event-timed building of the bit slices of bitwise
-	// classes (runtime/tcbw.go; 0 without them).
-	SlicesMs float64 `json:"slices_ms,omitempty"`
-	// KernelMs summarises, over the timed runs, the sum of the class
-	// kernels' event times.
-	KernelMs Timing `json:"kernel_ms"`
-	// GPUMs summarises, over the timed runs, one event pair around a whole
-	// pass: zeroing the counters, the device-side preparation of pivot
-	// classes, every class kernel and the reduction. Lists built on the host
-	// and uploaded by Prepare (the other iterators) are outside it.
-	GPUMs Timing `json:"gpu_ms"`
-	// GPUSamples are the timed passes behind GPUMs, in order (the tuner
-	// keeps them: a shorter measurement's median is that of the first few).
-	GPUSamples []float64 `json:"gpu_samples_ms,omitempty"`
-	// PrepMs summarises the device-side preparation of pivot classes
-	// (in-edge and item lists, runtime/pivot.go), part of GPUMs.
-	PrepMs Timing `json:"prep_ms"`
-	// PrepKernels times each preparation kernel (count, sums, scan, bin,
-	// scatter); nil without pivot classes.
-	PrepKernels map[string]Timing `json:"prep_kernels_ms,omitempty"`
-	Runs        int               `json:"runs"`
-	// DeviceBytes is the device memory the run allocated.
-	DeviceBytes uint64 `json:"device_bytes"`
-	// Host-side wall times.
-	OrientMs   float64 `json:"orient_ms"`
-	ListsMs    float64 `json:"lists_ms"`
-	GenerateMs float64 `json:"generate_ms"`
-	CompileMs  float64 `json:"compile_ms"`
-	// Phases splits Prepare's wall time, in order (end-to-end analysis:
-	// scripts/e2e.py prints them). UploadWallMs is the graph's upload, in
-	// the background from the "memory plan" phase on (graphUpload).
-	Phases       []Phase `json:"phases,omitempty"`
-	UploadWallMs float64 `json:"upload_wall_ms,omitempty"`
-}
-
-// Phase is one step of Prepare and its wall time.
-type Phase struct {
-	Name string  `json:"name"`
-	Ms   float64 `json:"ms"`
-}
-
-// phaseClock records the wall time between its marks.
-type phaseClock struct {
-	last   time.Time
-	phases []Phase
-}
-
-func newPhaseClock() *phaseClock { return &phaseClock{last: time.Now()} }
-
-// mark ends the phase name: the time since the previous mark.
-func (c *phaseClock) mark(name string) {
-	now := time.Now()
-	c.phases = append(c.phases, Phase{Name: name, Ms: float64(now.Sub(c.last).Microseconds()) / 1e3})
-	c.last = now
-}
-
-// ErrTooLarge is matched (errors.Is) by every *TooLargeError.
-var ErrTooLarge = errors.New("does not fit in GPU memory")
-
 // ErrDeviceLost is matched (errors.Is) by driver errors after which the
 // context is unusable (an illegal address, a failed or timed-out launch):
 // every later call fails too, so a tuner stops instead of blaming the
 // candidates that follow.
 var ErrDeviceLost = errors.New("the GPU context is lost")
-
-// TooLargeError says a plan's data do not fit in the device's memory. It is
-// returned before anything is allocated.
-type TooLargeError struct {
-	Plan   string
-	Device string
-	Need   uint64 // bytes the run would allocate
-	Have   uint64 // bytes it may use
-}
-
-func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("plan %s: needs %d MiB of device memory, %s has %d MiB usable: %v",
-		e.Plan, e.Need>>20, e.Device, e.Have>>20, ErrTooLarge)
-}
-
-// Is makes errors.Is(err, ErrTooLarge) true.
-func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
-
-// memoryHeadroom is kept free beyond the run's buffers: the context, the
-// loaded module and the allocator's granularity take some of the memory the
-// device reports.
-const memoryHeadroom = 256 << 20
-
-// memInfo is implemented by devices that can report free memory.
-type memInfo interface {
-	MemInfo() (free, total uint64, err error)
-}
-
-// prestager is a device that can make its upload buffers ahead of a large
-// upload (cuda.Device.Prestage).
-type prestager interface {
-	Prestage(upload uint64)
-}
 
 // Run executes plan p on graph g: it prepares (orients g, builds the work
 // lists, generates, compiles and loads the kernels, uploads the graph),
@@ -217,31 +66,35 @@ type Prepared struct {
 	name     string
 	manifest gen.Manifest
 	variant  int
+	sms      int
 	res      Result // the parts Prepare knows
 
 	mod     gpu.Module
 	buffers []gpu.Buffer
+	timers  []gpu.Timer
 	off     gpu.Buffer
 	adj     gpu.Buffer
 	counts  gpu.Buffer
 	srcBuf  gpu.Buffer // src[e] = first vertex of edge e; nil without edge classes
 	scratch gpu.Buffer // per-group scratch of the classes (scratch.go); nil when none needs it
-	square  gpu.Buffer // the dense classes' bit matrix (scratch.go, gen/dense.go); nil when none
+	square  gpu.Buffer // the dense classes' bit matrix (scratch.go, edge_bitmap.go); nil when none
 	n       uint32
 	m       uint64
 	classes []prepClass
-	timers  []gpu.Timer
 
-	upload *graphUpload // the graph's upload until Prepare joins it (upload.go)
-	radix  *radixHost   // wedge/radix classes (radix.go)
-	pivot  *pivotHost   // pivot classes (pivot.go)
+	families  []family     // of the variant's classes, in familyID order
+	preparers []preparer   // the families with work at the start of a pass
+	upload    *graphUpload // the graph's upload until Prepare joins it (upload.go)
 	// passTimer spans a whole pass: zeroing the counters, the device-side
-	// preparation and every class kernel.
-	passTimer gpu.Timer
+	// preparation and every class kernel; prepTimer the preparation
+	// (nil without preparers).
+	passTimer, prepTimer gpu.Timer
 }
 
+// prepClass is one class of the chosen variant, ready to launch.
 type prepClass struct {
 	c      gen.Class
+	fam    family // nil for a skip class
 	fn     gpu.Function
 	items  uint64
 	list   gpu.Buffer // nil: every item, no list
@@ -252,524 +105,44 @@ type prepClass struct {
 	// zeroFirst: zero the scratch before each launch (scratch.go).
 	scratchWords uint64
 	zeroFirst    bool
-	// bitwise: a bitwise class's slices and passes (tcbw.go); nil otherwise.
-	bitwise *bitwiseClass
-	// rows: the kernel writing a dense class's rows (gen.Class.Dense.Rows), run
-	// before the class kernel in every pass, on rowsGrid blocks.
-	rows     gpu.Function
-	rowsGrid uint32
 }
 
-// Orientation maps the IR's orientation onto package graph's (the tuner
-// orients a graph once per orientation its candidates use).
-func Orientation(o ir.Orientation) (graph.Orientation, error) { return orientation(o) }
+// launched reports whether a pass launches the class.
+func (pc *prepClass) launched() bool { return pc.fn != nil && pc.items > 0 }
 
-// orientation maps the IR's orientation onto package graph's.
-func orientation(o ir.Orientation) (graph.Orientation, error) {
-	switch o {
-	case ir.OrientDegree, "":
-		return graph.ByDegree, nil
-	case ir.OrientID:
-		return graph.ByID, nil
-	case ir.OrientTCBW:
-		return graph.ByTCBW, nil
+// square reports whether the class's scratch is the dense rows' matrix.
+func (pc *prepClass) square() bool { return pc.c.Scratch != nil && pc.c.Scratch.Square }
+
+// listArg is the class's work list argument: null for every item.
+func (pc *prepClass) listArg() any { return bufArg(pc.list) }
+
+// srcArg is the src argument of the class kernels: null without it.
+func (pr *Prepared) srcArg() any { return bufArg(pr.srcBuf) }
+
+// scratchArg is class pc's scratch argument: the dense rows' matrix, the
+// per-group scratch, or null.
+func (pr *Prepared) scratchArg(pc *prepClass) any {
+	switch {
+	case pc.square():
+		return pr.square
+	case pc.scratchWords > 0:
+		return pr.scratch
 	}
-	return 0, fmt.Errorf("orientation %s is not implemented by package graph yet", o)
+	return uint64(0)
 }
 
-// Feature returns the guard feature named f of the graph g oriented as o.
-// g may be nil for a graph read oriented; max_degree then cannot be known.
-func Feature(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
-	n, e := float64(o.N()), float64(o.Arcs())
-	switch f {
-	case ir.FeatureAvgOutDeg:
-		if n == 0 {
-			return 0, nil
-		}
-		return e / n, nil
-	case ir.FeatureAvgDegree:
-		if n == 0 {
-			return 0, nil
-		}
-		return 2 * e / n, nil
-	case ir.FeatureMaxDegree, ir.FeatureMaxOutDeg:
-		if f == ir.FeatureMaxDegree && g == nil {
-			return 0, fmt.Errorf("guard feature %s needs the undirected graph; the graph was read oriented", f)
-		}
-		c := &o.CSR
-		if f == ir.FeatureMaxDegree {
-			c = &g.CSR
-		}
-		var d uint64
-		for v := range c.N() {
-			d = max(d, c.Degree(uint32(v)))
-		}
-		return float64(d), nil
-	case ir.FeatureVertices:
-		return n, nil
-	case ir.FeatureEdges:
-		return e, nil
+// bufArg passes b to a kernel, a null pointer when b is nil.
+func bufArg(b gpu.Buffer) any {
+	if b == nil {
+		return uint64(0)
 	}
-	return 0, fmt.Errorf("unknown guard feature %q", f)
+	return b
 }
 
-// pickVariant returns the variant whose [Lo, Hi) holds x.
-func pickVariant(vs []gen.Variant, x float64) int {
-	for i, v := range vs {
-		if x >= v.Lo && (v.Hi == 0 || x < v.Hi) {
-			return i
-		}
-	}
-	return len(vs) - 1
-}
-
-// Target is the generator's target for a device: its architecture (arch,
-// or compute_XY of its compute capability when arch is "") and the shared
-// memory a block may opt into. The tuner culls plans against it before
-// compiling anything.
-func Target(facts gpu.DeviceFacts, arch string) gen.Target {
-	if arch == "" {
-		arch = fmt.Sprintf("compute_%d%d", facts.Major, facts.Minor)
-	}
-	t := gen.DefaultTarget()
-	t.Arch = arch
-	if facts.SharedOptin > t.MaxSharedPerBlock {
-		t.MaxSharedPerBlock = facts.SharedOptin
-	}
-	return t
-}
-
-// Compile generates and compiles plan p for the device without running it:
-// with a caching compiler, a later Prepare of the same plan loads the cached
-// image. The tuner compiles candidates ahead this way, in parallel.
-func Compile(comp gpu.Compiler, facts gpu.DeviceFacts, p ir.Plan, arch string) error {
-	target := Target(facts, arch)
-	out, err := gen.Generate(p, target)
-	if err != nil {
-		return err
-	}
-	if _, err := comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Headers: out.Headers, Arch: target.Arch, Options: out.Manifest.Options}); err != nil {
-		return fmt.Errorf("plan %s: compiling %s: %w", p.Name(), out.FileName, err)
-	}
-	return nil
-}
-
-// Prepare orients g as p says, picks p's guard variant, builds the work
-// lists, generates and compiles p, loads the kernels, checks the device
-// memory, uploads the graph and the lists (event-timed) and fills src.
-func Prepare(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, g *graph.Graph, opt RunOptions) (pr *Prepared, err error) {
-	facts := dev.Facts()
-	name := p.Name()
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("plan %s: "+format, append([]any{name}, args...)...)
-	}
-	target := Target(facts, opt.Arch)
-	arch := target.Arch
-
-	clk := newPhaseClock()
-	if ps, ok := dev.(prestager); ok { // pinning the upload's buffers overlaps the host's work below
-		var arcs uint64
-		switch {
-		case opt.Oriented != nil:
-			arcs = opt.Oriented.Arcs()
-		case g != nil:
-			arcs = g.Edges() // each edge once, as oriented
-		}
-		ps.Prestage(adjBytes(arcs))
-	}
-	t0 := time.Now()
-	out, err := gen.Generate(p, target)
-	if err != nil {
-		return nil, err // gen names the plan
-	}
-	genMs := msSince(t0)
-	clk.mark("generate")
-	man := out.Manifest
-
-	by, err := orientation(man.Orientation)
-	if err != nil {
-		return nil, fail("%v", err)
-	}
-	t0 = time.Now()
-	o := opt.Oriented
-	if o == nil {
-		if g == nil {
-			return nil, fail("no graph")
-		}
-		if ck := g.AdjCheck(); ck != nil { // orienting reads the lists
-			if err := ck.Finish(); err != nil {
-				return nil, err
-			}
-		}
-		o = graph.Orient(g, by, man.Relabel)
-	} else if o.By != by || (by != graph.ByID && o.Relabelled != man.Relabel) {
-		return nil, fail("needs orientation %s (relabel %v), but the graph is oriented by %s (relabelled %v): convert the source with --orient %s%s",
-			by, man.Relabel, o.By, o.Relabelled, by, map[bool]string{true: " --relabel"}[man.Relabel])
-	}
-	orientMs := msSince(t0)
-	clk.mark("orient")
-	if uint64(o.N()) > graph.MaxVertices {
-		return nil, fail("%d vertices exceed the 32-bit ids the kernels use", o.N())
-	}
-
-	vi := 0
-	var fval float64
-	if man.Feature != "" {
-		if fval, err = Feature(man.Feature, g, o); err != nil {
-			return nil, fail("%v", err)
-		}
-		vi = pickVariant(man.Variants, fval)
-	}
-	variant := man.Variants[vi]
-	// An oriented graph whose list checks were deferred (graph.ReadOptions.
-	// DeferAdjCheck) is checked by its upload, piece by piece as it is read
-	// into the staging buffers, unless the host reads the lists first.
-	adjCheck := o.AdjCheck()
-	if adjCheck != nil && hostReadsAdj(variant) {
-		if err := adjCheck.Finish(); err != nil {
-			return nil, err
-		}
-		adjCheck = nil
-	}
-
-	clk.mark("feature")
-	t0 = time.Now()
-	lists, err := BuildWorkLists(o, variant)
-	if err != nil {
-		return nil, fail("%v", err)
-	}
-	listsMs := msSince(t0)
-	clk.mark("host lists")
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-
-	for _, c := range variant.Classes {
-		// A tiled merge pads its tiles with the ids 2^32-1 and 2^32-2.
-		if c.Params[ir.ParamTile] > 1 && o.N() > 1<<32-2 {
-			return nil, fail("class %s: %d vertices: a merge with tile %d takes at most %d", c.Name, o.N(), c.Params[ir.ParamTile], uint64(1<<32-2))
-		}
-	}
-	needSrc := false
-	for i, c := range variant.Classes {
-		needSrc = needSrc || (c.NeedsSrc && lists[i].Count > 0)
-	}
-	rx, err := newRadixHost(g, o, man.IDOrdered, variant, lists) // wedge offsets, E in id order (radix.go)
-	if err != nil {
-		return nil, fail("%v", err)
-	}
-
-	// Memory: graph, src, lists and counters, checked before allocating.
-	n, m := uint64(o.N()), o.Arcs()
-	need := (n+1)*8 + adjBytes(m) + uint64(gen.CountsWords(len(variant.Classes)))*8
-	if needSrc {
-		need += m * 4
-	}
-	for i := range lists {
-		need += lists[i].Bytes()
-	}
-	need += bitwiseBytes(man, variant, lists, n, m) // bit slices (tcbw.go)
-	if adjCheck != nil {
-		need += checkVerdictBytes // the device list check's verdict (upload.go)
-		if adjCheck.Packed() {
-			need += packedUploadBytes(m) // the lists as stored, until unpacked
-		}
-	}
-	pivot := variantHasPivot(variant)
-	var pvCap uint64 // items each pivot class's list holds
-	if pivot {
-		wedges, why := pivotWedges(o.Offsets)
-		if why != "" {
-			return nil, fail("%s", why)
-		}
-		var pvNeed uint64
-		pvNeed, pvCap = pivotBytes(man.Pivot, vi, n, m, wedges) // in-edges and items (pivot.go)
-		grids := make([]uint32, len(lists))
-		for i, c := range variant.Classes {
-			grids[i] = c.Grid.Blocks(lists[i].Count, facts.SMs)
-		}
-		need += pvNeed + pivotSpillBytes(variant, grids) // and global tables
-	}
-	have := facts.MemoryBytes
-	if mi, ok := dev.(memInfo); ok {
-		if free, _, err := mi.MemInfo(); err == nil {
-			have = free
-		}
-	}
-	have = max(have, memoryHeadroom) - memoryHeadroom
-	rxNeed, rxFits := rx.reserve(need, have) // wedge/radix batch buffers (radix.go)
-	if !rxFits {
-		return nil, &TooLargeError{Plan: name, Device: facts.Name, Need: rxNeed, Have: have}
-	}
-	need = rxNeed
-	if need > have {
-		return nil, &TooLargeError{Plan: name, Device: facts.Name, Need: need, Have: have}
-	}
-	// Per-group scratch (scratch.go): grids capped to what is left.
-	counts := make([]uint64, len(lists))
-	for i := range lists {
-		counts[i] = lists[i].Count
-	}
-	sp, err := planScratch(scratchForDegrees(o, variant.Classes), counts, n, facts.SMs, have-need) // skiff.go: out-degree terms
-	if err != nil {
-		var se *scratchError
-		if errors.As(err, &se) {
-			return nil, &TooLargeError{Plan: name, Device: facts.Name, Need: need + se.perBlock, Have: have}
-		}
-		return nil, fail("%v", err)
-	}
-	need += sp.bytes + sp.square
-	clk.mark("memory plan")
-
-	// The graph's upload starts now, every buffer predicted, and overlaps
-	// compiling (or the kernel cache), the module loads and the other
-	// allocations (graphUpload, upload.go).
-	up, err := startGraphUpload(dev, o, adjCheck)
-	if err != nil {
-		return nil, fail("%w", err)
-	}
-	owned := false // the Prepared holds the upload (Close waits for it)
-	defer func() {
-		if !owned {
-			up.free()
-		}
-	}()
-
-	t0 = time.Now()
-	major, minor := comp.Version()
-	img, err := comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Headers: out.Headers, Arch: arch, Options: man.Options})
-	if err != nil {
-		return nil, fail("compiling %s (kernels %s): %w", out.FileName, kernelNames(variant), err)
-	}
-	compileMs := msSince(t0)
-	clk.mark("compile")
-
-	pr = &Prepared{dev: dev, name: name, manifest: man, variant: vi, n: uint32(n), m: m}
-	pr.res = Result{
-		Plan: name, Device: facts, Arch: arch, NVRTC: [2]int{major, minor},
-		Variant: vi, Feature: man.Feature, FeatureValue: fval,
-		Vertices: n, Edges: m, DeviceBytes: need,
-		OrientMs: orientMs, ListsMs: listsMs, GenerateMs: genMs, CompileMs: compileMs,
-	}
-	pr.upload, pr.off, pr.adj = up, up.off, up.adj
-	pr.buffers = append(pr.buffers, up.off, up.adj)
-	owned = true
-	defer func() {
-		if err != nil {
-			pr.Close()
-			pr = nil
-		}
-	}()
-	if pr.mod, err = dev.Load(img); err != nil {
-		return pr, fail("loading %s: %w (NVRTC log: %s)", out.FileName, err, img.Log)
-	}
-	clk.mark("module load")
-	var lc *listChecker // deferred list checks run on the device (upload.go)
-	if adjCheck != nil {
-		if lc, err = loadListChecker(dev, comp, arch); err != nil {
-			return pr, fail("%w", err)
-		}
-		defer lc.mod.Unload() // needed by the upload alone
-		clk.mark("check module")
-	}
-
-	for i, c := range variant.Classes {
-		pc := prepClass{c: c, items: lists[i].Count}
-		if !c.Skip {
-			if pc.fn, err = pr.mod.Function(c.Kernel); err != nil {
-				return pr, fail("kernel %s: %w", c.Kernel, err)
-			}
-			if c.DynamicSharedBytes > 0 {
-				if err = pc.fn.SetMaxDynamicShared(c.DynamicSharedBytes); err != nil {
-					return pr, fail("kernel %s: %d bytes of dynamic shared memory: %w", c.Kernel, c.DynamicSharedBytes, err)
-				}
-			}
-			pc.grid = sp.grids[i]       // c.Grid.Blocks, capped for scratch
-			if c.Grid.BlocksPerSM > 0 { // persistent blocks: one wave at most
-				pc.grid = residentGrid(pc.fn, pc.grid, c.Block, c.DynamicSharedBytes, facts.SMs)
-			}
-			pc.scratchWords, pc.zeroFirst = sp.words[i], sp.zeroFirst[i]
-			if c.Kind == gen.KindDense && pc.items > 0 {
-				if pc.rows, err = pr.mod.Function(c.Dense.Rows.Kernel); err != nil {
-					return pr, fail("kernel %s: %w", c.Dense.Rows.Kernel, err)
-				}
-				pc.rowsGrid = c.Dense.Rows.Grid.Blocks(n, facts.SMs)
-			}
-			pc.shared = uint32(c.DynamicSharedBytes)
-			if pc.timer, err = pr.newTimer(); err != nil {
-				return pr, fail("kernel %s: %w", c.Kernel, err)
-			}
-		}
-		pr.classes = append(pr.classes, pc)
-	}
-	clk.mark("functions")
-
-	if pr.counts, err = pr.alloc(uint64(gen.CountsWords(len(variant.Classes))) * 8); err != nil {
-		return pr, fail("counts: %w", err)
-	}
-	// Accumulators and tickets start at zero; self-resetting kernels leave
-	// them so after every pass (gen.Class.SelfReset).
-	if err := pr.counts.Zero(); err != nil {
-		return pr, fail("counts: %w", err)
-	}
-	for i := range pr.classes {
-		l := &lists[i]
-		if l.Skip || l.All || l.Count == 0 {
-			continue
-		}
-		if pr.classes[i].list, err = pr.alloc(l.Bytes()); err != nil {
-			return pr, fail("work list of class %s: %w", pr.classes[i].c.Name, err)
-		}
-	}
-	if sp.bytes > 0 {
-		if pr.scratch, err = pr.alloc(sp.bytes); err != nil {
-			return pr, fail("scratch: %w", err)
-		}
-		// Zeroed once: kernels that need it zeroed leave it so (gen.Scratch).
-		if err = pr.scratch.Zero(); err != nil {
-			return pr, fail("zeroing the scratch: %w", err)
-		}
-	}
-	if sp.square > 0 { // written by the rows kernel in every pass: never cleared
-		if pr.square, err = pr.alloc(sp.square); err != nil {
-			return pr, fail("dense rows: %w", err)
-		}
-	}
-	clk.mark("alloc")
-	up.wait()
-	clk.mark("graph upload wait")
-	err = up.finish(pr, lc, facts.SMs) // upload.go
-	pr.upload = nil
-	if err != nil {
-		var ie *graph.InputError
-		if errors.As(err, &ie) {
-			return pr, err // the file's error, as loading it would have given
-		}
-		return pr, fail("uploading the graph: %w", err)
-	}
-	pr.res.UploadWallMs = up.wallMs
-	clk.mark("list check, checksum join")
-
-	// The work lists' upload, timed with events.
-	copyTimer, err := pr.newTimer()
-	if err != nil {
-		return pr, fail("%w", err)
-	}
-	if err = copyTimer.Start(); err != nil {
-		return pr, fail("copy timer: %w", err)
-	}
-	for i := range pr.classes {
-		l := &lists[i]
-		if b := pr.classes[i].list; b != nil {
-			if l.Vertices != nil {
-				err = gpu.WriteSlice(b, 0, l.Vertices)
-			} else {
-				err = gpu.WriteSlice(b, 0, l.Edges)
-			}
-			if err != nil {
-				return pr, fail("uploading the work list of class %s: %w", pr.classes[i].c.Name, err)
-			}
-		}
-	}
-	if err = copyTimer.Stop(); err != nil {
-		return pr, fail("copy timer: %w", err)
-	}
-	if pr.res.CopyMs, err = copyTimer.Elapsed(); err != nil {
-		return pr, fail("copy: %w", err)
-	}
-	pr.res.CopyMs += up.ms
-	clk.mark("copy lists")
-
-	if needSrc {
-		if err = pr.fillSrc(facts.SMs); err != nil {
-			return pr, err
-		}
-	}
-	if err = pr.prepareBitwise(o, variant, lists, facts.SMs); err != nil { // tcbw.go
-		return pr, err
-	}
-	if err = pr.setupRadix(rx); err != nil { // radix.go
-		return pr, err
-	}
-	clk.mark("src, slices, radix")
-	if pivot {
-		if err = pr.setupPivot(vi, facts.SMs, pvCap); err != nil { // pivot.go
-			return pr, err
-		}
-	}
-	if pr.passTimer, err = pr.newTimer(); err != nil {
-		return pr, fail("pass timer: %w", err)
-	}
-	clk.mark("pivot setup")
-	pr.res.Phases = clk.phases
-	return pr, nil
-}
-
-// adjBytes is the adjacency buffer's size for m entries: whole 32-byte
-// tiles, since a tiled merge reads aligned tiles of up to 8 entries with
-// 16-byte loads (templates/isect_merge.cu.tmpl) and masks what lies past a
-// list. Prepare writes the padding once (zeros), so those reads see defined
-// bytes.
-func adjBytes(m uint64) uint64 { return (m*4 + 31) &^ 31 }
-
-// hostReadsAdj reports whether preparing v reads the oriented lists on the
-// host: work-keyed lists (the work of an edge needs d+ of its head), the
-// radix classes' wedge offsets and TC-BW's bit slices. Out-degree keys and
-// the pivot's device-built items need the offsets alone.
-func hostReadsAdj(v gen.Variant) bool {
-	for _, c := range v.Classes {
-		if c.Skip {
-			continue
-		}
-		if c.Key != ir.KeyOutDegree || c.Kind == gen.KindRadix || c.Kind == gen.KindBitwise {
-			return true
-		}
-	}
-	return false
-}
-
-// src is allocated by fillSrc and passed to every class kernel.
-func (pr *Prepared) fillSrc(sms int) error {
-	h := pr.manifest.Src
-	if h == nil {
-		return fmt.Errorf("plan %s: edge classes but no src kernel in the manifest", pr.name)
-	}
-	fn, err := pr.mod.Function(h.Kernel)
-	if err != nil {
-		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
-	}
-	src, err := pr.alloc(pr.m * 4)
-	if err != nil {
-		return fmt.Errorf("plan %s: src: %w", pr.name, err)
-	}
-	pr.srcBuf = src
-	t, err := pr.newTimer()
-	if err != nil {
-		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
-	}
-	grid := h.Grid.Blocks(uint64(pr.n), sms)
-	if err := t.Start(); err != nil {
-		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
-	}
-	if err := fn.Launch(gpu.Dim3{X: grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(h.Block), Y: 1, Z: 1}, 0, pr.off, pr.n, src); err != nil {
-		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
-	}
-	if err := t.Stop(); err != nil {
-		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
-	}
-	if pr.res.SrcMs, err = t.Elapsed(); err != nil {
-		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
-	}
-	return nil
-}
-
-func (pr *Prepared) alloc(bytes uint64) (gpu.Buffer, error) {
-	b, err := pr.dev.Alloc(bytes)
-	if err != nil {
-		return nil, err
-	}
-	pr.buffers = append(pr.buffers, b)
-	return b, nil
+// kernelErr names the plan and the class a launch failed for.
+func (pr *Prepared) kernelErr(pc *prepClass, err error) error {
+	return fmt.Errorf("plan %s: kernel %s (class %s, %d items, grid %d x %d): %w",
+		pr.name, pc.c.Kernel, pc.c.Name, pc.items, pc.grid, pc.c.Block, err)
 }
 
 func (pr *Prepared) newTimer() (gpu.Timer, error) {
@@ -783,223 +156,6 @@ func (pr *Prepared) newTimer() (gpu.Timer, error) {
 
 // Manifest is the generated plan's manifest.
 func (pr *Prepared) Manifest() gen.Manifest { return pr.manifest }
-
-// Run launches every class kernel opt.Warmup + opt.Repeat times (counters
-// zeroed before each pass), times each kernel with events, and checks that
-// every pass counted the same.
-func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
-	repeat := max(opt.Repeat, 1)
-	warm := max(opt.Warmup, 0)
-	res := pr.res
-	res.Runs = repeat
-	nc := len(pr.classes)
-	perClass := make([][]float64, nc)
-	var totals, passes, preps []float64
-	var prepParts [5][]float64
-	var first []uint64
-	counts := make([]uint64, nc)
-	srcArg := any(uint64(0))
-	if pr.srcBuf != nil {
-		srcArg = pr.srcBuf
-	}
-	// A pass whose launched classes all reset their own counters needs no
-	// memset; one launched class without pivot preparation needs no class
-	// timer either (its time is the pass's): a one-kernel plan's pass is
-	// then an event, the launch and an event, as single-kernel codes are
-	// timed.
-	zero, launched := false, 0
-	for i := range pr.classes {
-		pc := &pr.classes[i]
-		if pc.fn == nil || pc.items == 0 {
-			continue
-		}
-		launched++
-		zero = zero || !pc.c.SelfReset
-	}
-	classTimers := (launched > 1 || pr.pivot != nil || zero) && !opt.PassOnly // a memset is not kernel time
-	prepTimers := pr.pivot != nil && !opt.PassOnly
-	// untimed: PassOnly on a pass of several kernels, none timed apart.
-	untimed := opt.PassOnly && (launched > 1 || pr.pivot != nil)
-	for r := range warm + repeat {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if err := pr.passTimer.Start(); err != nil {
-			return nil, fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
-		}
-		if zero {
-			if err := pr.counts.Zero(); err != nil {
-				return nil, fmt.Errorf("plan %s: zeroing counts: %w", pr.name, err)
-			}
-		}
-		if pr.pivot != nil {
-			if prepTimers {
-				if err := pr.pivot.timer.Start(); err != nil {
-					return nil, fmt.Errorf("plan %s: preparation timer: %w", pr.name, err)
-				}
-			}
-			if err := pr.preparePivot(prepTimers); err != nil { // pivot.go
-				return nil, err
-			}
-			if prepTimers {
-				if err := pr.pivot.timer.Stop(); err != nil {
-					return nil, fmt.Errorf("plan %s: preparation timer: %w", pr.name, err)
-				}
-			}
-		}
-		rowsWritten := false // the dense classes of a pass share one matrix
-		for i := range pr.classes {
-			pc := &pr.classes[i]
-			if pc.fn == nil || pc.items == 0 {
-				continue
-			}
-			list := any(uint64(0))
-			if pc.list != nil {
-				list = pc.list
-			}
-			scratch := any(uint64(0))
-			square := pc.c.Scratch != nil && pc.c.Scratch.Square
-			if square {
-				scratch = pr.square
-			} else if pc.scratchWords > 0 {
-				scratch = pr.scratch
-				if pc.zeroFirst {
-					if err := pr.scratch.Zero(); err != nil {
-						return nil, fmt.Errorf("plan %s: zeroing the scratch: %w", pr.name, err)
-					}
-				}
-			}
-			kerr := func(err error) error {
-				return fmt.Errorf("plan %s: kernel %s (class %s, %d items, grid %d x %d): %w",
-					pr.name, pc.c.Kernel, pc.c.Name, pc.items, pc.grid, pc.c.Block, err)
-			}
-			if classTimers {
-				if err := pc.timer.Start(); err != nil {
-					return nil, kerr(err)
-				}
-			}
-			if pc.rows != nil && pc.rowsGrid > 0 && !rowsWritten { // the dense rows of this pass (gen/dense.go), once
-				if err := pc.rows.Launch(gpu.Dim3{X: pc.rowsGrid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Dense.Rows.Block), Y: 1, Z: 1}, 0,
-					pr.off, pr.adj, pr.n, pr.square, pc.scratchWords); err != nil {
-					return nil, kerr(err)
-				}
-				rowsWritten = true
-			}
-			if pc.bitwise != nil { // one launch per P1 x P2 block (tcbw.go)
-				if err := pr.launchBitwise(pc, srcArg, list); err != nil {
-					return nil, kerr(err)
-				}
-			} else if pc.c.Kind == gen.KindPivot { // items built on the device (pivot.go)
-				if err := pr.launchPivot(pc); err != nil {
-					return nil, kerr(err)
-				}
-			} else if pc.c.Kind == gen.KindRadix { // batches and levels (radix.go)
-				if err := pr.runRadix(ctx, pc); err != nil {
-					return nil, err
-				}
-			} else if err := pc.fn.Launch(gpu.Dim3{X: pc.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
-				pr.off, pr.adj, srcArg, pr.n, pr.m, list, pc.items, pr.counts, scratch, pc.scratchWords); err != nil {
-				return nil, kerr(err)
-			}
-			if classTimers {
-				if err := pc.timer.Stop(); err != nil {
-					return nil, kerr(err)
-				}
-			}
-		}
-		if err := pr.passTimer.Stop(); err != nil {
-			return nil, fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
-		}
-		total := 0.0
-		for i := range pr.classes {
-			pc := &pr.classes[i]
-			if pc.fn == nil || pc.items == 0 {
-				if r >= warm {
-					perClass[i] = append(perClass[i], 0)
-				}
-				continue
-			}
-			timer := pc.timer
-			if !classTimers {
-				timer = pr.passTimer // the class is the pass
-			}
-			if untimed {
-				if r >= warm {
-					perClass[i] = append(perClass[i], 0) // not measured
-				}
-				continue
-			}
-			ms, err := timer.Elapsed()
-			if err != nil {
-				return nil, fmt.Errorf("plan %s: kernel %s (class %s): %w", pr.name, pc.c.Kernel, pc.c.Name, err)
-			}
-			total += ms
-			if r >= warm {
-				perClass[i] = append(perClass[i], ms)
-			}
-		}
-		if err := gpu.ReadSlice(pr.counts, 0, counts); err != nil {
-			return nil, fmt.Errorf("plan %s: reading counts: %w", pr.name, err)
-		}
-		if first == nil {
-			first = slices.Clone(counts)
-		} else if !slices.Equal(first, counts) {
-			return nil, fmt.Errorf("plan %s: pass %d counted %v per class, pass 0 counted %v: the kernels are not deterministic", pr.name, r, counts, first)
-		}
-		pass, err := pr.passTimer.Elapsed()
-		if err != nil {
-			return nil, fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
-		}
-		if untimed {
-			total = pass
-		}
-		if r >= warm {
-			totals = append(totals, total)
-			passes = append(passes, pass)
-			if prepTimers {
-				ms, err := pr.pivot.timer.Elapsed()
-				if err != nil {
-					return nil, fmt.Errorf("plan %s: preparation timer: %w", pr.name, err)
-				}
-				preps = append(preps, ms)
-				parts, err := pr.pivot.prepTimes()
-				if err != nil {
-					return nil, fmt.Errorf("plan %s: preparation timers: %w", pr.name, err)
-				}
-				for i, x := range parts {
-					prepParts[i] = append(prepParts[i], x)
-				}
-			}
-		}
-	}
-
-	res.KernelMs = summarize(totals)
-	res.GPUMs = summarize(passes)
-	res.GPUSamples = passes
-	res.PrepMs = summarize(preps)
-	if prepTimers {
-		res.PrepKernels = map[string]Timing{}
-		for i, name := range pivotKernelNames {
-			res.PrepKernels[name] = summarize(prepParts[i])
-		}
-	}
-	res.PerClass = make([]ClassResult, nc)
-	for i := range pr.classes {
-		pc := &pr.classes[i]
-		c := pc.c
-		cr := ClassResult{
-			Slot: c.Slot, Name: c.Name, Skip: c.Skip, Kernel: c.Kernel,
-			Iterator: c.Iterator, Intersection: c.Intersection, Width: c.Width, Block: c.Block,
-			Grid: pc.grid, SharedBytes: c.StaticSharedBytes + c.DynamicSharedBytes,
-			Items: pc.items, ItemKind: c.Items, List: pc.list != nil,
-			Triangles: first[i], Ms: summarize(perClass[i]),
-		}
-		cr.Radix = pr.radixStats(i) // radix.go
-		res.Triangles += first[i]
-		res.PerClass[i] = cr
-	}
-	return &res, nil
-}
 
 // Close frees the device buffers, the timers and the module. It may be
 // called more than once.
@@ -1031,18 +187,3 @@ func (pr *Prepared) Close() error {
 	}
 	return nil
 }
-
-func kernelNames(v gen.Variant) string {
-	var s []string
-	for _, c := range v.Classes {
-		if !c.Skip {
-			s = append(s, c.Kernel)
-		}
-	}
-	if len(s) == 0 {
-		return "none"
-	}
-	return fmt.Sprint(s)
-}
-
-func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1e3 }

@@ -32,15 +32,15 @@ type fakeDevice struct {
 	mem     uint64
 	kernels map[string]gen.Class // by symbol
 	srcSyms map[string]bool      // the src kernels of the plans it knows
-	rowsFor map[string]gen.Class // dense rows kernels, by symbol, and their class (dense_test.go)
-	slices  *gen.SliceHelpers    // bit-slice helpers (tcbw_test.go)
+	rowsFor map[string]gen.Class // dense rows kernels, by symbol, and their class (edge_bitmap_test.go)
+	slices  *gen.SliceHelpers    // bit-slice helpers (bitwise_test.go)
 	live    map[*fakeBuf]bool
 	allocs  int
 	launch  []string
 	loaded  int
 	timers  int
 
-	phases map[string]fakePhase // wedge/radix phase kernels (radix_fake_test.go)
+	phases map[string]fakePhase // wedge/radix phase kernels (wedge_radix_fake_test.go)
 	pv     *fakePivot           // pivot kernels (pivot_fake_test.go)
 	next   uint64               // next device address Alloc hands out
 	// allocBytes sums every allocation, to check the prediction Prepare
@@ -69,7 +69,7 @@ func (d *fakeDevice) addPlan(t *testing.T, out *gen.Output) {
 		for _, c := range v.Classes {
 			if !c.Skip {
 				d.kernels[c.Kernel] = c
-				d.addPhases(c) // radix_fake_test.go
+				d.addPhases(c) // wedge_radix_fake_test.go
 				if c.Kind == gen.KindDense {
 					d.rowsFor[c.Dense.Rows.Kernel] = c
 				}
@@ -255,16 +255,16 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 		return nil
 	}
 	if c, ok := f.d.rowsFor[f.name]; ok {
-		return f.d.launchRows(c, grid, block, args) // dense_test.go
+		return f.d.launchRows(c, grid, block, args) // edge_bitmap_test.go
 	}
 	if ph, ok := f.d.phases[f.name]; ok {
-		return f.d.launchPhase(ph, grid, block, shared, args) // radix_fake_test.go
+		return f.d.launchPhase(ph, grid, block, shared, args) // wedge_radix_fake_test.go
 	}
 	if ok, err := f.d.pivotLaunch(f.name, grid, block, shared, args); ok {
 		return err // pivot_fake_test.go
 	}
 	if ok, err := f.d.tcbwLaunch(f.name, grid, block, args); ok {
-		return err // tcbw_test.go
+		return err // bitwise_test.go
 	}
 	c := f.d.kernels[f.name]
 	if len(args) != len(gen.KernelArgs) {
@@ -330,7 +330,7 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 		src := args[2].(*fakeBuf)
 		u, v := src.u32(id), adj.u32(id)
 		if c.Kind == gen.KindDense {
-			total += denseEdge(uint64(n), args[8].(*fakeBuf), words, u, v) // dense_test.go
+			total += denseEdge(uint64(n), args[8].(*fakeBuf), words, u, v) // edge_bitmap_test.go
 			continue
 		}
 		total += intersect(nb(uint64(u)), nb(uint64(v)))
@@ -344,9 +344,6 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 	binary.LittleEndian.PutUint64(counts.data[8*c.Slot:], counts.u64(uint64(c.Slot))+total)
 	return nil
 }
-
-// includeRE finds a source's include directives.
-var includeRE = regexp.MustCompile(`(?m)^#include "([^"]+)"`)
 
 type fakeCompiler struct {
 	calls     int
@@ -369,6 +366,9 @@ func (c *fakeCompiler) Compile(in gpu.CompileInput) (gpu.Image, error) {
 	}
 	return gpu.Image{Kind: "ptx", Data: []byte("ptx")}, nil
 }
+
+// includeRE finds a source's include directives.
+var includeRE = regexp.MustCompile(`(?m)^#include "([^"]+)"`)
 
 func TestExecFake(t *testing.T) {
 	graphs := map[string]*graph.Graph{}

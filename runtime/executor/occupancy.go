@@ -11,10 +11,9 @@ type occupancy interface {
 // residentGrid caps the grid of a persistent kernel (gen.Grid.BlocksPerSM:
 // blocks that stride over the items) at the blocks the SMs hold at once.
 // Each block's share of the items is fixed by the stride, so blocks beyond
-// one wave ran their whole share after the first wave's: on the H100,
-// RMAT-20's pivot kernel had 8 blocks per SM by threads but room for 6 by
-// registers and shared memory, 1.33 waves, achieved occupancy 52% of 75%
-// (ncu, docs/performance.md). A function that cannot tell keeps the grid.
+// one wave would run their whole share after the first wave's (a grid
+// sized by threads, when registers or shared memory hold fewer blocks per
+// SM; docs/performance.md). A function that cannot tell keeps the grid.
 func residentGrid(fn gpu.Function, grid uint32, block, dynShared, sms int) uint32 {
 	oc, ok := fn.(occupancy)
 	if !ok || grid == 0 {

@@ -3,10 +3,10 @@ package executor
 import (
 	"errors"
 	"fmt"
-	"github.com/tcgen/tcgen/runtime/gpu"
 	"time"
 
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"github.com/tcgen/tcgen/templates"
 )
 
@@ -14,10 +14,8 @@ import (
 // file's deferred checks (listChecker): the upload copies the lists with
 // their checksum only (graph.AdjCheck.FillChecksum), and a kernel checks
 // them where they arrive (templates/check_lists.cu), reading the section
-// once, on the device. On the H100 machine, RMAT-24's upload with the
-// checks on the host cores that fed it took 102-114 ms, against 59-64 ms
-// for the same reads and copies without them (docs/performance.md, "End to
-// end").
+// once, on the device, rather than on the host cores that feed the upload
+// (docs/performance.md, "End to end").
 const (
 	checkListsKernel = "tcgen_check_lists"
 	unpackKernel     = "tcgen_unpack24" // a packed file's lists (graph/packed.go)

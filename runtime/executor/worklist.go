@@ -51,25 +51,10 @@ const workChunk = 4096
 // lowest vertex u, on the edge (u, v) with v its middle vertex) is counted
 // by exactly one class.
 func BuildWorkLists(o *graph.Oriented, v gen.Variant) ([]WorkList, error) {
-	if len(v.Classes) == 0 {
-		return nil, fmt.Errorf("work lists: variant has no classes")
+	key, err := listKey(v)
+	if err != nil {
+		return nil, err
 	}
-	key := v.Classes[0].Key
-	for _, c := range v.Classes {
-		if c.Key != key {
-			return nil, fmt.Errorf("work lists: classes range over %s and %s; one list ranges over one key", key, c.Key)
-		}
-		if key == ir.KeyWork && (c.Skip || c.Items != gen.ItemsEdges) {
-			return nil, fmt.Errorf("work lists: class %s: the work key needs edge items", c.Name)
-		}
-	}
-	if key != ir.KeyOutDegree && key != ir.KeyWork {
-		return nil, fmt.Errorf("work lists: unknown key %q", key)
-	}
-	if key == ir.KeyWork && v.Work != ir.WorkMerge && v.Work != ir.WorkSearch {
-		return nil, fmt.Errorf("work lists: unknown work model %q", v.Work)
-	}
-
 	b := newBucketer(o, v.Classes, key, v.Work)
 	n := o.N()
 	nc := len(v.Classes)
@@ -106,7 +91,7 @@ func BuildWorkLists(o *graph.Oriented, v gen.Variant) ([]WorkList, error) {
 		}
 		// Pivot classes build their items on the device at every pass
 		// (pivot.go): the host only counts their vertices.
-		l := WorkList{Slot: c, Items: cl.Items, Skip: cl.Skip, Count: total, All: total == domain || cl.Kind == gen.KindPivot}
+		l := WorkList{Slot: c, Items: cl.Items, Skip: cl.Skip, Count: total, All: total == domain || isPivot(cl)}
 		if !l.Skip && !l.All {
 			if l.Items == gen.ItemsEdges {
 				l.Edges = make([]uint64, total)
@@ -117,14 +102,45 @@ func BuildWorkLists(o *graph.Oriented, v gen.Variant) ([]WorkList, error) {
 		lists[c] = l
 	}
 
-	// Pass 2: fill the lists that are needed, each chunk at its offsets.
+	b.fill(lists, start, chunks)
+	return lists, nil
+}
+
+// listKey returns the key the variant's classes range over, or why they
+// cannot share one list.
+func listKey(v gen.Variant) (ir.Key, error) {
+	if len(v.Classes) == 0 {
+		return "", fmt.Errorf("work lists: variant has no classes")
+	}
+	key := v.Classes[0].Key
+	for _, c := range v.Classes {
+		if c.Key != key {
+			return "", fmt.Errorf("work lists: classes range over %s and %s; one list ranges over one key", key, c.Key)
+		}
+		if key == ir.KeyWork && (c.Skip || c.Items != gen.ItemsEdges) {
+			return "", fmt.Errorf("work lists: class %s: the work key needs edge items", c.Name)
+		}
+	}
+	if key != ir.KeyOutDegree && key != ir.KeyWork {
+		return "", fmt.Errorf("work lists: unknown key %q", key)
+	}
+	if key == ir.KeyWork && v.Work != ir.WorkMerge && v.Work != ir.WorkSearch {
+		return "", fmt.Errorf("work lists: unknown work model %q", v.Work)
+	}
+	return key, nil
+}
+
+// fill is BuildWorkLists' second pass: it fills the lists that are needed,
+// each chunk at its offsets start[ch*len(lists)+c].
+func (b *bucketer) fill(lists []WorkList, start []uint64, chunks int) {
 	need := false
 	for _, l := range lists {
 		need = need || (!l.Skip && !l.All)
 	}
 	if !need {
-		return lists, nil
+		return
 	}
+	o, n, nc := b.o, b.o.N(), len(lists)
 	parallelChunks(chunks, func(ch int) {
 		pos := append([]uint64(nil), start[ch*nc:(ch+1)*nc]...)
 		lo, hi := ch*workChunk, min((ch+1)*workChunk, n)
@@ -149,7 +165,6 @@ func BuildWorkLists(o *graph.Oriented, v gen.Variant) ([]WorkList, error) {
 				}
 			})
 	})
-	return lists, nil
 }
 
 // bucketer maps items to classes.
@@ -160,8 +175,7 @@ type bucketer struct {
 	work    ir.WorkModel
 	// The classes' key ranges [lo, hi) (hi 0: no bound) and whether their
 	// items are edges, apart from the large gen.Class: classOf runs per
-	// item (copying a gen.Class there made RMAT-24's host lists take 20 ms
-	// on 16 cores).
+	// item, where copying a gen.Class costs.
 	lo, hi []uint64
 	edges  []bool
 }
@@ -186,8 +200,8 @@ func (b *bucketer) classOf(k uint64) int {
 }
 
 // count adds the items of vertices [lo, hi) to cnt by class: scan's first
-// pass without its callbacks for out-degree keys (half the time: RMAT-22's
-// six pivot classes, 2.6 ms against 4.9 on 2 cores).
+// pass without its callbacks for out-degree keys, which takes half its
+// time.
 func (b *bucketer) count(lo, hi int, cnt []uint64) (uint64, bool) {
 	if b.key != ir.KeyOutDegree {
 		return b.scan(lo, hi, func(c int, _ uint64, _ uint64) { cnt[c]++ }, nil)

@@ -68,88 +68,97 @@ func Workload(p ir.Plan, g *graph.Graph) (variant int, work []ClassWork, err err
 	}
 	seen := make([]uint64, (o.N()+63)/64) // per class: lists already counted
 	for i, c := range v.Classes {
-		l := lists[i]
+		l := &lists[i]
 		w := ClassWork{Slot: c.Slot, Name: c.Name, Skip: c.Skip, Iterator: c.Iterator, Intersection: c.Intersection, Items: l.Count}
 		if !c.Skip {
 			clear(seen)
-			touch := func(x uint32) {
-				if seen[x/64]&(1<<(x%64)) == 0 {
-					seen[x/64] |= 1 << (x % 64)
-					w.UniqueBytes += 8 + 4*o.Degree(x)
-				}
-			}
-			edge := func(u uint32, e uint64) {
-				x := o.Adj[e]
-				du, dv := o.Degree(u), o.Degree(x)
-				w.Intersections++
-				w.Probes += min(du, dv)
-				switch c.Intersection {
-				case ir.Merge, ir.MergePath:
-					w.Accesses += du + dv
-				case ir.BinarySearch:
-					w.Accesses += min(du, dv) * uint64(bits.Len64(max(du, dv)))
-				case ir.Hash:
-					if c.Iterator == ir.IterVertex {
-						w.Accesses += dv
-					} else {
-						w.Accesses += du + dv
-					}
-				default:
-					w.Accesses += dv
-				}
-				touch(x)
-			}
-			vertex := func(u uint32) {
-				touch(u)
-				if c.Iterator == ir.IterVertex && (c.Intersection == ir.Hash || c.Intersection == ir.Bitmap) {
-					w.Accesses += o.Degree(u) // the build
-				}
-				for e := o.Offsets[u]; e < o.Offsets[u+1]; e++ {
-					edge(u, e)
-				}
-			}
-			switch {
-			case l.Items == gen.ItemsVertices && l.All:
-				for u := range o.N() {
-					vertex(uint32(u))
-				}
-			case l.Items == gen.ItemsVertices:
-				for _, u := range l.Vertices {
-					vertex(u)
-				}
-			default:
-				// Edge items: find each edge's source by walking offsets.
-				srcOf := func(e uint64) uint32 {
-					lo, hi := 0, o.N()
-					for lo+1 < hi {
-						mid := (lo + hi) / 2
-						if o.Offsets[mid] <= e {
-							lo = mid
-						} else {
-							hi = mid
-						}
-					}
-					return uint32(lo)
-				}
-				if l.All {
-					for u := range o.N() {
-						touch(uint32(u))
-						for e := o.Offsets[u]; e < o.Offsets[u+1]; e++ {
-							edge(uint32(u), e)
-						}
-					}
-				} else {
-					for _, e := range l.Edges {
-						u := srcOf(e)
-						touch(u)
-						edge(u, e)
-					}
-				}
-			}
+			countWork(&w, o, c, l, seen)
 		}
 		work = append(work, w)
 	}
 	return variant, work, nil
+}
+
+// countWork adds the work of class c over its items l on o to w; seen
+// marks the vertices whose lists were read (clear on entry).
+func countWork(w *ClassWork, o *graph.Oriented, c gen.Class, l *WorkList, seen []uint64) {
+	touch := func(x uint32) {
+		if seen[x/64]&(1<<(x%64)) == 0 {
+			seen[x/64] |= 1 << (x % 64)
+			w.UniqueBytes += 8 + 4*o.Degree(x)
+		}
+	}
+	edge := func(u uint32, e uint64) {
+		x := o.Adj[e]
+		du, dv := o.Degree(u), o.Degree(x)
+		w.Intersections++
+		w.Probes += min(du, dv)
+		w.Accesses += accesses(c, du, dv)
+		touch(x)
+	}
+	vertex := func(u uint32) {
+		touch(u)
+		if c.Iterator == ir.IterVertex && (c.Intersection == ir.Hash || c.Intersection == ir.Bitmap) {
+			w.Accesses += o.Degree(u) // the build
+		}
+		for e := o.Offsets[u]; e < o.Offsets[u+1]; e++ {
+			edge(u, e)
+		}
+	}
+	switch {
+	case l.Items == gen.ItemsVertices && l.All:
+		for u := range o.N() {
+			vertex(uint32(u))
+		}
+	case l.Items == gen.ItemsVertices:
+		for _, u := range l.Vertices {
+			vertex(u)
+		}
+	case l.All:
+		for u := range o.N() {
+			touch(uint32(u))
+			for e := o.Offsets[u]; e < o.Offsets[u+1]; e++ {
+				edge(uint32(u), e)
+			}
+		}
+	default:
+		for _, e := range l.Edges {
+			u := edgeSource(o, e)
+			touch(u)
+			edge(u, e)
+		}
+	}
+}
+
+// accesses is the element reads of class c's intersection of lists of du
+// and dv entries (ClassWork.Accesses).
+func accesses(c gen.Class, du, dv uint64) uint64 {
+	switch c.Intersection {
+	case ir.Merge, ir.MergePath:
+		return du + dv
+	case ir.BinarySearch:
+		return min(du, dv) * uint64(bits.Len64(max(du, dv)))
+	case ir.Hash:
+		if c.Iterator == ir.IterVertex {
+			return dv
+		}
+		return du + dv
+	}
+	return dv
+}
+
+// edgeSource finds edge e's source by a binary search of the offsets.
+func edgeSource(o *graph.Oriented, e uint64) uint32 {
+	lo, hi := 0, o.N()
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if o.Offsets[mid] <= e {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return uint32(lo)
 }
 
 // Floor is the least time a plan's work can take on a GPU: the larger of

@@ -19,7 +19,7 @@ import (
 
 // The wedge/radix tests run the executor's radix path (runtime/radix.go)
 // on the fake device, whose phase kernels are the Go mirror of the CUDA ones
-// (radix_fake_test.go), and compare every count with graph.Oracle.
+// (wedge_radix_fake_test.go), and compare every count with graph.Oracle.
 
 func TestRadixUnrankPair(t *testing.T) {
 	check := func(d, k uint64) {

@@ -27,7 +27,7 @@ func radixLog(t *testing.T, tg testGraph, p ir.Plan, res *executor.Result) {
 	t.Logf("%-26s %-22s %12d triangles  kernel %9.3f ms  [%s]", tg.name, p.Prefix, res.Triangles, res.KernelMs.Median, strings.Join(per, "; "))
 }
 
-// TestRadixGPU runs the wedge/radix plans of radix_test.go (every radix
+// TestRadixGPU runs the wedge/radix plans of wedge_radix_test.go (every radix
 // width, thresholds, blocks, all three orders, hybrids, a guard) on the
 // radix graphs and the executor's small graphs, and the first four (the
 // preset, id order, unrelabelled degree order, one bit per level) on the

@@ -1,34 +1,44 @@
 package executor
 
 import (
+	"context"
 	"fmt"
-	"github.com/tcgen/tcgen/runtime/gpu"
 	"slices"
 
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/gpu"
 )
 
-// Bitwise classes (TCBW, gen/tcbw.go): before the class kernels the slice
-// helpers build the bit slices of every out-neighbour list, once per slice
-// size the variant's bitwise classes use; each bitwise class then runs once
-// per block of its P1 x P2 partition (TCBW §3.2), and the blocks' counts add
-// up in the class's counter.
+// edgeBitwise runs the bitwise classes (TCBW, gen/tcbw.go): before the
+// first pass the slice helpers build the bit slices of every out-neighbour
+// list, once per slice size the classes use; each class then runs once
+// per block of its P1 x P2 partition (TCBW §3.2), and the blocks' counts
+// add up in the class's counter. The partition is planned on the host.
+type edgeBitwise struct {
+	noStats
+	h       *gen.SliceHelpers
+	n, m    uint64
+	sets    []int                 // the slice sets the classes with items read, in increasing order
+	classes map[int]*bitwiseClass // by slot: the classes with items
+}
+
+// bitwiseClass is what a bitwise class launches.
+type bitwiseClass struct {
+	set    int
+	bufs   *sliceBufs
+	passes []tcbwPass
+}
 
 // sliceBufs are the bit slices of one set on the device.
 type sliceBufs struct {
 	set    *gen.SliceSet
 	soff   gpu.Buffer // u64[n+1]: the slices of N+(x) are [soff[x], soff[x+1])
+	bsum   gpu.Buffer // u64[blocks]: the scan's block sums
 	sidx   gpu.Buffer // u32[slices]: slice indices
 	smask  gpu.Buffer // u32 or u64 [slices]: masks
 	slices uint64
-}
-
-// bitwiseClass is what a bitwise class launches.
-type bitwiseClass struct {
-	bufs   *sliceBufs
-	passes []tcbwPass
 }
 
 // tcbwPass is one block of the P1 x P2 partition: the class's items
@@ -44,42 +54,63 @@ type tcbwPass struct {
 // below it (indices are ids >> log2(slice_bits) < 2^30).
 const allSlices = ^uint32(0)
 
-// bitwiseSets returns the indices of the slice sets that the variant's
-// bitwise classes with items use, in increasing order.
-func bitwiseSets(v gen.Variant, lists []WorkList) []int {
-	var sets []int
-	for i, c := range v.Classes {
-		if c.Kind == gen.KindBitwise && !c.Skip && lists[i].Count > 0 {
-			sets = append(sets, c.Bitwise.Set)
+func newEdgeBitwise(pl *planning, slots []int) (family, error) {
+	h := pl.man.Slices
+	f := &edgeBitwise{h: h, n: uint64(pl.o.N()), m: pl.o.Arcs(), classes: map[int]*bitwiseClass{}}
+	for _, i := range slots {
+		c, l := pl.classes[i], &pl.lists[i]
+		if l.Count == 0 {
+			continue
+		}
+		passes := tcbwPasses(pl.o, l, int(c.Params[ir.ParamSliceBits]), int(c.Params[ir.ParamP1]), int(c.Params[ir.ParamP2]))
+		for k := range passes {
+			passes[k].grid = c.Grid.Blocks(passes[k].iend-passes[k].ibeg, pl.sms)
+		}
+		f.classes[i] = &bitwiseClass{set: bitwiseSet(c), passes: passes}
+		f.sets = append(f.sets, bitwiseSet(c))
+	}
+	slices.Sort(f.sets)
+	f.sets = slices.Compact(f.sets)
+	if len(f.sets) > 0 && h == nil {
+		return nil, fmt.Errorf("bitwise classes but no slice helpers in the manifest")
+	}
+	for _, si := range f.sets {
+		if si < 0 || si >= len(h.Sets) {
+			return nil, fmt.Errorf("slice set %d of %d", si, len(h.Sets))
 		}
 	}
-	slices.Sort(sets)
-	return slices.Compact(sets)
+	return f, nil
 }
 
-// bitwiseBytes bounds the device memory the slices of the variant take:
-// per set the offsets, at most one slice per oriented edge (a list has no
-// more slices than entries) and the scan's block sums.
-func bitwiseBytes(man gen.Manifest, v gen.Variant, lists []WorkList, n, m uint64) uint64 {
-	var b uint64
-	for _, si := range bitwiseSets(v, lists) {
-		s := man.Slices.Sets[si]
-		b += (n+1)*8 + m*(4+uint64(s.MaskBytes)) + uint64(man.Slices.ScanMaxBlocks)*8
+// buffers bounds the slices' buffers: per set the offsets, the scan's
+// block sums and at most one slice per oriented edge (a list has no more
+// slices than entries). buildSlices allocates them at the sizes the device
+// counts.
+func (f *edgeBitwise) buffers() []bufferSpec {
+	var b []bufferSpec
+	for _, si := range f.sets {
+		b = append(b, sliceBuffers(&sliceBufs{}, &f.h.Sets[si], f.n, f.m, uint64(f.h.ScanMaxBlocks))...)
 	}
 	return b
 }
 
-// prepareBitwise builds the slices the variant's bitwise classes read and
-// plans each class's passes. It runs after src is filled; the slice
-// building is event-timed into SlicesMs.
-func (pr *Prepared) prepareBitwise(o *graph.Oriented, v gen.Variant, lists []WorkList, sms int) error {
-	sets := bitwiseSets(v, lists)
-	if len(sets) == 0 {
-		return nil
+// sliceBuffers lists the buffers of one set's slices on n vertices: the
+// offsets, the scan's block sums (blocks of them) and the indices and
+// masks of slices slices.
+func sliceBuffers(sb *sliceBufs, s *gen.SliceSet, n, slices, blocks uint64) []bufferSpec {
+	return []bufferSpec{
+		{name: "offsets", bytes: (n + 1) * 8, dst: &sb.soff},
+		{name: "scan block sums", bytes: blocks * 8, dst: &sb.bsum},
+		{name: "slice indices", bytes: slices * 4, dst: &sb.sidx},
+		{name: "slice masks", bytes: slices * uint64(s.MaskBytes), dst: &sb.smask},
 	}
-	h := pr.manifest.Slices
-	if h == nil {
-		return fmt.Errorf("plan %s: bitwise classes but no slice helpers in the manifest", pr.name)
+}
+
+// setup builds the slices (src is filled by then), event-timed into
+// Result.SlicesMs.
+func (f *edgeBitwise) setup(pr *Prepared) error {
+	if len(f.sets) == 0 {
+		return nil
 	}
 	t, err := pr.newTimer()
 	if err != nil {
@@ -89,13 +120,10 @@ func (pr *Prepared) prepareBitwise(o *graph.Oriented, v gen.Variant, lists []Wor
 		return fmt.Errorf("plan %s: slice timer: %w", pr.name, err)
 	}
 	built := map[int]*sliceBufs{}
-	for _, si := range sets {
-		if si < 0 || si >= len(h.Sets) {
-			return fmt.Errorf("plan %s: slice set %d of %d", pr.name, si, len(h.Sets))
-		}
-		sb, err := pr.buildSlices(h, &h.Sets[si], sms)
+	for _, si := range f.sets {
+		sb, err := pr.buildSlices(f.h, &f.h.Sets[si])
 		if err != nil {
-			return fmt.Errorf("plan %s: slices of %d bits: %w", pr.name, h.Sets[si].Bits, err)
+			return fmt.Errorf("plan %s: slices of %d bits: %w", pr.name, f.h.Sets[si].Bits, err)
 		}
 		built[si] = sb
 	}
@@ -105,26 +133,33 @@ func (pr *Prepared) prepareBitwise(o *graph.Oriented, v gen.Variant, lists []Wor
 	if pr.res.SlicesMs, err = t.Elapsed(); err != nil {
 		return fmt.Errorf("plan %s: slices: %w", pr.name, err)
 	}
+	for _, bc := range f.classes {
+		bc.bufs = built[bc.set]
+	}
+	return nil
+}
 
-	for i := range pr.classes {
-		pc := &pr.classes[i]
-		c := pc.c
-		if c.Kind != gen.KindBitwise || c.Skip || pc.items == 0 {
+// launch launches every pass of a bitwise class (gen.BitwiseArgs).
+func (f *edgeBitwise) launch(_ context.Context, pr *Prepared, pc *prepClass) error {
+	bc := f.classes[pc.c.Slot]
+	if bc == nil {
+		return fmt.Errorf("plan %s: bitwise class %s was not prepared", pr.name, pc.c.Name)
+	}
+	for _, p := range bc.passes {
+		if p.grid == 0 || p.klo >= p.khi {
 			continue
 		}
-		bits := int(c.Params[ir.ParamSliceBits])
-		passes := tcbwPasses(o, &lists[i], bits, int(c.Params[ir.ParamP1]), int(c.Params[ir.ParamP2]))
-		for k := range passes {
-			passes[k].grid = c.Grid.Blocks(passes[k].iend-passes[k].ibeg, sms)
+		if err := pc.fn.Launch(gpu.Dim3{X: p.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
+			pr.adj, pr.srcArg(), pc.listArg(), pr.counts, bc.bufs.soff, bc.bufs.sidx, bc.bufs.smask, p.ibeg, p.iend, p.klo, p.khi); err != nil {
+			return pr.kernelErr(pc, fmt.Errorf("pass items [%d, %d) slices [%d, %d): %w", p.ibeg, p.iend, p.klo, p.khi, err))
 		}
-		pc.bitwise = &bitwiseClass{bufs: built[c.Bitwise.Set], passes: passes}
 	}
 	return nil
 }
 
 // buildSlices runs the helpers of one set: count, scan, read the total,
 // allocate the pairs, fill.
-func (pr *Prepared) buildSlices(h *gen.SliceHelpers, s *gen.SliceSet, sms int) (*sliceBufs, error) {
+func (pr *Prepared) buildSlices(h *gen.SliceHelpers, s *gen.SliceSet) (*sliceBufs, error) {
 	mod := pr.mod
 	fn := func(name string) (gpu.Function, error) {
 		f, err := mod.Function(name)
@@ -158,10 +193,11 @@ func (pr *Prepared) buildSlices(h *gen.SliceHelpers, s *gen.SliceSet, sms int) (
 	grid := func(x uint32) gpu.Dim3 { return gpu.Dim3{X: x, Y: 1, Z: 1} }
 
 	sb := &sliceBufs{set: s}
-	if sb.soff, err = pr.alloc((n + 1) * 8); err != nil {
-		return nil, fmt.Errorf("offsets: %w", err)
+	nb := h.ScanBlocks(n + 1)
+	if err := pr.allocate(sliceBuffers(sb, s, n, 0, uint64(nb))[:2]); err != nil { // offsets, block sums
+		return nil, err
 	}
-	vgrid := s.Grid.Blocks(n, sms)
+	vgrid := s.Grid.Blocks(n, pr.sms)
 	if vgrid == 0 { // no vertex: soff = [0]
 		if err := gpu.WriteSlice(sb.soff, 0, []uint64{0}); err != nil {
 			return nil, err
@@ -171,18 +207,13 @@ func (pr *Prepared) buildSlices(h *gen.SliceHelpers, s *gen.SliceSet, sms int) (
 	}
 
 	// Inclusive scan of soff[0, n+1) (soff[0] = 0): soff[x] = slices before x.
-	nb := h.ScanBlocks(n + 1)
-	bsum, err := pr.alloc(uint64(nb) * 8)
-	if err != nil {
-		return nil, fmt.Errorf("scan block sums: %w", err)
-	}
-	if err := up.Launch(grid(nb), block, 0, sb.soff, n+1, bsum); err != nil {
+	if err := up.Launch(grid(nb), block, 0, sb.soff, n+1, sb.bsum); err != nil {
 		return nil, fmt.Errorf("kernel %s: %w", h.ScanUp, err)
 	}
-	if err := top.Launch(grid(1), block, 0, bsum, nb); err != nil {
+	if err := top.Launch(grid(1), block, 0, sb.bsum, nb); err != nil {
 		return nil, fmt.Errorf("kernel %s: %w", h.ScanTop, err)
 	}
-	if err := down.Launch(grid(nb), block, 0, sb.soff, n+1, bsum); err != nil {
+	if err := down.Launch(grid(nb), block, 0, sb.soff, n+1, sb.bsum); err != nil {
 		return nil, fmt.Errorf("kernel %s: %w", h.ScanDown, err)
 	}
 	total := make([]uint64, 1)
@@ -193,11 +224,8 @@ func (pr *Prepared) buildSlices(h *gen.SliceHelpers, s *gen.SliceSet, sms int) (
 	if sb.slices > pr.m {
 		return nil, fmt.Errorf("%d slices for %d edges: the count kernel is wrong", sb.slices, pr.m)
 	}
-	if sb.sidx, err = pr.alloc(sb.slices * 4); err != nil {
-		return nil, fmt.Errorf("slice indices: %w", err)
-	}
-	if sb.smask, err = pr.alloc(sb.slices * uint64(s.MaskBytes)); err != nil {
-		return nil, fmt.Errorf("slice masks: %w", err)
+	if err := pr.allocate(sliceBuffers(sb, s, n, sb.slices, uint64(nb))[2:]); err != nil { // indices, masks
+		return nil, err
 	}
 	if vgrid > 0 && sb.slices > 0 {
 		if err := fill.Launch(grid(vgrid), block, 0, pr.off, pr.adj, pr.n, sb.soff, sb.sidx, sb.smask); err != nil {
@@ -205,21 +233,6 @@ func (pr *Prepared) buildSlices(h *gen.SliceHelpers, s *gen.SliceSet, sms int) (
 		}
 	}
 	return sb, nil
-}
-
-// launchBitwise launches every pass of a bitwise class (gen.BitwiseArgs).
-func (pr *Prepared) launchBitwise(pc *prepClass, src, list any) error {
-	bw := pc.bitwise
-	for _, p := range bw.passes {
-		if p.grid == 0 || p.klo >= p.khi {
-			continue
-		}
-		if err := pc.fn.Launch(gpu.Dim3{X: p.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
-			pr.adj, src, list, pr.counts, bw.bufs.soff, bw.bufs.sidx, bw.bufs.smask, p.ibeg, p.iend, p.klo, p.khi); err != nil {
-			return fmt.Errorf("pass items [%d, %d) slices [%d, %d): %w", p.ibeg, p.iend, p.klo, p.khi, err)
-		}
-	}
-	return nil
 }
 
 // tcbwPasses splits a bitwise class's items into P1 row ranges and the

@@ -1,0 +1,129 @@
+package executor
+
+import (
+	"slices"
+	"time"
+
+	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/gpu"
+)
+
+// Timing summarises the milliseconds of repeated runs.
+type Timing struct {
+	Median float64 `json:"median_ms"`
+	Min    float64 `json:"min_ms"`
+	Max    float64 `json:"max_ms"`
+}
+
+func summarize(ms []float64) Timing {
+	if len(ms) == 0 {
+		return Timing{}
+	}
+	s := slices.Clone(ms)
+	slices.Sort(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return Timing{Median: med, Min: s[0], Max: s[len(s)-1]}
+}
+
+// ClassResult is what one class did.
+type ClassResult struct {
+	Slot         int             `json:"slot"`
+	Name         string          `json:"name"`
+	Skip         bool            `json:"skip,omitempty"`
+	Kernel       string          `json:"kernel,omitempty"`
+	Iterator     ir.Iterator     `json:"iterator,omitempty"`
+	Intersection ir.Intersection `json:"intersection,omitempty"`
+	Width        int             `json:"width,omitempty"`
+	Block        int             `json:"block,omitempty"`
+	Grid         uint32          `json:"grid,omitempty"`
+	SharedBytes  int             `json:"shared_bytes,omitempty"`
+	Items        uint64          `json:"items"`
+	ItemKind     string          `json:"item_kind"`
+	List         bool            `json:"list"` // a work list was uploaded (false: every item, or skipped)
+	Triangles    uint64          `json:"triangles"`
+	Ms           Timing          `json:"kernel_ms"`
+
+	// Radix: a wedge/radix class's batches (wedge_radix.go); nil otherwise.
+	Radix *RadixStats `json:"radix,omitempty"`
+}
+
+// Result is one execution of a plan on a graph.
+type Result struct {
+	Plan         string          `json:"plan"`
+	Device       gpu.DeviceFacts `json:"device"`
+	Arch         string          `json:"arch"`
+	NVRTC        [2]int          `json:"nvrtc"`
+	Variant      int             `json:"variant"`
+	Feature      string          `json:"feature,omitempty"`
+	FeatureValue float64         `json:"feature_value,omitempty"`
+	Vertices     uint64          `json:"vertices"`
+	Edges        uint64          `json:"edges"`
+	Triangles    uint64          `json:"triangles"`
+	// PerClass lists the chosen variant's classes in order.
+	PerClass []ClassResult `json:"classes"`
+	// CopyMs is the event-timed upload of the graph and the work lists
+	// (the graph's events also span what the planning queued beside it:
+	// memsets of counters).
+	CopyMs float64 `json:"copy_ms"`
+	// SrcMs is the event-timed src kernel (0 without edge classes).
+	SrcMs float64 `json:"src_ms"`
+	// SlicesMs is the event-timed building of the bit slices of bitwise
+	// classes (bitwise.go; 0 without them).
+	SlicesMs float64 `json:"slices_ms,omitempty"`
+	// KernelMs summarises, over the timed runs, the sum of the class
+	// kernels' event times.
+	KernelMs Timing `json:"kernel_ms"`
+	// GPUMs summarises, over the timed runs, one event pair around a whole
+	// pass: zeroing the counters, the device-side preparation of pivot
+	// classes, every class kernel and the reduction. Lists built on the host
+	// and uploaded by Prepare (the other iterators) are outside it.
+	GPUMs Timing `json:"gpu_ms"`
+	// GPUSamples are the timed passes behind GPUMs, in order (the tuner
+	// keeps them: a shorter measurement's median is that of the first few).
+	GPUSamples []float64 `json:"gpu_samples_ms,omitempty"`
+	// PrepMs summarises the device-side preparation of pivot classes
+	// (in-edge and item lists, pivot.go), part of GPUMs.
+	PrepMs Timing `json:"prep_ms"`
+	// PrepKernels times each preparation kernel (count, sums, scan, bin,
+	// scatter); nil without pivot classes.
+	PrepKernels map[string]Timing `json:"prep_kernels_ms,omitempty"`
+	Runs        int               `json:"runs"`
+	// DeviceBytes is the device memory the run allocated.
+	DeviceBytes uint64 `json:"device_bytes"`
+	// Host-side wall times.
+	OrientMs   float64 `json:"orient_ms"`
+	ListsMs    float64 `json:"lists_ms"`
+	GenerateMs float64 `json:"generate_ms"`
+	CompileMs  float64 `json:"compile_ms"`
+	// Phases splits Prepare's wall time, in order (end-to-end analysis:
+	// scripts/e2e.py prints them). UploadWallMs is the graph's upload, in
+	// the background from the "memory plan" phase on (graphUpload).
+	Phases       []Phase `json:"phases,omitempty"`
+	UploadWallMs float64 `json:"upload_wall_ms,omitempty"`
+}
+
+// Phase is one step of Prepare and its wall time.
+type Phase struct {
+	Name string  `json:"name"`
+	Ms   float64 `json:"ms"`
+}
+
+// phaseClock records the wall time between its marks.
+type phaseClock struct {
+	last   time.Time
+	phases []Phase
+}
+
+func newPhaseClock() *phaseClock { return &phaseClock{last: time.Now()} }
+
+// mark ends the phase name: the time since the previous mark.
+func (c *phaseClock) mark(name string) {
+	now := time.Now()
+	c.phases = append(c.phases, Phase{Name: name, Ms: float64(now.Sub(c.last).Microseconds()) / 1e3})
+	c.last = now
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1e3 }
