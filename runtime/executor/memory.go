@@ -10,9 +10,11 @@ import (
 )
 
 // The memory plan: every device buffer of a run is a bufferSpec, listed by
-// the executor (commonBuffers) and by each family; Prepare sums the lists
-// before anything is allocated (Result.DeviceBytes, TooLargeError.Need),
-// and the same lists are walked to allocate.
+// the executor (commonBuffers) and by each family (family.buffers);
+// Prepare sums the lists before anything is allocated (Result.DeviceBytes,
+// TooLargeError.Need), and the same lists are walked to allocate. Where the
+// device decides a size (the bit slices, bitwise.go) the plan lists a
+// bound and the family lists the buffers again at their sizes.
 
 // bufferSpec is one device buffer: its name (in errors), its size and
 // where allocate puts it.
@@ -20,7 +22,7 @@ type bufferSpec struct {
 	name  string
 	bytes uint64
 	// dst receives the buffer; nil for one allocated elsewhere at this
-	// size or below it (the graph's upload, upload.go).
+	// size or below it (by the graph's upload, upload.go).
 	dst  *gpu.Buffer
 	zero bool // zeroed once allocated
 }

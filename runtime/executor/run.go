@@ -14,7 +14,7 @@ import (
 func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	repeat := max(opt.Repeat, 1)
 	warm := max(opt.Warmup, 0)
-	t := pr.passTiming(opt)
+	t := pr.timing(opt)
 	rec := &passRecord{perClass: make([][]float64, len(pr.classes)), counts: make([]uint64, len(pr.classes))}
 	for r := range warm + repeat {
 		if err := ctx.Err(); err != nil {
@@ -39,11 +39,12 @@ type passTiming struct {
 	untimed bool // PassOnly on a pass of several kernels: none timed apart
 }
 
-// passTiming: a pass whose launched classes all reset their own counters
-// needs no memset; one launched class without preparation needs no class
-// timer either (its time is the pass's): a one-kernel plan's pass is then
-// an event, the launch and an event, as single-kernel codes are timed.
-func (pr *Prepared) passTiming(opt RunOptions) passTiming {
+// timing plans the passes: a pass whose launched classes all reset their
+// own counters needs no memset; one launched class without preparation
+// needs no class timer either (its time is the pass's): a one-kernel
+// plan's pass is then an event, the launch and an event, as single-kernel
+// codes are timed.
+func (pr *Prepared) timing(opt RunOptions) passTiming {
 	var t passTiming
 	launched := 0
 	for i := range pr.classes {
