@@ -67,7 +67,7 @@ func TestExpandSmall(t *testing.T) {
 }
 
 func TestExpandCulls(t *testing.T) {
-	// Pivot classes cannot be mixed with others (ir/pivot.go): the
+	// Pivot classes cannot be mixed with others (ir/params_pivot_hash.go): the
 	// restrictions remove those points, each with its reason.
 	s, err := ParseSpace([]byte(`
 name: culls

@@ -17,7 +17,7 @@ import "github.com/tcgen/tcgen/ir"
 // class's Rows kernel, a warp per vertex: it zeroes the words its list spans
 // and sets its bits (the words outside the span are never read, so the
 // matrix needs no clearing). The class kernel is a thread per edge. The
-// matrix is a buffer of its own (runtime/scratch.go), written once per pass
+// matrix is a buffer of its own (runtime/executor/scratch.go), written once per pass
 // for all the dense classes of a plan, whatever their share of the edges.
 
 // lowerEdgeBitmap fills an edge/bitmap class (width 1: Validate).

@@ -34,7 +34,7 @@ import (
 // (rows) by P2 ranges of destinations (columns), and counts block by block.
 // The class kernel takes a row range as a range of its work items and a
 // column range as a range of slice indices [klo, khi); the executor
-// (runtime/tcbw.go) launches it once per (row, column) block and the counts
+// (runtime/executor/bitwise.go) launches it once per (row, column) block and the counts
 // of the blocks add up: a common neighbour w of an edge (u, v) lies in
 // exactly one column range, and (u, v) in exactly one row range. The paper's
 // edge-list blocks (i, j), j the row range of v, need no pass of their own

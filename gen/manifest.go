@@ -21,11 +21,11 @@ type Manifest struct {
 	// Src is the kernel that fills src[] (first vertex of each edge); nil
 	// when no class iterates over edges.
 	Src *Helper `json:"src,omitempty"`
-	// Slices builds the bit slices bitwise classes read (gen/tcbw.go); nil
+	// Slices builds the bit slices bitwise classes read (gen/edge_bitwise.go); nil
 	// without bitwise classes.
 	Slices *SliceHelpers `json:"slices,omitempty"`
 	// Pivot builds the in-edge lists and item lists of pivot classes
-	// (gen/pivot.go); nil without them.
+	// (gen/pivot_hash.go); nil without them.
 	Pivot *PivotHelpers `json:"pivot,omitempty"`
 	// Feature is the graph feature the guard tests; empty without a guard.
 	Feature string `json:"feature,omitempty"`
@@ -41,7 +41,7 @@ type Helper struct {
 	Phase  string   `json:"phase,omitempty"`
 	Kernel string   `json:"kernel"`
 	Block  int      `json:"block"`
-	Grid   Grid     `json:"grid"` // items are vertices (src); a phase's items are said in gen/radix.go
+	Grid   Grid     `json:"grid"` // items are vertices (src); a phase's items are said in gen/wedge_radix.go
 	Args   []string `json:"args"`
 	// Tile is the elements one block takes at a time in a tiled phase; the
 	// host needs it to count tiles and scan partials.
@@ -147,7 +147,7 @@ type PivotLaunch struct {
 }
 
 // RadixLaunch is a wedge/radix class's part (gen/wedge_radix.go): its
-// kernels, run level by level by the executor (runtime/executor/radix.go)
+// kernels, run level by level by the executor (runtime/executor/wedge_radix.go)
 // instead of one launch with KernelArgs. Class.Kernel is the first phase;
 // each phase has its own Args.
 type RadixLaunch struct {
@@ -184,7 +184,7 @@ type Scratch struct {
 	BitsPerVertex uint64 `json:"bits_per_vertex,omitempty"`
 	// BitsPerOutDeg adds ceil(D * BitsPerOutDeg / 64) words, D the largest
 	// out-degree of the first vertex of the class's items (Skiff's tries,
-	// gen/skiff.go): see WordsFor.
+	// gen/hash.go): see WordsFor.
 	BitsPerOutDeg uint64 `json:"bits_per_outdeg,omitempty"`
 	// Zeroed: the kernel needs its slice zeroed at launch and leaves it
 	// zeroed when it returns. The executor zeroes the buffer once after
@@ -192,7 +192,7 @@ type Scratch struct {
 	// without this promise shares the buffer.
 	Zeroed bool `json:"zeroed,omitempty"`
 	// Square: one n x n bit matrix for the whole grid instead of slices per
-	// group (the dense rows of gen/dense.go): n rows of SquareWords(n) u64
+	// group (the dense rows of gen/edge_bitmap.go): n rows of SquareWords(n) u64
 	// words, then a u64 per vertex (its row's span), scratch_words being a
 	// row's words; the grid is not capped. The executor allocates it apart
 	// from the per-group scratch and shares it among a plan's dense classes.
@@ -215,7 +215,7 @@ func (s Scratch) WordsPerGroup(n uint64) uint64 {
 
 // WordsFor returns the u64 words one group owns on a graph of n vertices
 // when the first vertices of the class's items have out-degree at most
-// maxOutDeg (the executor folds this term into Words: runtime/skiff.go).
+// maxOutDeg (the executor folds this term into Words: runtime/executor/scratch.go).
 func (s Scratch) WordsFor(n, maxOutDeg uint64) uint64 {
 	return s.WordsPerGroup(n) + (maxOutDeg*s.BitsPerOutDeg+63)/64
 }

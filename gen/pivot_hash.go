@@ -13,7 +13,7 @@ import (
 // kernel per pivot class, and five preparation kernels, shared by the plan's
 // pivot classes, that group the in-edges by pivot and bin the pivots into the
 // classes' item lists on the device (templates/pivot_prep.cu.tmpl).
-// runtime/pivot.go launches them.
+// runtime/executor/pivot.go launches them.
 
 // PivotHelpers names the preparation kernels of a plan with pivot classes.
 type PivotHelpers struct {

@@ -6,7 +6,7 @@ import "github.com/tcgen/tcgen/ir"
 // multi-phase class: its kernel generates candidate closing edges E' into a
 // key buffer (Algorithm 1), and further kernels bucket them by MSD radix
 // digits and intersect the small buckets with E directly (Algorithm 2). The
-// host runs the phases level by level (runtime/radix.go); the manifest lists
+// host runs the phases level by level (runtime/executor/wedge_radix.go); the manifest lists
 // them in Class.Radix.Phases. The phase names below are how the runtime finds them.
 const (
 	PhaseGenerate = "generate"  // candidates of a batch of wedges -> key buffer

@@ -18,8 +18,8 @@ constexpr bool ID_ORDERED = true;  // vertex ids follow the orientation's order
 static_assert(tc::Shape<BLOCK, WIDTH, GROUPS>::ok);
 
 // Radix binning (radix-binning.txt). Unlike the other classes, this one's
-// kernels take their own arguments (gen.Class.Phases) and are launched level
-// by level by the executor (runtime/radix.go). The wedge kernel below writes the
+// kernels take their own arguments (gen.Class.Radix.Phases) and are launched level
+// by level by the executor (runtime/executor/wedge_radix.go). The wedge kernel below writes the
 // candidate closing edges E' of a batch of wedges as 64-bit keys
 // (v << idbits) | w (Algorithm 1). They are counted against E, the oriented
 // edges in id order, by MSD radix bucketing (Algorithm 2): each level splits

@@ -16,7 +16,7 @@ tc_spec_tcbw_f10c4c64_src(const u64* __restrict__ off, u32 n, u32* __restrict__ 
 // ---------------------------------------------------------------------------
 // Bit slices of every out-neighbour list (TCBW §3.3), built before the class
 // kernels: count the slices per list, prefix-sum them into soff, fill the
-// (index, mask) pairs. gen/tcbw.go says how the executor chains them.
+// (index, mask) pairs. gen/edge_bitwise.go says how the executor chains them.
 namespace slices {
 
 constexpr u32 BLOCK = 256;  // threads per block of every slice helper

@@ -132,7 +132,7 @@ constexpr u32 SLOT = 1;  // this class's entry of counts[]
 constexpr u32 NSLOTS = 2;  // classes of the variant: counts[] = outputs, accumulators, tickets
 static_assert(tc::Shape<BLOCK, WIDTH, GROUPS>::ok);
 
-// Dense rows (gen/dense.go): row v of the n x n bit matrix (row_words u64
+// Dense rows (gen/edge_bitmap.go): row v of the n x n bit matrix (row_words u64
 // words a row, rows 16-byte aligned) has bit w set for each w in N+(v); a
 // pass writes only the words from min N+(v) / 32 to max N+(v) / 32, its
 // span, kept after the matrix as span[v] = hi << 32 | lo (lo > hi: empty).
@@ -174,7 +174,7 @@ __device__ __forceinline__ u64 and_rows(const u32* __restrict__ a, const u32* __
 // tc_spec_tile_dense_fc2b08db_c1_rows writes the rows of a pass: a warp per vertex v zeroes the
 // words N+(v) spans, then sets a bit per entry (atomicOr: entries share
 // words), and lane 0 records the span. Launched just before tc_spec_tile_dense_fc2b08db_c1
-// (runtime: Class.Rows).
+// (runtime: Class.Dense.Rows).
 extern "C" __global__ void __launch_bounds__(BLOCK)
 tc_spec_tile_dense_fc2b08db_c1_rows(const u64* __restrict__ off, const u32* __restrict__ adj, u32 n, u64* __restrict__ rows, u64 row_words) {
   const u32 lane = threadIdx.x % WARP;

@@ -11,7 +11,7 @@ import (
 	"github.com/tcgen/tcgen/runtime/gpu"
 )
 
-// edgeBitwise runs the bitwise classes (TCBW, gen/tcbw.go): before the
+// edgeBitwise runs the bitwise classes (TCBW, gen/edge_bitwise.go): before the
 // first pass the slice helpers build the bit slices of every out-neighbour
 // list, once per slice size the classes use; each class then runs once
 // per block of its P1 x P2 partition (TCBW §3.2), and the blocks' counts

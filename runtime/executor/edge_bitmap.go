@@ -9,7 +9,7 @@ import (
 )
 
 // edgeBitmap runs the dense rows classes (iterator edge, intersection
-// bitmap; gen/dense.go). In every pass the first of them with items writes
+// bitmap; gen/edge_bitmap.go). In every pass the first of them with items writes
 // the rows of the n x n bit matrix (the common square buffer, scratch.go)
 // with its rows kernel, inside its own time; then each launches once with
 // gen.KernelArgs, the matrix as its scratch.

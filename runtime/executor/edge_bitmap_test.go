@@ -15,7 +15,7 @@ import (
 	"github.com/tcgen/tcgen/ir"
 )
 
-// The fake device's dense rows (gen/dense.go, templates/iter_dense.cu.tmpl):
+// The fake device's dense rows (gen/edge_bitmap.go, templates/iter_dense.cu.tmpl):
 // the rows kernel first fills the whole matrix with ones, as stale content
 // of an earlier pass or class would be, then writes each vertex's span and
 // its words as the template does; the class kernel reads the aligned quads

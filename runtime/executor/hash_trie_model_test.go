@@ -10,7 +10,7 @@ import (
 	"github.com/tcgen/tcgen/ir"
 )
 
-// CPU reference of Skiff's kernels (templates/skiff.cu.tmpl, gen/skiff.go),
+// CPU reference of Skiff's kernels (templates/skiff.cu.tmpl, gen/hash.go),
 // step for step: the class's work list from BuildWorkLists, each group's
 // items by the same grid-stride loops (index organisations: runs of one
 // vertex in a group's WIDTH consecutive edges), the table placement (shared

@@ -10,7 +10,7 @@ import (
 	"github.com/tcgen/tcgen/runtime/gpu"
 )
 
-// pivotFamily runs the pivot classes (ir/pivot.go, gen/pivot.go): their
+// pivotFamily runs the pivot classes (ir/params_pivot_hash.go, gen/pivot_hash.go): their
 // in-edge lists and item lists are built on the device by five preparation
 // kernels at the start of every pass, inside the timed region, so a pass
 // costs what a user waits for on the GPU. The host only sizes and

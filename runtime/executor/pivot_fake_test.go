@@ -14,10 +14,10 @@ import (
 	"github.com/tcgen/tcgen/gen"
 )
 
-// The fake device runs the pivot kernels (gen/pivot.go) as Go functions that
+// The fake device runs the pivot kernels (gen/pivot_hash.go) as Go functions that
 // do what each CUDA kernel of templates/pivot_prep.cu.tmpl and
 // iter_pivot.cu.tmpl does, on the executor's real buffers sized by
-// runtime/pivot.go and with the arguments in the order it passes them:
+// runtime/executor/pivot.go and with the arguments in the order it passes them:
 //
 //   - count: a warp per u, one packed counter per pivot (tail entries <<
 //     shift | in-edges), the in-edges of the HUBS highest ids counted per
@@ -361,7 +361,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 				}
 				write := func(v, at, j uint64) error { // out[at] = v << 32 | j
 					if at >= capacity {
-						return fmt.Errorf("%s: class %d's item list overflows its capacity %d (runtime/pivot.go sizes it)", name, cl, capacity)
+						return fmt.Errorf("%s: class %d's item list overflows its capacity %d (runtime/executor/pivot.go sizes it)", name, cl, capacity)
 					}
 					items[cl*capacity+at] = v<<32 | j
 					return nil

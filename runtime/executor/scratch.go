@@ -38,7 +38,7 @@ func planScratch(classes []gen.Class, items []uint64, n uint64, sms int, budget 
 		words:     make([]uint64, len(classes)),
 		zeroFirst: make([]bool, len(classes)),
 	}
-	// The dense classes share one matrix (gen/dense.go), taken from the
+	// The dense classes share one matrix (gen/edge_bitmap.go), taken from the
 	// budget first.
 	for i, c := range classes {
 		if c.Skip || items[i] == 0 || c.Scratch == nil || !c.Scratch.Square {
@@ -94,7 +94,7 @@ func (e *scratchError) Error() string {
 }
 
 // scratchForDegrees returns the variant's classes with the out-degree term
-// of their scratch (gen.Scratch.BitsPerOutDeg: Skiff's tries, gen/skiff.go)
+// of their scratch (gen.Scratch.BitsPerOutDeg: Skiff's tries, gen/hash.go)
 // folded into Words for the largest out-degree D of the first vertex of the
 // class's items on o, so planScratch sizes every group for the largest
 // table it can build. The classes are shared with the manifest: the ones

@@ -203,7 +203,7 @@ func TestBissonReferenceDatasets(t *testing.T) {
 }
 
 // TestBissonGenerated: the three variants lower to the kernels described in
-// gen/bisson.go: a global n-bit bitmap per group (scratch), a shared one
+// gen/vertex_bitmap.go: a global n-bit bitmap per group (scratch), a shared one
 // only for the block class, grids capped at the resident blocks.
 func TestBissonGenerated(t *testing.T) {
 	p, _ := ir.Preset("bisson")

@@ -12,7 +12,7 @@ import (
 )
 
 // wedgeRadix runs the wedge iterator with the radix intersection
-// (radix-binning.txt, gen/radix.go, templates/isect_radix.cu.tmpl): per
+// (radix-binning.txt, gen/wedge_radix.go, templates/isect_radix.cu.tmpl): per
 // batch of wedges, one kernel writes the candidate closing edges E'
 // (Algorithm 1), then the host runs the MSD radix levels of Algorithm 2 one
 // after the other (iteratively: §III-D found CUDA dynamic parallelism too

@@ -12,7 +12,7 @@ import (
 // The fake device runs the wedge/radix phase kernels as Go functions that
 // do what each CUDA kernel of templates/isect_radix.cu.tmpl and
 // iter_wedge.cu.tmpl does, on the executor's real buffers, sized by
-// runtime/radix.go. A run through the fake device is so the CPU reference of
+// runtime/executor/wedge_radix.go. A run through the fake device is so the CPU reference of
 // the whole design: the same batching of wedges, the same exact output
 // offsets and pair unranking, the same MSD levels, digit layout, histogram
 // scans, child classification, stable moves and leaf searches, driven by the

@@ -17,7 +17,7 @@ import (
 	"github.com/tcgen/tcgen/ir"
 )
 
-// The wedge/radix tests run the executor's radix path (runtime/radix.go)
+// The wedge/radix tests run the executor's radix path (runtime/executor/wedge_radix.go)
 // on the fake device, whose phase kernels are the Go mirror of the CUDA ones
 // (wedge_radix_fake_test.go), and compare every count with graph.Oracle.
 

@@ -181,7 +181,7 @@ func (w ClassWork) String() string {
 	return fmt.Sprintf("%s: %d items, %d probes, %d accesses, %d unique bytes", w.Name, w.Items, w.Probes, w.Accesses, w.UniqueBytes)
 }
 
-// pivotWork is the work of a variant of pivot classes (ir/pivot.go): a
+// pivotWork is the work of a variant of pivot classes (ir/params_pivot_hash.go): a
 // class's items are its pivots v with a non-empty tail among their in-edges;
 // its intersections are those in-edges (u,v), its probes their tail entries
 // (N+(u) after v), which are the wedges of u that start at v. Accesses add

@@ -74,7 +74,7 @@ func Specs() []ir.Plan {
 				Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Hash, Width: 32, Block: 1024,
 					Params: map[string]int64{ir.ParamBuckets: 256, ir.ParamSlots: 1}}}},
 		},
-		{ // bitwise classes of two slice sizes, a group and a block per edge, 2-D partitions (gen/tcbw.go)
+		{ // bitwise classes of two slice sizes, a group and a block per edge, 2-D partitions (gen/edge_bitwise.go)
 			Prefix: "spec_tcbw", Orientation: ir.OrientTCBW,
 			Classes: []ir.Class{
 				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 64},
@@ -85,7 +85,7 @@ func Specs() []ir.Plan {
 						Params: map[string]int64{ir.ParamP1: 4, ir.ParamP2: 8, ir.ParamSliceBits: 16}}},
 			},
 		},
-		{ // tiled merges, the edges in reverse, beside dense rows (gen/dense.go)
+		{ // tiled merges, the edges in reverse, beside dense rows (gen/edge_bitmap.go)
 			Prefix: "spec_tile_dense", Orientation: ir.OrientDegree, Relabel: true,
 			Classes: []ir.Class{
 				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 16},
@@ -101,7 +101,7 @@ func Specs() []ir.Plan {
 
 // skiffSpecs are Skiff's other organisations and schemes: the block
 // organisations with the trie, the index and degree organisations over
-// TRUST's bucket lists, and the trie on edges (gen/skiff.go).
+// TRUST's bucket lists, and the trie on edges (gen/hash.go).
 func skiffSpecs() []ir.Plan {
 	one := func(prefix string, it ir.Iterator, w, b int, params map[string]int64) ir.Plan {
 		return ir.Plan{Prefix: prefix, Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{
