@@ -639,9 +639,6 @@ func (sp *Space) label(pt Point) string {
 	if len(sp.File.Orientation) > 1 || len(sp.File.Relabel) > 1 {
 		fmt.Fprintf(&b, "%s relabel=%s ", val(lay.orient), val(lay.relabel))
 	}
-	if len(sp.File.Core) > 1 {
-		fmt.Fprintf(&b, "core %s: ", val(lay.core))
-	}
 	k, _ := strconv.Atoi(val(lay.classes))
 	if k > 1 {
 		var cs []string
@@ -660,6 +657,9 @@ func (sp *Space) label(pt Point) string {
 				fmt.Fprintf(&b, " %s=%s", n, dims[d].Values[pt[d]])
 			}
 		}
+	}
+	if c := val(lay.core); c != "0" { // as when core was a pivot parameter; none keeps the labels of spaces without it
+		fmt.Fprintf(&b, " core=%s", c)
 	}
 	return b.String()
 }
