@@ -127,28 +127,47 @@ func (e *GPU) Evaluate(i, runs int) (Result, error) {
 	if err := e.Ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	plan := e.Space.Plans[i]
-	name := e.Space.Cands.Plans[i]
-	if e.Store != nil {
-		row, ok, err := e.Store.Get(e.Base.Graph, e.Base.GPU, e.Base.Version, name)
-		if err != nil {
-			return Result{}, err
-		}
-		if ok && e.reusable(row, runs) {
-			r := FromRow(row, runs)
-			r.Cached = true
-			return r, nil
-		}
+	if r, ok, err := e.cached(i, runs); err != nil || ok {
+		return r, err
 	}
+	return e.measure(i, runs, e.newRow(i))
+}
+
+// cached is candidate i's stored result, when the store has a reusable one.
+func (e *GPU) cached(i, runs int) (Result, bool, error) {
+	if e.Store == nil {
+		return Result{}, false, nil
+	}
+	row, ok, err := e.Store.Get(e.Base.Graph, e.Base.GPU, e.Base.Version, e.Space.Cands.Plans[i])
+	if err != nil {
+		return Result{}, false, err
+	}
+	if !ok || !e.reusable(row, runs) {
+		return Result{}, false, nil
+	}
+	r := FromRow(row, runs)
+	r.Cached = true
+	return r, true, nil
+}
+
+// newRow is the store row for candidate i before it is measured.
+func (e *GPU) newRow(i int) store.Row {
 	row := e.Base
-	row.Plan = name
-	if js, err := plan.Canonical().EncodeJSON(); err == nil {
+	row.Plan = e.Space.Cands.Plans[i]
+	if js, err := e.Space.Plans[i].Canonical().EncodeJSON(); err == nil {
 		row.Spec = string(js)
 	}
 	row.Point = e.Space.Cands.Points[i].Key()
 	row.Reference = e.Reference
 	row.Warmup = e.Warmup
 	row.Time = time.Now().UTC()
+	return row
+}
+
+// measure compiles, verifies and times candidate i, recording row.
+func (e *GPU) measure(i, runs int, row store.Row) (Result, error) {
+	plan := e.Space.Plans[i]
+	name := row.Plan
 	fail := func(st store.Status, err error) (Result, error) {
 		row.Status, row.Reason = st, ir.OneLine(err)
 		if perr := e.put(row); perr != nil {

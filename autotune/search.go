@@ -1,8 +1,8 @@
 // Package autotune searches the design space for the fastest exact plan of a
-// graph on a GPU: a finite space of candidate plans (space.go), strategies
-// that choose which to measure (strategy_*.go), evaluators that verify and
-// time a candidate on the GPU or replay recorded measurements (eval.go,
-// replay.go), and a model that predicts a plan for an unseen graph from the
+// graph on a GPU: a finite space of candidate plans (space.go,
+// space_expand.go), strategies that choose which to measure
+// (strategy_*.go), evaluators that verify and time a candidate on the GPU or
+// replay recorded measurements (eval.go, replay.go), and a model that predicts a plan for an unseen graph from the
 // tuning store (model.go).
 package autotune
 

@@ -189,25 +189,7 @@ func (c *FuzzCmd) Run(g *Globals) error {
 		}
 		histogram(sum.Histogram, p)
 		if sum.Backend == "compile" {
-			t := gen.DefaultTarget()
-			// As `tcgen gen`: the smallest dynamic shared-memory opt-in of
-			// compute 8.x/9.0, which the executor grants on a GPU.
-			t.MaxSharedPerBlock = 99 << 10
-			out, err := gen.Generate(p, t)
-			if err != nil {
-				sum.Errors++
-				fail(fuzzFailure{Error: err.Error(), Reason: "generate failed"})
-				continue
-			}
-			for _, arch := range strings.Split(c.Archs, ",") {
-				in := gpu.CompileInput{Name: out.FileName, Source: out.Source, Headers: out.Headers, Arch: arch, Options: gen.Options}
-				if _, err := comp.Compile(in); err != nil {
-					sum.Errors++
-					fail(fuzzFailure{Error: err.Error(), Reason: "NVRTC compile failed for " + arch})
-				} else {
-					sum.Compiles++
-				}
-			}
+			c.compilePlan(comp, p, &sum, fail)
 			continue
 		}
 		// One hub graph always, then others drawn from the rest.
@@ -215,22 +197,56 @@ func (c *FuzzCmd) Run(g *Globals) error {
 		for _, k := range rng.Perm(len(rest))[:c.Graphs-1] {
 			picks = append(picks, rest[k])
 		}
-		for _, fg := range picks {
-			res, err := executor.Run(g.ctx, dev, comp, p, fg.g, executor.RunOptions{Repeat: 1})
-			sum.Runs++
-			switch {
-			case err != nil:
-				sum.Errors++
-				fail(fuzzFailure{Graph: fg.name, Error: err.Error(), Reason: "run failed on " + fg.name})
-			case res.Triangles != fg.tri:
-				sum.Mismatches++
-				fail(fuzzFailure{Graph: fg.name, Got: res.Triangles, Want: fg.tri,
-					Reason: fmt.Sprintf("MISMATCH on %s: %d triangles, oracle %d", fg.name, res.Triangles, fg.tri)})
-			}
-		}
+		runPlan(g, dev, comp, p, picks, &sum, fail)
 	}
 	pb.Done()
 	sum.Seconds = time.Since(start).Seconds()
+	return c.finish(g, &sum)
+}
+
+// compilePlan generates p and compiles it for every arch (the compile
+// backend).
+func (c *FuzzCmd) compilePlan(comp gpu.Compiler, p ir.Plan, sum *fuzzSummary, fail func(fuzzFailure)) {
+	t := gen.DefaultTarget()
+	// As `tcgen gen`: the smallest dynamic shared-memory opt-in of
+	// compute 8.x/9.0, which the executor grants on a GPU.
+	t.MaxSharedPerBlock = 99 << 10
+	out, err := gen.Generate(p, t)
+	if err != nil {
+		sum.Errors++
+		fail(fuzzFailure{Error: err.Error(), Reason: "generate failed"})
+		return
+	}
+	for _, arch := range strings.Split(c.Archs, ",") {
+		in := gpu.CompileInput{Name: out.FileName, Source: out.Source, Headers: out.Headers, Arch: arch, Options: gen.Options}
+		if _, err := comp.Compile(in); err != nil {
+			sum.Errors++
+			fail(fuzzFailure{Error: err.Error(), Reason: "NVRTC compile failed for " + arch})
+		} else {
+			sum.Compiles++
+		}
+	}
+}
+
+// runPlan runs p once on each picked graph and checks it against the oracle.
+func runPlan(g *Globals, dev *cuda.Device, comp gpu.Compiler, p ir.Plan, picks []fuzzGraph, sum *fuzzSummary, fail func(fuzzFailure)) {
+	for _, fg := range picks {
+		res, err := executor.Run(g.ctx, dev, comp, p, fg.g, executor.RunOptions{Repeat: 1})
+		sum.Runs++
+		switch {
+		case err != nil:
+			sum.Errors++
+			fail(fuzzFailure{Graph: fg.name, Error: err.Error(), Reason: "run failed on " + fg.name})
+		case res.Triangles != fg.tri:
+			sum.Mismatches++
+			fail(fuzzFailure{Graph: fg.name, Got: res.Triangles, Want: fg.tri,
+				Reason: fmt.Sprintf("MISMATCH on %s: %d triangles, oracle %d", fg.name, res.Triangles, fg.tri)})
+		}
+	}
+}
+
+// finish writes the failing specs, prints the summary and picks the exit code.
+func (c *FuzzCmd) finish(g *Globals, sum *fuzzSummary) error {
 	if c.Failures != "" && len(sum.Failures) > 0 {
 		if err := os.MkdirAll(c.Failures, 0o755); err != nil {
 			return err
@@ -241,7 +257,7 @@ func (c *FuzzCmd) Run(g *Globals) error {
 			}
 		}
 	}
-	if err := printFuzz(g, c.JSON, &sum); err != nil {
+	if err := printFuzz(g, c.JSON, sum); err != nil {
 		return err
 	}
 	switch {

@@ -16,6 +16,8 @@ import (
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/report"
+	"github.com/tcgen/tcgen/runtime/cuda"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"github.com/tcgen/tcgen/store"
 	"github.com/tcgen/tcgen/sweep"
 )
@@ -49,11 +51,8 @@ type afterGraph func(l *loaded, ev *autotune.GPU, st *store.Store) (plans, label
 
 // run measures every point of f on every graph, then writes the report.
 func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGraph) error {
-	if c.ProfileTop < 0 || c.ProfileTop > 20 {
-		return errorf(exitUsage, "sweep: --profile-top is 0..20 (ncu replays every kernel many times)")
-	}
-	if c.Runs < 1 || c.Warmup < 0 {
-		return errorf(exitUsage, "sweep: --runs must be at least 1 and --warmup at least 0")
+	if err := c.checkFlags(); err != nil {
+		return err
 	}
 	srcs, err := f.Sources(c.Datasets)
 	if err != nil {
@@ -71,19 +70,11 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 	if g.NoStore {
 		return errorf(exitUsage, "sweep: measurements go through the tuning store (it makes a sweep resumable); drop --no-store or give --store FILE")
 	}
-	dev, comp, err := g.openGPU(c.GPUFlags)
+	dev, comp, sp, err := c.openSpace(g, f)
 	if err != nil {
 		return err
 	}
 	defer dev.Close()
-	facts := dev.Facts()
-	sp, err := f.Expand(executor.Target(facts, ""))
-	if err != nil {
-		return withCode(exitBadInput, err)
-	}
-	if len(sp.Plans) == 0 {
-		return errorf(exitBadInput, "sweep %s: no point survives the restrictions and filters (--dry-run says why)", f.Name)
-	}
 	total := int64(len(sp.Plans) * len(srcs))
 	pb := newProgress(g.Quiet, "sweep", false)
 	var done int64
@@ -131,13 +122,7 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 			}})
 		if err == nil {
 			// A line per graph: logs of runs without a terminal show progress.
-			cached := 0
-			for _, tr := range out.Trials {
-				if tr.Result.Cached {
-					cached++
-				}
-			}
-			g.notice("sweep: %s: %d points (%d from the store, %d failed) in %.1f s", src.Label, len(out.Trials), cached, failed-graphFailed, time.Since(graphStart).Seconds())
+			g.notice("sweep: %s: %d points (%d from the store, %d failed) in %.1f s", src.Label, len(out.Trials), countCached(out.Trials), failed-graphFailed, time.Since(graphStart).Seconds())
 		}
 		if err == nil && out.Stopped != autotune.StopInterrupted && after != nil {
 			var plans, labels []string
@@ -156,6 +141,57 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 		}
 	}
 	pb.Done()
+	if err := c.writeReport(g, f, sp, command, extra, graphs, paths, key, version); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stdout, "sweep %s: %d points x %d graphs in %.1f s (%d failed); results in %s\n",
+		f.Name, len(sp.Plans), len(srcs), time.Since(start).Seconds(), failed, c.Out)
+	return nil
+}
+
+// checkFlags rejects out-of-range flags.
+func (c *SweepCmd) checkFlags() error {
+	if c.ProfileTop < 0 || c.ProfileTop > 20 {
+		return errorf(exitUsage, "sweep: --profile-top is 0..20 (ncu replays every kernel many times)")
+	}
+	if c.Runs < 1 || c.Warmup < 0 {
+		return errorf(exitUsage, "sweep: --runs must be at least 1 and --warmup at least 0")
+	}
+	return nil
+}
+
+// openSpace opens the GPU and expands the sweep's space for it; the caller
+// closes the device.
+func (c *SweepCmd) openSpace(g *Globals, f *sweep.File) (*cuda.Device, gpu.Compiler, *autotune.Space, error) {
+	dev, comp, err := g.openGPU(c.GPUFlags)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sp, err := f.Expand(executor.Target(dev.Facts(), ""))
+	if err == nil && len(sp.Plans) == 0 {
+		err = fmt.Errorf("sweep %s: no point survives the restrictions and filters (--dry-run says why)", f.Name)
+	}
+	if err != nil {
+		dev.Close()
+		return nil, nil, nil, withCode(exitBadInput, err)
+	}
+	return dev, comp, sp, nil
+}
+
+// countCached is how many trials came from the store.
+func countCached(trials []autotune.Trial) int {
+	n := 0
+	for _, tr := range trials {
+		if tr.Result.Cached {
+			n++
+		}
+	}
+	return n
+}
+
+// writeReport writes the sweep's report from the stored rows, with the
+// plans after() added and, when asked, an ncu profile.
+func (c *SweepCmd) writeReport(g *Globals, f *sweep.File, sp *autotune.Space, command string, extra map[string]string, graphs []string, paths map[string]string, key, version string) error {
 	rows, err := c.rows(g, sp, extra, graphs, key, version)
 	if err != nil {
 		return err
@@ -172,12 +208,7 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 			opt.Command += "\n# " + note
 		}
 	}
-	if err := report.Write(c.Out, rows, opt); err != nil {
-		return err
-	}
-	fmt.Fprintf(g.stdout, "sweep %s: %d points x %d graphs in %.1f s (%d failed); results in %s\n",
-		f.Name, len(sp.Plans), len(srcs), time.Since(start).Seconds(), failed, c.Out)
-	return nil
+	return report.Write(c.Out, rows, opt)
 }
 
 // loadSource reads a file through the cache, or generates a graph
