@@ -69,7 +69,7 @@ type Result struct {
 	Reason  string
 	Samples []float64 // the timed passes, ms
 	// Cached: the measurement came from the store or an earlier
-	// evaluation in this session; it costs no GPU time.
+	// evaluation in this search; it costs no GPU time.
 	Cached bool
 }
 

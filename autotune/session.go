@@ -11,7 +11,7 @@ import (
 
 // Budget bounds a search. Zero fields set no limit.
 type Budget struct {
-	// Evals is the most evaluations: Evaluate calls that this session's
+	// Evals is the most evaluations: Evaluate calls that the search's
 	// memory did not answer (a store hit inside the evaluator still counts).
 	Evals int
 	// Time is the wall time; it is checked before each evaluation, so the
@@ -298,7 +298,7 @@ func (s *Session) Prefetch(is []int) {
 	}
 }
 
-// Rand is the session's random source, seeded from Options.Seed.
+// Rand is the search's random source, seeded from Options.Seed.
 func (s *Session) Rand() *rand.Rand { return s.rng }
 
 // Cands is the space being searched.

@@ -42,7 +42,7 @@ func StrategyByName(name string) (Strategy, error) {
 const strategyAhead = 4
 
 // strategyInOrder evaluates order at full fidelity, skipping what was seen,
-// hinting the next candidates ahead. It reports false when the session
+// hinting the next candidates ahead. It reports false when the search
 // stopped.
 func strategyInOrder(s *Session, order []int) bool {
 	var todo []int
@@ -80,7 +80,7 @@ func strategyUnseen(s *Session) []int {
 	return out
 }
 
-// strategyStartFirst puts the session's start indices first in order,
+// strategyStartFirst puts the search's start indices first in order,
 // dropping their later repeats.
 func strategyStartFirst(s *Session, order []int) []int {
 	start := s.Start()
