@@ -1,9 +1,9 @@
 package executor_test
 
 import (
-	"errors"
 	"github.com/tcgen/tcgen/runtime/executor"
 	"github.com/tcgen/tcgen/runtime/gpu"
+	"github.com/tcgen/tcgen/tests/gputest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -32,14 +32,9 @@ const compileSharedLimit = 99 << 10
 // installs NVRTC) a missing NVRTC fails it.
 func testCompiler(t *testing.T) *cuda.Compiler {
 	t.Helper()
-	c, err := cuda.NewCompiler(cuda.Options{NVRTCPath: os.Getenv("TCGEN_NVRTC")})
-	if err != nil {
-		if os.Getenv("CI") == "true" || !errors.Is(err, cuda.ErrNoNVRTC) {
-			t.Fatalf("NVRTC: %v", err)
-		}
-		t.Skipf("no NVRTC here, skipping the compile test (CI=true makes this a failure): %v", err)
-	}
-	return c
+	return gputest.Compiler(t, func() (*cuda.Compiler, error) {
+		return cuda.NewCompiler(cuda.Options{NVRTCPath: gputest.NVRTCPath()})
+	}, cuda.ErrNoNVRTC)
 }
 
 // compilePlans returns the generatable presets and randomCompiles seeded

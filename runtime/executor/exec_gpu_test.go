@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/tcgen/tcgen/runtime/executor"
 	"github.com/tcgen/tcgen/runtime/gpu"
+	"github.com/tcgen/tcgen/tests/gputest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -21,26 +22,12 @@ import (
 	"github.com/tcgen/tcgen/runtime/cuda"
 )
 
-// requireGPU: the GPU machine sets TCGEN_REQUIRE_GPU=1 so that a missing GPU
-// fails the test instead of skipping it.
-func requireGPU() bool { return os.Getenv("TCGEN_REQUIRE_GPU") == "1" }
-
-// openGPU opens device 0 and NVRTC, or skips.
+// openGPU opens device 0 (or skips: tests/gputest) and NVRTC.
 func openGPU(t *testing.T) (*cuda.Device, gpu.Compiler) {
 	t.Helper()
-	dev, err := cuda.Open(0, cuda.Options{NVRTCPath: os.Getenv("TCGEN_NVRTC")})
-	if err != nil {
-		if requireGPU() {
-			t.Fatalf("TCGEN_REQUIRE_GPU=1 but no GPU opened: %v", err)
-		}
-		t.Skipf("no GPU here, skipping the GPU executor test (TCGEN_REQUIRE_GPU=1 makes this a failure): %v", err)
-	}
-	t.Cleanup(func() {
-		if err := dev.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	comp, err := cuda.NewCompiler(cuda.Options{NVRTCPath: os.Getenv("TCGEN_NVRTC")})
+	opts := cuda.Options{NVRTCPath: gputest.NVRTCPath()}
+	dev := gputest.Open(t, func() (*cuda.Device, error) { return cuda.Open(0, opts) })
+	comp, err := cuda.NewCompiler(opts)
 	if err != nil {
 		t.Fatalf("a GPU but no NVRTC: %v", err)
 	}
@@ -265,18 +252,13 @@ func TestExecGPURandomPlans(t *testing.T) {
 	}
 }
 
-// datasetDir is where the shared datasets are: TCGEN_DATASETS, or the
-// bundle's copy, or the checkout's neighbour.
+// datasetDir is where the shared datasets are (tests/gputest), or "".
 func datasetDir() string {
-	if d := os.Getenv("TCGEN_DATASETS"); d != "" {
-		return d
+	d, err := gputest.DatasetsDir()
+	if err != nil {
+		return ""
 	}
-	for _, d := range []string{"../../.gpu/datasets", ".gpu/datasets", "../../../shared/datasets"} {
-		if _, err := os.Stat(filepath.Join(d, "MANIFEST.tsv")); err == nil {
-			return d
-		}
-	}
-	return ""
+	return d
 }
 
 // TestExecGPUDatasets runs every generatable preset and the specs on every
@@ -285,7 +267,7 @@ func TestExecGPUDatasets(t *testing.T) {
 	dev, comp := openGPU(t)
 	dir := datasetDir()
 	if dir == "" {
-		if requireGPU() {
+		if gputest.Required() {
 			t.Fatal("no datasets: set TCGEN_DATASETS")
 		}
 		t.Skip("no datasets found (set TCGEN_DATASETS)")

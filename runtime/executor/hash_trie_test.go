@@ -2,6 +2,7 @@ package executor
 
 import (
 	"fmt"
+	"github.com/tcgen/tcgen/tests/gputest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -136,9 +137,9 @@ func TestSkiffModel(t *testing.T) {
 // TestSkiffModelDatasets runs the preset's shape and the block organisations
 // on a few shared datasets (skipped when they are absent).
 func TestSkiffModelDatasets(t *testing.T) {
-	dir := os.Getenv("TCGEN_DATASETS")
-	if dir == "" {
-		dir = "/work/shared/datasets"
+	dir, err := gputest.DatasetsDir()
+	if err != nil {
+		t.Skipf("no datasets: %v", err)
 	}
 	names := []string{"karate.mtx.gz", "jazz.txt.gz", "ca-GrQc.txt.gz", "as20000102.txt.gz", "p2p-Gnutella08.txt.gz"}
 	if testing.Short() {
