@@ -40,6 +40,9 @@ func (s *source) readBinary(rep *Report) (*EdgeList, error) {
 		}
 		el.appendPairs(ids)
 		read += int64(n)
+		if err := s.guard(el.Len()); err != nil {
+			return nil, err
+		}
 		switch err {
 		case nil:
 			continue

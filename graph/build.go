@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"math/bits"
 	"runtime/debug"
 	"slices"
@@ -50,6 +51,13 @@ func FromPairs(pairs [][2]uint64) (*Graph, Report, error) {
 // are written, then packed edges plus an equal radix scratch buffer), then 8
 // per record plus 16 per vertex for the CSR.
 func Build(el *EdgeList, rep *Report) (*Graph, error) {
+	return BuildContext(context.Background(), el, rep)
+}
+
+// BuildContext is Build, stopped by ctx between its phases (each a pass or
+// two over the records: about a second per 50M records on two cores); it
+// then returns ctx.Err() and releases what it built.
+func BuildContext(ctx context.Context, el *EdgeList, rep *Report) (*Graph, error) {
 	if rep == nil {
 		rep = &Report{}
 	}
@@ -66,6 +74,9 @@ func Build(el *EdgeList, rep *Report) (*Graph, error) {
 	sum = nil
 	tot := sumSegStats(stats)
 	rep.SelfLoops += tot.loops
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	// Phase 2: the set of kept ids, as a ranked bitmap or a sorted list.
 	idx, err := newVertexIndex(chunks, nseg, stats, words, tot)
@@ -75,6 +86,9 @@ func Build(el *EdgeList, rep *Report) (*Graph, error) {
 	n := idx.count()
 	rep.Isolated += loopOnly(tot.loopIDs, idx)
 	tot.loopIDs = nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	// Phase 3: pack the records as dense keys, releasing the chunks.
 	idBits := bits.Len64(n - 1)
@@ -85,18 +99,30 @@ func Build(el *EdgeList, rep *Report) (*Graph, error) {
 	origIDs := idx.ids()
 	idx = nil
 	freeOS(records * 16)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	// Phase 4: sort and drop duplicates.
 	scratch := make([]uint64, len(packed))
-	sorted, spare := radixSort(packed, scratch, 2*idBits)
+	sorted, spare := radixSort(ctx, packed, scratch, 2*idBits)
 	packed, scratch = nil, nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	sorted = uniqueSorted(sorted)
 	rep.Duplicates += tot.edges - uint64(len(sorted))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	// Phase 5: the symmetric CSR, with the sort's other buffer as scratch.
-	g := &Graph{CSR: buildCSR(sorted, spare, n, idBits), OrigIDs: origIDs}
+	g := &Graph{CSR: buildCSR(ctx, sorted, spare, n, idBits), OrigIDs: origIDs}
 	sorted, spare = nil, nil
 	freeOS(tot.edges * 16)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 

@@ -1,6 +1,9 @@
 package graph
 
-import "slices"
+import (
+	"context"
+	"slices"
+)
 
 // csrBucketBits: buildCSR groups vertices into at most 2^11 buckets of
 // consecutive ids, so that each bucket's part of Adj (a 2048th of it: about
@@ -15,8 +18,10 @@ const csrBucketBits = 11
 // stable partition pass moves each (v, a) into v's bucket, keeping key
 // order, so each a-list stays increasing, and every bucket is then filled
 // from its own slices, in cache and in parallel. Positions depend only on
-// the keys, so the result is the same for any number of workers.
-func buildCSR(keys, spare []uint64, n uint64, idBits int) CSR {
+// the keys, so the result is the same for any number of workers. A done
+// ctx stops it between buckets, leaving the CSR unfinished: the caller
+// checks ctx and drops it.
+func buildCSR(ctx context.Context, keys, spare []uint64, n uint64, idBits int) CSR {
 	offsets := make([]uint64, n+1)
 	adj := make([]uint32, 2*uint64(len(keys)))
 	if len(keys) == 0 {
@@ -68,6 +73,9 @@ func buildCSR(keys, spare []uint64, n uint64, idBits int) CSR {
 
 	// Degrees, per bucket (each writes only its own vertices' entries).
 	parallelEach(nb, func(b int) {
+		if ctx.Err() != nil {
+			return
+		}
 		for _, t := range lower[lowerStart[b]:lowerStart[b+1]] {
 			offsets[t>>idBits+1]++
 		}
@@ -80,6 +88,9 @@ func buildCSR(keys, spare []uint64, n uint64, idBits int) CSR {
 	}
 	// Fill, per bucket: smaller neighbours first, then larger.
 	parallelEach(nb, func(b int) {
+		if ctx.Err() != nil {
+			return
+		}
 		v0 := uint64(b) << shift
 		v1 := min(n, v0+1<<shift)
 		cursor := slices.Clone(offsets[v0:v1])

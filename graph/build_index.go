@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -121,7 +122,7 @@ func newSortedIndex(chunks [][]uint64, stats []segStat) (vertexIndex, error) {
 				ids = append(ids, c[i], c[i+1])
 			}
 		}
-		sorted, _ := radixSort(ids, make([]uint64, len(ids)), 64)
+		sorted, _ := radixSort(context.Background(), ids, make([]uint64, len(ids)), 64)
 		sorted = uniqueSorted(sorted)
 		per[k] = slices.Clip(sorted)
 	})
@@ -134,7 +135,7 @@ func newSortedIndex(chunks [][]uint64, stats []segStat) (vertexIndex, error) {
 		all = append(all, per[k]...)
 		per[k] = nil
 	}
-	sorted, _ := radixSort(all, make([]uint64, len(all)), 64)
+	sorted, _ := radixSort(context.Background(), all, make([]uint64, len(all)), 64)
 	sorted = uniqueSorted(sorted)
 	if uint64(len(sorted)) > MaxVertices {
 		return nil, fmt.Errorf("graph: more than %d distinct vertices", uint64(MaxVertices))

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -221,7 +222,7 @@ func TestRadixSort(t *testing.T) {
 				}
 			}
 			want := slices.Sorted(slices.Values(a))
-			got, _ := radixSort(a, make([]uint64, n), keyBits)
+			got, _ := radixSort(context.Background(), a, make([]uint64, n), keyBits)
 			if !slices.Equal(got, want) {
 				t.Fatalf("n=%d bits=%d: not sorted", n, keyBits)
 			}

@@ -3,6 +3,7 @@ package graph
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -83,6 +84,53 @@ type CacheMeta struct {
 // directory, synced, then renamed over path. On error nothing is left at
 // path (an older file there stays intact) and the temporary file is removed.
 func WriteCSR(path string, g *Graph, meta CacheMeta) error {
+	return WriteCSROpt(path, g, meta, WriteOptions{})
+}
+
+// WriteCSROpt is WriteCSR with options (WriteFileAtomicOpt): a cancelled
+// Context stops the write within a MiB.
+func WriteCSROpt(path string, g *Graph, meta CacheMeta, opt WriteOptions) error {
+	if err := prepareCSRMeta(g, &meta); err != nil {
+		return err
+	}
+	return WriteFileAtomicOpt(path, opt, func(f *os.File) error {
+		bw := bufio.NewWriterSize(ContextWriter(opt.Context, f), ioChunk) // few large write calls
+		crc, err := encodeCSR(bw, g, &meta, nil)
+		if err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		var sum [4]byte
+		binary.LittleEndian.PutUint32(sum[:], crc)
+		_, err = f.WriteAt(sum[:], csrCRCOffset)
+		return err
+	})
+}
+
+// EncodeCSR writes g in the CSR format to w, a stream that cannot seek
+// back to the checksum in the header: a first pass encodes without writing
+// to compute it.
+func EncodeCSR(w io.Writer, g *Graph, meta CacheMeta) error {
+	if err := prepareCSRMeta(g, &meta); err != nil {
+		return err
+	}
+	crc, err := encodeCSR(io.Discard, g, &meta, nil)
+	if err != nil {
+		return err
+	}
+	var sum [4]byte
+	binary.LittleEndian.PutUint32(sum[:], crc)
+	bw := bufio.NewWriterSize(w, ioChunk)
+	if _, err := encodeCSR(bw, g, &meta, &sum); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// prepareCSRMeta checks g against meta and fills the versions.
+func prepareCSRMeta(g *Graph, meta *CacheMeta) error {
 	if g.OrigIDs != nil && len(g.OrigIDs) != g.N() {
 		return fmt.Errorf("graph: %d original ids for %d vertices", len(g.OrigIDs), g.N())
 	}
@@ -93,40 +141,42 @@ func WriteCSR(path string, g *Graph, meta CacheMeta) error {
 		meta.ToolVersion = ToolVersion
 	}
 	meta.Version = csrVersion
-	return WriteFileAtomic(path, func(f *os.File) error {
-		header := encodeCSRHeader(g, &meta)
-		crc := newCRC32C()
-		bw := bufio.NewWriterSize(f, 1<<20) // 1 MiB: few large write calls
-		w := io.MultiWriter(bw, crc)
-		if _, err := w.Write(header); err != nil {
-			return err
+	return nil
+}
+
+// encodeCSR writes the file to w and returns its CRC-32C, computed with
+// the header's checksum field zero; the header carries sum when given,
+// else zero (for the caller to patch).
+func encodeCSR(w io.Writer, g *Graph, meta *CacheMeta, sum *[4]byte) (uint32, error) {
+	header := encodeCSRHeader(g, meta)
+	crc := newCRC32C()
+	crc.Write(header)
+	if sum != nil {
+		copy(header[csrCRCOffset:], sum[:])
+	}
+	if _, err := w.Write(header); err != nil {
+		return 0, err
+	}
+	mw := io.MultiWriter(w, crc)
+	if err := writeU64s(mw, g.Offsets); err != nil {
+		return 0, err
+	}
+	write := writeU32s
+	if meta.Packed {
+		write = writeU24s
+	}
+	if err := write(mw, g.Adj); err != nil {
+		return 0, err
+	}
+	if g.OrigIDs != nil {
+		if err := writeU64s(mw, g.OrigIDs); err != nil {
+			return 0, err
 		}
-		if err := writeU64s(w, g.Offsets); err != nil {
-			return err
-		}
-		write := writeU32s
-		if meta.Packed {
-			write = writeU24s
-		}
-		if err := write(w, g.Adj); err != nil {
-			return err
-		}
-		if g.OrigIDs != nil {
-			if err := writeU64s(w, g.OrigIDs); err != nil {
-				return err
-			}
-		}
-		if _, err := w.Write(pad8([]byte(meta.Report.Header))); err != nil {
-			return err
-		}
-		if err := bw.Flush(); err != nil {
-			return err
-		}
-		var sum [4]byte
-		binary.LittleEndian.PutUint32(sum[:], crc.Sum32())
-		_, err := f.WriteAt(sum[:], csrCRCOffset)
-		return err
-	})
+	}
+	if _, err := mw.Write(pad8([]byte(meta.Report.Header))); err != nil {
+		return 0, err
+	}
+	return crc.Sum32(), nil
 }
 
 func encodeCSRHeader(g *Graph, meta *CacheMeta) []byte {
@@ -260,8 +310,11 @@ func (c *Cache) Load(srcPath string, opt ReadOptions) (*Graph, *Report, error) {
 	if format == "csr" {
 		return Open(srcPath, opt)
 	}
-	sum, size, err := hashFile(srcPath)
+	sum, size, err := hashFile(opt.Context, srcPath)
 	if err != nil {
+		if opt.Context != nil && opt.Context.Err() != nil {
+			return nil, nil, err
+		}
 		return nil, nil, &InputError{File: srcPath, Msg: errMsg(err), Err: err}
 	}
 	path := c.Path(sum, format)
@@ -308,7 +361,10 @@ func (c *Cache) Load(srcPath string, opt ReadOptions) (*Graph, *Report, error) {
 		return g, rep, nil
 	}
 	meta = CacheMeta{SourceHash: sum, SourceSize: size, SourceFormat: format, Report: *rep}
-	if err := WriteCSR(path, g, meta); err != nil {
+	if err := WriteCSROpt(path, g, meta, WriteOptions{Context: opt.Context}); err != nil {
+		if opt.Context != nil && opt.Context.Err() != nil {
+			return nil, nil, err
+		}
 		rep.CacheNote = strings.TrimPrefix(note+"; ", "; ") + "cache not written: " + err.Error()
 		return g, rep, nil
 	}
@@ -316,8 +372,9 @@ func (c *Cache) Load(srcPath string, opt ReadOptions) (*Graph, *Report, error) {
 	return g, rep, nil
 }
 
-// hashFile returns the SHA-256 and size of a file's bytes.
-func hashFile(path string) ([32]byte, int64, error) {
+// hashFile returns the SHA-256 and size of a file's bytes; a done ctx
+// (when not nil) stops it within a MiB.
+func hashFile(ctx context.Context, path string) ([32]byte, int64, error) {
 	var sum [32]byte
 	f, err := os.Open(path)
 	if err != nil {
@@ -325,7 +382,7 @@ func hashFile(path string) ([32]byte, int64, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.CopyBuffer(h, f, make([]byte, ioChunk))
+	n, err := io.CopyBuffer(ContextWriter(ctx, h), f, make([]byte, ioChunk))
 	if err != nil {
 		return sum, 0, err
 	}

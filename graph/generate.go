@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -22,15 +23,42 @@ type ClosedForm interface {
 	Triangles() uint64
 }
 
+// ContextGenerator is implemented by generators whose EdgeList can be
+// stopped: EdgeListContext checks ctx as it goes and returns ctx.Err() once
+// it is done. GenerateContext prefers it.
+type ContextGenerator interface {
+	Generator
+	EdgeListContext(ctx context.Context) (*EdgeList, error)
+}
+
+// Sized is implemented by generators that can tell, before running, about how many bytes they and Build will allocate at peak.
+type Sized interface{ EstimateBytes() uint64 }
+
 // Generate runs gen and builds the canonical graph of its records. The
 // Report says what Build dropped (RMAT's loops and duplicates, for example).
 func Generate(gen Generator) (*Graph, Report, error) {
-	el, err := gen.EdgeList()
+	return GenerateContext(context.Background(), gen)
+}
+
+// GenerateContext is Generate, stopped by ctx while the records are made
+// (ContextGenerator; other generators run to the end) and while Build runs
+// (BuildContext).
+func GenerateContext(ctx context.Context, gen Generator) (*Graph, Report, error) {
+	var el *EdgeList
+	var err error
+	if cg, ok := gen.(ContextGenerator); ok {
+		el, err = cg.EdgeListContext(ctx)
+	} else {
+		el, err = gen.EdgeList()
+	}
 	if err != nil {
 		return nil, Report{}, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, Report{}, err
+	}
 	var rep Report
-	g, err := Build(el, &rep)
+	g, err := BuildContext(ctx, el, &rep)
 	return g, rep, err
 }
 
@@ -64,7 +92,10 @@ func (p ErdosRenyi) Validate() error {
 }
 
 // EdgeList returns the M edges as records (u, v) with u < v.
-func (p ErdosRenyi) EdgeList() (*EdgeList, error) {
+func (p ErdosRenyi) EdgeList() (*EdgeList, error) { return p.EdgeListContext(context.Background()) }
+
+// EdgeListContext implements ContextGenerator.
+func (p ErdosRenyi) EdgeListContext(ctx context.Context) (*EdgeList, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -74,7 +105,10 @@ func (p ErdosRenyi) EdgeList() (*EdgeList, error) {
 	if dense {
 		want = k - p.M
 	}
-	ranks := erFirstDistinct(k, want, p.Seed)
+	ranks, err := erFirstDistinct(ctx, k, want, p.Seed)
+	if err != nil {
+		return nil, err
+	}
 	w := newRecords(p.M)
 	if !dense {
 		for _, r := range ranks {
@@ -87,6 +121,9 @@ func (p ErdosRenyi) EdgeList() (*EdgeList, error) {
 	// non-edges; K < 2M here, so this is linear in the output.
 	i := 0
 	for v := uint64(1); v < p.N; v++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		for u := uint64(0); u < v; u++ {
 			if i < len(ranks) && ranks[i] == v*(v-1)/2+u {
 				i++
@@ -109,10 +146,10 @@ const erTask = 1 << 14
 // then puts each rank's first candidate at the head of its run, those heads
 // are flagged in a bitmap over candidate indices, and one scan in index
 // order collects them. (A comparison sort on (rank, index) measured
-// several times slower.)
-func erFirstDistinct(k, want, seed uint64) []uint64 {
+// several times slower.) A done ctx stops it between its passes.
+func erFirstDistinct(ctx context.Context, k, want, seed uint64) ([]uint64, error) {
 	if want == 0 {
-		return nil
+		return nil, nil
 	}
 	var ranks []uint64 // ranks[i] is candidate i's draw
 	// Expected draws to see want distinct values of k: k*ln(k/(k-want)).
@@ -122,7 +159,7 @@ func erFirstDistinct(k, want, seed uint64) []uint64 {
 		have := uint64(len(ranks))
 		ranks = append(ranks, make([]uint64, total-have)...)
 		tasks := (total - have + erTask - 1) / erTask
-		parFor(int(tasks), 1, func(t, _ int) {
+		parForCtx(ctx, int(tasks), 1, func(t, _ int) {
 			first := have + uint64(t)*erTask
 			for i := first; i < min(first+erTask, total); i++ {
 				st := seed*rmatSeedMul + i*rmatSampleMul
@@ -133,7 +170,13 @@ func erFirstDistinct(k, want, seed uint64) []uint64 {
 		for i, r := range ranks {
 			cands[i] = erCand{r, uint64(i)}
 		}
-		cands = radixSortCands(cands, bits.Len64(k-1))
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		cands = radixSortCands(ctx, cands, bits.Len64(k-1))
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		first := make([]uint64, (total+63)/64) // bit i: candidate i drew a rank first
 		distinct := uint64(0)
 		for j, c := range cands {
@@ -149,7 +192,7 @@ func erFirstDistinct(k, want, seed uint64) []uint64 {
 					out = append(out, ranks[i])
 				}
 			}
-			return out
+			return out, nil
 		}
 		total += (want-distinct)*2 + 64
 	}
@@ -165,10 +208,11 @@ var erDrawMargin = 1.02
 type erCand struct{ rank, idx uint64 }
 
 // radixSortCands sorts a by rank (keyBits wide), stably, so candidates with
-// equal ranks stay in index order. Byte digits: 256 counters fit in L1.
-func radixSortCands(a []erCand, keyBits int) []erCand {
+// equal ranks stay in index order. Byte digits: 256 counters fit in L1. A
+// done ctx stops it between passes.
+func radixSortCands(ctx context.Context, a []erCand, keyBits int) []erCand {
 	buf := make([]erCand, len(a))
-	for shift := 0; shift < keyBits; shift += 8 {
+	for shift := 0; shift < keyBits && ctx.Err() == nil; shift += 8 {
 		var pos [256]int
 		for _, c := range a {
 			pos[(c.rank>>shift)&255]++
@@ -237,7 +281,10 @@ func (p Grid) Validate() error {
 }
 
 // EdgeList returns the lattice edges, row by row.
-func (p Grid) EdgeList() (*EdgeList, error) {
+func (p Grid) EdgeList() (*EdgeList, error) { return p.EdgeListContext(context.Background()) }
+
+// EdgeListContext implements ContextGenerator: ctx is checked every row.
+func (p Grid) EdgeListContext(ctx context.Context) (*EdgeList, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -247,6 +294,9 @@ func (p Grid) EdgeList() (*EdgeList, error) {
 	}
 	w := newRecords(count)
 	for r := range p.Rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		for c := range p.Cols {
 			x := r*p.Cols + c
 			if c+1 < p.Cols {
@@ -278,12 +328,18 @@ func (p Grid) Triangles() uint64 {
 type Complete struct{ N uint64 }
 
 // EdgeList returns the C(N,2) edges.
-func (p Complete) EdgeList() (*EdgeList, error) {
+func (p Complete) EdgeList() (*EdgeList, error) { return p.EdgeListContext(context.Background()) }
+
+// EdgeListContext implements ContextGenerator: ctx is checked every vertex.
+func (p Complete) EdgeListContext(ctx context.Context) (*EdgeList, error) {
 	if p.N > MaxVertices {
 		return nil, fmt.Errorf("complete: %d vertices exceed the %d a graph can have", p.N, uint64(MaxVertices))
 	}
 	w := newRecords(choose2(p.N))
 	for u := range p.N {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		for v := u + 1; v < p.N; v++ {
 			w.put(u, v)
 		}
@@ -309,11 +365,20 @@ type CompleteBipartite struct{ A, B uint64 }
 
 // EdgeList returns the A*B edges.
 func (p CompleteBipartite) EdgeList() (*EdgeList, error) {
+	return p.EdgeListContext(context.Background())
+}
+
+// EdgeListContext implements ContextGenerator: ctx is checked every vertex
+// of the first side.
+func (p CompleteBipartite) EdgeListContext(ctx context.Context) (*EdgeList, error) {
 	if p.A+p.B > MaxVertices || p.A+p.B < p.A {
 		return nil, fmt.Errorf("complete bipartite: %d+%d vertices exceed the %d a graph can have", p.A, p.B, uint64(MaxVertices))
 	}
 	w := newRecords(p.A * p.B)
 	for u := range p.A {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		for v := range p.B {
 			w.put(u, p.A+v)
 		}

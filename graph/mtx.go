@@ -95,6 +95,9 @@ func (s *source) readMTX(rep *Report) (*EdgeList, uint64, error) {
 		return nil, 0, bad("matrix is %d x %d: an adjacency matrix must be square", rows, cols)
 	}
 	sizeLine := lineNo
+	if err := s.mem.Check(s.name, BuildBytes(nnz, rows)); err != nil {
+		return nil, 0, err
+	}
 
 	el, records, err := s.readLines(s.r, &textMode{mtx: true, rows: rows, cols: cols, skipped: lineNo}, rep)
 	if err != nil {

@@ -1,6 +1,9 @@
 package graph
 
-import "sync/atomic"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // oracleChunk is the number of vertices a counting worker claims at a time.
 // Work per vertex varies by orders of magnitude on power-law graphs, so
@@ -59,6 +62,14 @@ func inArcs(c *CSR) (offsets []uint64, arcs []inArc) {
 // It runs on GOMAXPROCS goroutines that claim chunks of middle vertices
 // through an atomic counter; the count does not depend on their number.
 func CountTriangles(o *Oriented) uint64 {
+	t, _ := CountTrianglesContext(context.Background(), o)
+	return t
+}
+
+// CountTrianglesContext is CountTriangles, stopped by ctx: its workers
+// check it at every chunk of middle vertices, and it then returns
+// ctx.Err().
+func CountTrianglesContext(ctx context.Context, o *Oriented) (uint64, error) {
 	mustBeOriented(o)
 	c := &o.CSR
 	n := c.N()
@@ -69,7 +80,7 @@ func CountTriangles(o *Oriented) uint64 {
 		mark  []uint64
 		count uint64
 	}
-	accs := parReduce(n, oracleChunk, func() acc { return acc{mark: make([]uint64, words)} },
+	accs := parReduceCtx(ctx, n, oracleChunk, func() acc { return acc{mark: make([]uint64, words)} },
 		func(a *acc, lo, hi int) {
 			mark := a.mark
 			var count uint64
@@ -93,11 +104,14 @@ func CountTriangles(o *Oriented) uint64 {
 			}
 			a.count += count
 		})
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	var total uint64
 	for _, a := range accs {
 		total += a.count
 	}
-	return total
+	return total, nil
 }
 
 // CountPerVertex returns the triangle count and, for every vertex, the
@@ -110,6 +124,13 @@ func CountTriangles(o *Oriented) uint64 {
 // summed locally and published with one atomic add per arc rather than one
 // per triangle. Likewise each tail u gets one add per in-arc, and v one.
 func CountPerVertex(o *Oriented) (total uint64, perVertex []uint64) {
+	total, perVertex, _ = CountPerVertexContext(context.Background(), o)
+	return total, perVertex
+}
+
+// CountPerVertexContext is CountPerVertex, stopped by ctx as
+// CountTrianglesContext is.
+func CountPerVertexContext(ctx context.Context, o *Oriented) (total uint64, perVertex []uint64, err error) {
 	mustBeOriented(o)
 	c := &o.CSR
 	n := c.N()
@@ -120,7 +141,7 @@ func CountPerVertex(o *Oriented) (total uint64, perVertex []uint64) {
 		slot  []uint32
 		count uint64
 	}
-	accs := parReduce(n, oracleChunk, func() acc { return acc{slot: make([]uint32, n)} },
+	accs := parReduceCtx(ctx, n, oracleChunk, func() acc { return acc{slot: make([]uint32, n)} },
 		func(a *acc, lo, hi int) {
 			slot := a.slot
 			for v := lo; v < hi; v++ {
@@ -160,17 +181,20 @@ func CountPerVertex(o *Oriented) (total uint64, perVertex []uint64) {
 				a.count += atV
 			}
 		})
+	if err := ctx.Err(); err != nil {
+		return 0, nil, err
+	}
 	for _, a := range accs {
 		total += a.count
 	}
 	if o.Perm == nil {
-		return total, counts
+		return total, counts, nil
 	}
 	perVertex = make([]uint64, n)
 	for old, nw := range o.Perm {
 		perVertex[old] = counts[nw]
 	}
-	return total, perVertex
+	return total, perVertex, nil
 }
 
 // Oracle returns the exact triangle count of g: degree orientation with
@@ -178,6 +202,16 @@ func CountPerVertex(o *Oriented) (total uint64, perVertex []uint64) {
 // vertices' lists packed together), then CountTriangles.
 func Oracle(g *Graph) uint64 {
 	return CountTriangles(Orient(g, ByDegree, true))
+}
+
+// OracleContext is Oracle, stopped by ctx while orienting
+// (OrientContext) and counting (CountTrianglesContext).
+func OracleContext(ctx context.Context, g *Graph) (uint64, error) {
+	o, err := OrientContext(ctx, g, ByDegree, true)
+	if err != nil {
+		return 0, err
+	}
+	return CountTrianglesContext(ctx, o)
 }
 
 // tailSkip is 1 when the scan for w may start just past v in N+(u): ids

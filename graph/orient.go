@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"slices"
@@ -34,9 +35,16 @@ const orientChunk = 4096
 // Out-neighbour lists are sorted by (new) id. The work runs on GOMAXPROCS
 // goroutines; the result does not depend on their number.
 func Orient(g *Graph, by Orientation, relabel bool) *Oriented {
+	o, _ := OrientContext(context.Background(), g, by, relabel)
+	return o
+}
+
+// OrientContext is Orient, stopped by ctx: its workers check it at every
+// chunk of vertices, and it then returns ctx.Err().
+func OrientContext(ctx context.Context, g *Graph, by Orientation, relabel bool) (*Oriented, error) {
 	switch by {
 	case Undirected:
-		return &Oriented{CSR: g.CSR, By: Undirected}
+		return &Oriented{CSR: g.CSR, By: Undirected}, nil
 	case ByID, ByDegree, ByTCBW:
 	default:
 		panic(fmt.Sprintf("graph.Orient: unknown orientation %d", by))
@@ -72,17 +80,20 @@ func Orient(g *Graph, by Orientation, relabel bool) *Oriented {
 	}
 
 	offsets := make([]uint64, n+1)
-	parFor(n, orientChunk, func(lo, hi int) {
+	parForCtx(ctx, n, orientChunk, func(lo, hi int) {
 		for u := lo; u < hi; u++ {
 			offsets[row(uint32(u))+1] = uint64(outDegree(c, rank, uint32(u)))
 		}
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for i := 1; i <= n; i++ {
 		offsets[i] += offsets[i-1]
 	}
 
 	adj := make([]uint32, offsets[n])
-	parFor(n, orientChunk, func(lo, hi int) {
+	parForCtx(ctx, n, orientChunk, func(lo, hi int) {
 		for u := lo; u < hi; u++ {
 			r := row(uint32(u))
 			out := adj[offsets[r]:offsets[r+1]]
@@ -109,7 +120,10 @@ func Orient(g *Graph, by Orientation, relabel bool) *Oriented {
 			}
 		}
 	})
-	return &Oriented{CSR: CSR{Offsets: offsets, Adj: adj}, By: by, Perm: perm, Relabelled: relabel}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &Oriented{CSR: CSR{Offsets: offsets, Adj: adj}, By: by, Perm: perm, Relabelled: relabel}, nil
 }
 
 // outDegree returns d+(u) counted from the symmetric CSR c: under the
@@ -161,7 +175,12 @@ func degreeRank(c *CSR) []uint32 {
 // counter, so cheap and expensive ranges balance themselves. body must only
 // write state owned by its range for the result to be deterministic.
 func parFor(n, chunk int, body func(lo, hi int)) {
-	parReduce(n, chunk, func() struct{} { return struct{}{} },
+	parForCtx(context.Background(), n, chunk, body)
+}
+
+// parForCtx is parFor that stops claiming ranges once ctx is done.
+func parForCtx(ctx context.Context, n, chunk int, body func(lo, hi int)) {
+	parReduceCtx(ctx, n, chunk, func() struct{} { return struct{}{} },
 		func(_ *struct{}, lo, hi int) { body(lo, hi) })
 }
 
@@ -171,6 +190,12 @@ func parFor(n, chunk int, body func(lo, hi int)) {
 // merge; merge them with an order-independent operation (integer sums, max)
 // so the result does not depend on how ranges fell to goroutines.
 func parReduce[T any](n, chunk int, init func() T, body func(acc *T, lo, hi int)) []T {
+	return parReduceCtx(context.Background(), n, chunk, init, body)
+}
+
+// parReduceCtx is parReduce that stops claiming ranges once ctx is done;
+// the caller must then check ctx and drop the results.
+func parReduceCtx[T any](ctx context.Context, n, chunk int, init func() T, body func(acc *T, lo, hi int)) []T {
 	if n <= 0 {
 		return nil
 	}
@@ -184,7 +209,7 @@ func parReduce[T any](n, chunk int, init func() T, body func(acc *T, lo, hi int)
 			acc := init()
 			for {
 				c := int(next.Add(1) - 1)
-				if c >= chunks {
+				if c >= chunks || ctx.Err() != nil {
 					break
 				}
 				lo := c * chunk

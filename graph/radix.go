@@ -1,6 +1,9 @@
 package graph
 
-import "slices"
+import (
+	"context"
+	"slices"
+)
 
 // radixDigitBits: 11-bit digits give 2048-bucket histograms (16 KiB each),
 // which stay in cache while scattering, and sort a 44-bit key (two 22-bit
@@ -24,13 +27,14 @@ const msdMin = 1 << 20
 // scale 22), so only one pass goes through main memory instead of one per
 // digit. Keys whose top bits barely vary (sparse ids, all near 2^62) go to
 // the plain parallel LSD sort. The result is the same for any number of
-// workers.
-func radixSort(a, buf []uint64, keyBits int) (sorted, spare []uint64) {
+// workers. A done ctx stops it between passes and buckets, leaving the
+// order unfinished: the caller checks ctx and drops the result.
+func radixSort(ctx context.Context, a, buf []uint64, keyBits int) (sorted, spare []uint64) {
 	n := len(a)
 	buf = buf[:n]
 	p := workersFor(n, radixParallelMin)
 	if n < msdMin || keyBits <= 2*radixDigitBits {
-		return lsdSort(a, buf, keyBits, p)
+		return lsdSort(ctx, a, buf, keyBits, p)
 	}
 	shift := uint(keyBits - radixDigitBits)
 	const buckets = 1 << radixDigitBits
@@ -53,7 +57,7 @@ func radixSort(a, buf []uint64, keyBits int) (sorted, spare []uint64) {
 			sum += c
 		}
 		if sum-start[d] > n/2 {
-			return lsdSort(a, buf, keyBits, p)
+			return lsdSort(ctx, a, buf, keyBits, p)
 		}
 	}
 	start[buckets] = n
@@ -68,10 +72,10 @@ func radixSort(a, buf []uint64, keyBits int) (sorted, spare []uint64) {
 	})
 	parallelEach(buckets, func(d int) {
 		lo, hi := start[d], start[d+1]
-		if lo == hi {
+		if lo == hi || ctx.Err() != nil {
 			return
 		}
-		s, _ := lsdSort(buf[lo:hi], a[lo:hi], int(shift), 1)
+		s, _ := lsdSort(ctx, buf[lo:hi], a[lo:hi], int(shift), 1)
 		if &s[0] != &a[lo] {
 			copy(a[lo:hi], s)
 		}
@@ -82,7 +86,7 @@ func radixSort(a, buf []uint64, keyBits int) (sorted, spare []uint64) {
 // lsdSort is an LSD radix sort on p workers; each pass is stable, so the
 // result does not depend on p. It returns the sorted slice (a or buf) and
 // the other one.
-func lsdSort(a, buf []uint64, keyBits, p int) (sorted, spare []uint64) {
+func lsdSort(ctx context.Context, a, buf []uint64, keyBits, p int) (sorted, spare []uint64) {
 	n := len(a)
 	if n < 256 {
 		slices.Sort(a)
@@ -100,7 +104,7 @@ func lsdSort(a, buf []uint64, keyBits, p int) (sorted, spare []uint64) {
 		counts[w] = make([]int, buckets)
 	}
 	src, dst := a, buf
-	for pass := 0; pass < passes; pass++ {
+	for pass := 0; pass < passes && ctx.Err() == nil; pass++ {
 		shift := uint(pass * digit)
 		runWorkers(p, func(w int) {
 			cnt := counts[w]

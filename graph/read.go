@@ -3,6 +3,7 @@ package graph
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"hash"
@@ -40,6 +41,15 @@ type ReadOptions struct {
 	// Finish before anything reads Adj (adjcheck.go). The header and the
 	// offsets are checked as usual.
 	DeferAdjCheck bool
+	// Context, when not nil, stops reading and building: every read of the
+	// input checks it, Build checks it between phases, and the error then
+	// wraps Context.Err().
+	Context context.Context
+	// Memory bounds the estimated peak of reading and building: a file
+	// whose size or header says it needs more is refused before it is read
+	// (a *TooLargeError), and so is a stream of unknown size once the
+	// records read so far need more.
+	Memory MemoryLimit
 }
 
 // InputError is what every reader returns for input it cannot accept: bad
@@ -142,6 +152,8 @@ type source struct {
 	// blockSize overrides textBlockSize; tests use tiny blocks to put
 	// block boundaries everywhere.
 	blockSize int
+	ctx       context.Context // never nil
+	mem       MemoryLimit
 }
 
 // sourceBufSize: the buffered readers in front of the file and of the
@@ -187,12 +199,15 @@ func openSource(path string, opt ReadOptions, h hash.Hash) (*source, error) {
 // newSource sniffs r (compression, BOM, format). closer, when not nil, is
 // closed with the source. size is r's length, -1 when unknown.
 func newSource(name string, r io.Reader, closer io.Closer, size int64, opt ReadOptions, h hash.Hash) (*source, error) {
-	s := &source{name: name, size: size, closer: closer}
+	s := &source{name: name, size: size, closer: closer, ctx: opt.Context, mem: opt.Memory}
+	if s.ctx == nil {
+		s.ctx = context.Background()
+	}
 	if opt.Format != "" && !isFormat(opt.Format) {
 		s.close()
 		return nil, fmt.Errorf("unknown format %q (want one of %s)", opt.Format, strings.Join(Formats, ", "))
 	}
-	s.count = &countingReader{r: r, total: s.size, progress: opt.Progress, hash: h}
+	s.count = &countingReader{r: r, total: s.size, progress: opt.Progress, hash: h, ctx: s.ctx}
 	raw := bufio.NewReaderSize(s.count, sourceBufSize)
 	if magic, _ := raw.Peek(2); bytes.Equal(magic, gzipMagic) {
 		zr, err := gzip.NewReader(raw)
@@ -329,6 +344,9 @@ func (s *source) read() (*Graph, *Report, error) {
 	var err error
 	parseStart := time.Now()
 	var declared uint64 // vertices an .mtx size line declared
+	if err := s.checkMemory(); err != nil {
+		return nil, nil, err
+	}
 	switch s.format {
 	case "text":
 		el, err = s.readText(rep)
@@ -357,9 +375,12 @@ func (s *source) read() (*Graph, *Report, error) {
 	s.finishProgress()
 	rep.ParseMs = float64(time.Since(parseStart).Nanoseconds()) / 1e6
 	buildStart := time.Now()
-	g, err := Build(el, rep)
+	g, err := BuildContext(s.ctx, el, rep)
 	rep.CleanMs = float64(time.Since(buildStart).Nanoseconds()) / 1e6
 	if err != nil {
+		if s.ctx.Err() != nil {
+			return nil, nil, err
+		}
 		return nil, nil, &InputError{File: s.name, Msg: err.Error()}
 	}
 	if declared > 0 {
@@ -380,7 +401,7 @@ func (s *source) finishProgress() {
 // failures plainly.
 func (s *source) ioError(err error) error {
 	var ie *InputError
-	if errors.As(err, &ie) {
+	if errors.As(err, &ie) || s.ctx.Err() != nil && errors.Is(err, s.ctx.Err()) {
 		return err
 	}
 	msg := errMsg(err)
@@ -419,12 +440,16 @@ type countingReader struct {
 	last     int64
 	progress func(done, total int64)
 	hash     hash.Hash
+	ctx      context.Context // checked before every read
 }
 
 // progressStep: a callback per 4 MiB is smooth for a bar and costs nothing.
 const progressStep = 4 << 20
 
 func (c *countingReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
 	n, err := c.r.Read(p)
 	c.done += int64(n)
 	if c.hash != nil {

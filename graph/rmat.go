@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -111,11 +112,18 @@ func (p RMAT) Samples() uint64 { return uint64(p.EdgeFactor) << p.Scale }
 // EdgeList generates the raw records, in sample order. Samples are computed
 // in parallel into a preallocated list; each depends only on its index, so
 // the list is the same whatever the number of cores.
-func (p RMAT) EdgeList() (*EdgeList, error) {
+func (p RMAT) EdgeList() (*EdgeList, error) { return p.EdgeListContext(context.Background()) }
+
+// EdgeListContext implements ContextGenerator: ctx is checked at every
+// task of samples.
+func (p RMAT) EdgeListContext(ctx context.Context) (*EdgeList, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	perm := rmatPerm(p.Scale, p.Seed)
+	perm := rmatPerm(ctx, p.Scale, p.Seed)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m := p.Samples()
 	el := newSizedEdgeList(m)
 	// The definition compares r = k * 2^-53 (k = splitmix64 >> 11, an
@@ -129,7 +137,7 @@ func (p RMAT) EdgeList() (*EdgeList, error) {
 	seedBase := p.Seed * rmatSeedMul
 	scale := p.Scale
 	tasks := (m + rmatTask - 1) / rmatTask
-	parFor(int(tasks), 1, func(lo, _ int) {
+	parForCtx(ctx, int(tasks), 1, func(lo, _ int) {
 		first := uint64(lo) * rmatTask
 		last := min(first+rmatTask, m)
 		buf := el.chunks[first/edgeChunkPairs][2*(first%edgeChunkPairs):]
@@ -148,6 +156,9 @@ func (p RMAT) EdgeList() (*EdgeList, error) {
 			buf = buf[2:]
 		}
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return el, nil
 }
 
@@ -167,8 +178,9 @@ func b2u(b bool) uint64 {
 }
 
 // rmatPerm is the label shuffle of the definition (a Fisher-Yates shuffle
-// driven by one splitmix64 stream; inherently sequential).
-func rmatPerm(scale int, seed uint64) []uint32 {
+// driven by one splitmix64 stream; inherently sequential). A done ctx
+// stops it, checked every 2^20 swaps (a few milliseconds).
+func rmatPerm(ctx context.Context, scale int, seed uint64) []uint32 {
 	n := uint64(1) << scale
 	perm := make([]uint32, n)
 	for i := range perm {
@@ -176,6 +188,9 @@ func rmatPerm(scale int, seed uint64) []uint32 {
 	}
 	ps := seed ^ rmatScrambleKey
 	for i := n - 1; i >= 1; i-- {
+		if i&(1<<20-1) == 0 && ctx.Err() != nil {
+			return perm
+		}
 		j := splitmix64(&ps) % (i + 1)
 		perm[i], perm[j] = perm[j], perm[i]
 	}

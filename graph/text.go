@@ -68,7 +68,7 @@ func (s *source) readLines(r io.Reader, m *textMode, rep *Report) (*EdgeList, ui
 	if blockSize == 0 {
 		blockSize = textBlockSize
 	}
-	go readBlocks(r, blockSize, free, work, order, stop)
+	go readBlocks(r, blockSize, s.maxLineBytes(), free, work, order, stop)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Go(func() {
@@ -98,6 +98,10 @@ func (s *source) readLines(r io.Reader, m *textMode, rep *Report) (*EdgeList, ui
 		}
 		el.appendPairs(b.pairs)
 		records += uint64(len(b.pairs) / 2)
+		if err := s.guard(el.Len()); err != nil {
+			finish()
+			return nil, 0, err
+		}
 		dataSeen = dataSeen || b.hasData
 		base += b.lines
 		rep.Comments += b.comments
@@ -130,8 +134,9 @@ func (s *source) collect(b *textBlock, m *textMode, rep *Report, base int64, dat
 }
 
 // readBlocks cuts the stream into blocks of whole lines. A line longer than
-// a block makes the block grow until the line ends: there is no line limit.
-func readBlocks(r io.Reader, blockSize int, free, work, order chan *textBlock, stop chan struct{}) {
+// a block makes the block grow until the line ends, up to about maxLine
+// bytes (source.maxLineBytes).
+func readBlocks(r io.Reader, blockSize, maxLine int, free, work, order chan *textBlock, stop chan struct{}) {
 	defer close(order)
 	defer close(work)
 	var carry []byte // the partial line after the last newline of a block
@@ -158,6 +163,10 @@ func readBlocks(r io.Reader, blockSize int, free, work, order chan *textBlock, s
 				break
 			}
 			if cut = bytes.LastIndexByte(buf, '\n'); cut >= 0 {
+				break
+			}
+			if want > maxLine/2 {
+				rerr = fmt.Errorf("a line longer than %s: not an edge list?", FormatBytes(uint64(len(buf))))
 				break
 			}
 			want *= 2

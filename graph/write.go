@@ -3,6 +3,7 @@ package graph
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -114,18 +115,29 @@ func WriteEdges(w io.Writer, g *Graph, format string) error {
 // left at path. The csr format is written by WriteCSR.
 func WriteEdgesFile(path string, g *Graph) error {
 	format, gz := OutputFormat(path)
+	return WriteEdgesFileOpt(path, g, format, gz, WriteOptions{})
+}
+
+// WriteEdgesFileOpt writes g to path in format (WriteEdges), gzipped when
+// gz, with options (WriteFileAtomicOpt): a cancelled Context stops the
+// write within a MiB.
+func WriteEdgesFileOpt(path string, g *Graph, format string, gz bool, opt WriteOptions) error {
 	if format == "csr" {
 		return fmt.Errorf("%s: use WriteCSR for the csr format", path)
 	}
-	return WriteFileAtomic(path, func(f *os.File) error {
-		var w io.Writer = f
+	return WriteFileAtomicOpt(path, opt, func(f *os.File) error {
+		w := ContextWriter(opt.Context, f)
 		var zw *gzip.Writer
 		if gz {
-			zw = gzip.NewWriter(f)
+			zw = gzip.NewWriter(w)
 			w = zw
 		}
 		if err := WriteEdges(w, g, format); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			var pe *os.PathError
+			if errors.As(err, &pe) || contextErr(opt.Context) != nil {
+				return err // an I/O error or the cancellation
+			}
+			return &OutputError{Path: path, Msg: err.Error(), Err: err} // the format cannot hold g
 		}
 		if zw != nil {
 			return zw.Close()

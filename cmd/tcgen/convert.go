@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/tcgen/tcgen/graph"
 )
 
@@ -10,10 +8,11 @@ import (
 // holds), or as an edge list when the output name says so.
 type ConvertCmd struct {
 	GraphArg
-	Output  string `short:"o" required:"" help:"Output file: .tcsr for tcgen's CSR format; .mtx, .bin32, .bin64 or any other name (text edge list) write edges; a trailing .gz compresses edge lists." placeholder:"FILE" type:"path"`
-	Orient  string `help:"Write the oriented graph (.tcsr only): none, degree or id. count then skips orienting it, for plans of that orientation (and --relabel)." enum:"none,degree,id" default:"none"`
-	Relabel bool   `help:"With --orient: renumber the vertices in the orientation's order (what plans with relabel: true need)."`
-	Pack    string `help:"Store the lists in 3 bytes an entry (.tcsr, at most 16777216 vertices): a quarter smaller, and faster onto the GPU, which unpacks them. auto packs oriented graphs that fit; readers on the host unpack them on all cores." enum:"auto,yes,no" default:"auto"`
+	Output    string `short:"o" required:"" help:"Output file: .tcsr for tcgen's CSR format; .mtx, .bin32, .bin64 or any other name (text edge list) write edges; a trailing .gz compresses edge lists; - writes to standard output (a text edge list unless --output-format says otherwise). Only a regular file is replaced." placeholder:"FILE" type:"path"`
+	OutFormat string `name:"output-format" help:"Format to write, whatever the output's name: auto (from the name), text, mtx, bin32, bin64 or csr." enum:"auto,text,mtx,bin32,bin64,csr" default:"auto"`
+	Orient    string `help:"Write the oriented graph (.tcsr only): none, degree or id. count then skips orienting it, for plans of that orientation (and --relabel)." enum:"none,degree,id" default:"none"`
+	Relabel   bool   `help:"With --orient: renumber the vertices in the orientation's order (what plans with relabel: true need)."`
+	Pack      string `help:"Store the lists in 3 bytes an entry (.tcsr, at most 16777216 vertices): a quarter smaller, and faster onto the GPU, which unpacks them. auto packs oriented graphs that fit; readers on the host unpack them on all cores." enum:"auto,yes,no" default:"auto"`
 }
 
 // Run implements the command.
@@ -21,8 +20,11 @@ func (c *ConvertCmd) Run(g *Globals) error {
 	if c.Relabel && c.Orient == "none" {
 		return errorf(exitUsage, "convert: --relabel needs --orient degree or id")
 	}
-	if format, _ := graph.OutputFormat(c.Output); c.Pack == "yes" && format != "csr" {
+	if format, _ := outFormat(c.Output, c.OutFormat); c.Pack == "yes" && format != "csr" {
 		return errorf(exitUsage, "convert: --pack yes writes tcgen's CSR format only; name the output .tcsr")
+	}
+	if err := g.checkOutput(c.Output); err != nil {
+		return err
 	}
 	l, err := g.load(c.GraphArg)
 	if err != nil {
@@ -37,10 +39,10 @@ func (c *ConvertCmd) Run(g *Globals) error {
 	if err := c.packable(l.g.N()); err != nil {
 		return err
 	}
-	if err := writeGraph(c.Output, l.g, c.Pack == "yes"); err != nil {
+	if err := g.writeGraph(c.Output, c.OutFormat, l.g, graph.CacheMeta{Packed: c.Pack == "yes"}); err != nil {
 		return err
 	}
-	g.notice("wrote %s: %d vertices, %d edges (dropped %s)", c.Output, l.g.N(), l.g.Edges(), droppedLine(l.rep))
+	g.notice("wrote %s: %d vertices, %d edges (dropped %s)", outputName(c.Output), l.g.N(), l.g.Edges(), droppedLine(l.rep))
 	return nil
 }
 
@@ -53,27 +55,11 @@ func (c *ConvertCmd) packable(n int) error {
 	return nil
 }
 
-// writeGraph writes g to path in the format its name implies, atomically;
-// a CSR file packed or not.
-func writeGraph(path string, g *graph.Graph, packed bool) error {
-	format, gz := graph.OutputFormat(path)
-	if format == "csr" {
-		if gz {
-			return errorf(exitUsage, "%s: the CSR format is not gzipped; drop the .gz", path)
-		}
-		return graph.WriteCSR(path, g, graph.CacheMeta{Packed: packed})
-	}
-	if err := graph.WriteEdgesFile(path, g); err != nil {
-		return fmt.Errorf("writing %w", err)
-	}
-	return nil
-}
-
 // writeOriented writes the graph oriented (and relabelled) as a CSR file:
 // each edge once, out-lists sorted, no original ids (relabelling loses
 // their order; per-vertex output needs the undirected file).
 func (c *ConvertCmd) writeOriented(g *Globals, l *loaded) error {
-	format, _ := graph.OutputFormat(c.Output)
+	format, _ := outFormat(c.Output, c.OutFormat)
 	if format != "csr" {
 		return errorf(exitUsage, "convert: --orient writes tcgen's CSR format only; name the output .tcsr")
 	}
@@ -84,15 +70,18 @@ func (c *ConvertCmd) writeOriented(g *Globals, l *loaded) error {
 	if err := c.packable(l.g.N()); err != nil {
 		return err
 	}
-	o := graph.Orient(l.g, by, c.Relabel)
+	o, err := graph.OrientContext(g.ctx, l.g, by, c.Relabel)
+	if err != nil {
+		return err
+	}
 	// Packed unless told not to, when the ids fit: an oriented file is
 	// what count reads onto the GPU.
 	packed := c.Pack == "yes" || (c.Pack == "auto" && o.N() <= graph.MaxPackedVertices)
 	meta := graph.CacheMeta{Orientation: by, Relabelled: c.Relabel, Report: *l.rep, Packed: packed}
-	if err := graph.WriteCSR(c.Output, &graph.Graph{CSR: o.CSR}, meta); err != nil {
+	if err := g.writeGraph(c.Output, "csr", &graph.Graph{CSR: o.CSR}, meta); err != nil {
 		return err
 	}
-	g.notice("wrote %s: %d vertices, %d edges oriented by %s%s%s", c.Output, o.N(), o.Arcs(), by,
+	g.notice("wrote %s: %d vertices, %d edges oriented by %s%s%s", outputName(c.Output), o.N(), o.Arcs(), by,
 		map[bool]string{true: ", relabelled"}[c.Relabel], map[bool]string{true: ", packed"}[packed])
 	return nil
 }

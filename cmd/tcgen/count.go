@@ -88,11 +88,8 @@ type countResult struct {
 // Run implements the command.
 func (c *CountCmd) Run(g *Globals) error {
 	start := time.Now()
-	if c.PerVertex != "" && c.Backend == "gpu" {
-		return errorf(exitUsage, "count: --per-vertex is CPU only for now; use --backend cpu")
-	}
-	if c.Repeat < 1 || c.Warmup < 0 {
-		return errorf(exitUsage, "count: --repeat must be at least 1 and --warmup at least 0")
+	if err := c.checkFlags(g); err != nil {
+		return err
 	}
 	p, err := c.plan()
 	if err != nil {
@@ -174,11 +171,27 @@ func (c *CountCmd) Run(g *Globals) error {
 		res.EdgesPerSec = float64(res.Edges) / (res.CountMs / 1e3)
 	}
 	if c.PerVertex != "" {
-		if err := writePerVertex(c.PerVertex, l.g, perVertex); err != nil {
+		if err := g.writePerVertex(c.PerVertex, l.g, perVertex); err != nil {
 			return err
 		}
 	}
 	return printCount(g, c.JSON, &res)
+}
+
+// checkFlags refuses flags that do not go together, and a --per-vertex
+// file that cannot be written, before any work.
+func (c *CountCmd) checkFlags(g *Globals) error {
+	switch {
+	case c.PerVertex != "" && c.Backend == "gpu":
+		return errorf(exitUsage, "count: --per-vertex is CPU only for now; use --backend cpu")
+	case c.PerVertex == stdoutPath:
+		return errorf(exitUsage, "count: --per-vertex -: standard output carries the count; name a file")
+	case c.Repeat < 1 || c.Warmup < 0:
+		return errorf(exitUsage, "count: --repeat must be at least 1 and --warmup at least 0")
+	case c.PerVertex != "":
+		return g.checkOutput(c.PerVertex)
+	}
+	return nil
 }
 
 // verify compares the count with --expect and, for GPU counts with
@@ -192,10 +205,20 @@ func (c *CountCmd) verify(g *Globals, gr *graph.Graph, o *graph.Oriented, res *c
 		// The CPU count is the oracle: checking it against itself proves
 		// nothing.
 		return nil
-	case c.Check && o != nil:
-		ref, res.Checked = graph.CountTriangles(o), "CPU oracle"
 	case c.Check:
-		ref, res.Checked = graph.Oracle(gr), "CPU oracle"
+		if err := g.oracleFits(gr, o, false); err != nil {
+			return err
+		}
+		var err error
+		if o != nil {
+			ref, err = graph.CountTrianglesContext(g.ctx, o)
+		} else {
+			ref, err = graph.OracleContext(g.ctx, gr)
+		}
+		if err != nil {
+			return err
+		}
+		res.Checked = "CPU oracle"
 	default:
 		return nil
 	}
@@ -221,21 +244,42 @@ func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, o *graph.Oriented, res 
 	res.Backend = "cpu"
 	res.Device = fmt.Sprintf("CPU, %d threads", goruntime.GOMAXPROCS(0))
 	res.Plan = "oracle"
+	if err := g.oracleFits(gr, o, c.PerVertex != ""); err != nil {
+		return err
+	}
 	start := time.Now()
+	var err error
 	if o == nil {
-		o = graph.Orient(gr, graph.ByDegree, true)
+		if o, err = graph.OrientContext(g.ctx, gr, graph.ByDegree, true); err != nil {
+			return err
+		}
 	}
 	res.PrepareMs = msSince(start)
 	pb := newSpinner(g.Quiet, "counting")
 	start = time.Now()
 	if c.PerVertex != "" {
-		res.Triangles, *perVertex = graph.CountPerVertex(o)
+		res.Triangles, *perVertex, err = graph.CountPerVertexContext(g.ctx, o)
 	} else {
-		res.Triangles = graph.CountTriangles(o)
+		res.Triangles, err = graph.CountTrianglesContext(g.ctx, o)
 	}
 	res.CountMs = msSince(start)
 	pb.Done()
-	return g.ctx.Err()
+	return err
+}
+
+// oracleFits refuses a CPU count whose orientation, in-lists and
+// per-worker scratch (graph.OracleBytes) exceed the memory limit; o is the
+// file's orientation when it has one (nothing to orient then).
+func (g *Globals) oracleFits(gr *graph.Graph, o *graph.Oriented, perVertex bool) error {
+	mem, err := g.memory()
+	if err != nil {
+		return err
+	}
+	n, arcs := uint64(gr.N()), gr.Arcs()
+	if o != nil {
+		arcs = 2 * o.Arcs() // OracleBytes counts the symmetric arcs
+	}
+	return mem.Check("counting on the CPU", graph.OracleBytes(n, arcs, goruntime.GOMAXPROCS(0), perVertex))
 }
 
 func printCount(g *Globals, asJSON bool, r *countResult) error {
@@ -300,8 +344,8 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 }
 
 // writePerVertex writes "id<TAB>triangles" lines atomically.
-func writePerVertex(path string, gr *graph.Graph, counts []uint64) error {
-	return writeAtomic(path, func(w io.Writer) error {
+func (g *Globals) writePerVertex(path string, gr *graph.Graph, counts []uint64) error {
+	return g.writeAtomic(path, func(w io.Writer) error {
 		var buf []byte
 		for v, n := range counts {
 			buf = strconv.AppendUint(buf[:0], gr.OrigID(uint32(v)), 10)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tcgen/tcgen/graph"
@@ -19,7 +21,8 @@ type GraphCmd struct {
 
 // GenOut is where a generated graph goes.
 type GenOut struct {
-	Output string `short:"o" required:"" help:"Output file: .tcsr (tcgen's CSR), .mtx, .bin32, .bin64 or a text edge list; .gz compresses edge lists." placeholder:"FILE" type:"path"`
+	Output    string `short:"o" required:"" help:"Output file: .tcsr (tcgen's CSR), .mtx, .bin32, .bin64 or a text edge list; .gz compresses edge lists; - writes to standard output (a text edge list unless --output-format says otherwise). Only a regular file is replaced." placeholder:"FILE" type:"path"`
+	OutFormat string `name:"output-format" help:"Format to write, whatever the output's name: auto (from the name), text, mtx, bin32, bin64 or csr." enum:"auto,text,mtx,bin32,bin64,csr" default:"auto"`
 }
 
 // GenRMATCmd generates RMAT graphs.
@@ -70,45 +73,71 @@ type GenWheelCmd struct {
 
 // Run implements the command.
 func (c *GenRMATCmd) Run(g *Globals) error {
-	return generate(g, c.Output, graph.RMAT{Scale: c.Scale, EdgeFactor: c.EdgeFactor, Seed: c.Seed, A: c.A, B: c.B, C: c.C})
+	return generate(g, c.GenOut, graph.RMAT{Scale: c.Scale, EdgeFactor: c.EdgeFactor, Seed: c.Seed, A: c.A, B: c.B, C: c.C})
 }
 
 // Run implements the command.
 func (c *GenERCmd) Run(g *Globals) error {
-	return generate(g, c.Output, graph.ErdosRenyi{N: c.Vertices, M: c.Edges, Seed: c.Seed})
+	return generate(g, c.GenOut, graph.ErdosRenyi{N: c.Vertices, M: c.Edges, Seed: c.Seed})
 }
 
 // Run implements the command.
 func (c *GenGridCmd) Run(g *Globals) error {
-	return generate(g, c.Output, graph.Grid{Rows: c.Rows, Cols: c.Cols, Diagonals: c.Diagonals})
+	return generate(g, c.GenOut, graph.Grid{Rows: c.Rows, Cols: c.Cols, Diagonals: c.Diagonals})
 }
 
 // Run implements the command.
 func (c *GenCompleteCmd) Run(g *Globals) error {
-	return generate(g, c.Output, graph.Complete{N: c.N})
+	return generate(g, c.GenOut, graph.Complete{N: c.N})
 }
 
 // Run implements the command.
 func (c *GenBipartiteCmd) Run(g *Globals) error {
-	return generate(g, c.Output, graph.CompleteBipartite{A: c.A, B: c.B})
+	return generate(g, c.GenOut, graph.CompleteBipartite{A: c.A, B: c.B})
 }
 
 // Run implements the command.
 func (c *GenWheelCmd) Run(g *Globals) error {
-	return generate(g, c.Output, graph.Wheel{Rim: c.Rim})
+	return generate(g, c.GenOut, graph.Wheel{Rim: c.Rim})
 }
 
-func generate(g *Globals, out string, gen graph.Generator) error {
-	pb := newSpinner(g.Quiet, "generating")
-	start := time.Now()
-	gr, rep, err := graph.Generate(gen)
-	pb.Done()
-	if err != nil {
-		return withCode(exitUsage, err)
-	}
-	if err := writeGraph(out, gr, false); err != nil {
+// generate checks that gen fits the memory limit (graph.Sized; a
+// generator that cannot tell is run as it is), runs it and writes the graph.
+func generate(g *Globals, out GenOut, gen graph.Generator) error {
+	if err := g.checkOutput(out.Output); err != nil {
 		return err
 	}
-	g.notice("wrote %s: %d vertices, %d edges (dropped %s) in %.1f ms", out, gr.N(), gr.Edges(), droppedLine(&rep), msSince(start))
+	if err := g.fits(gen); err != nil {
+		return err
+	}
+	pb := newSpinner(g.Quiet, "generating")
+	start := time.Now()
+	gr, rep, err := graph.GenerateContext(g.ctx, gen)
+	pb.Done()
+	if err != nil {
+		if g.ctx.Err() != nil {
+			return err
+		}
+		return withCode(exitUsage, err)
+	}
+	if err := g.writeGraph(out.Output, out.OutFormat, gr, graph.CacheMeta{}); err != nil {
+		return err
+	}
+	g.notice("wrote %s: %d vertices, %d edges (dropped %s) in %.1f ms", outputName(out.Output), gr.N(), gr.Edges(), droppedLine(&rep), msSince(start))
 	return nil
+}
+
+// fits refuses a generator whose estimated peak (graph.Sized) exceeds the
+// memory limit, naming it with its parameters.
+func (g *Globals) fits(gen graph.Generator) error {
+	sz, ok := gen.(graph.Sized)
+	if !ok {
+		return nil
+	}
+	mem, err := g.memory()
+	if err != nil {
+		return err
+	}
+	name := strings.TrimPrefix(fmt.Sprintf("%T", gen), "graph.")
+	return mem.Check(fmt.Sprintf("generating %s %+v", name, gen), sz.EstimateBytes())
 }

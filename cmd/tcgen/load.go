@@ -40,14 +40,17 @@ func (g *Globals) loadDeferred(a GraphArg, deferAdj bool) (*loaded, error) {
 	if format == "auto" {
 		format = ""
 	}
+	mem, err := g.memory()
+	if err != nil {
+		return nil, err
+	}
 	pb := newProgress(g.Quiet, "reading "+filepath.Base(a.Graph), true)
 	// CSR files are mapped, not copied (graph.ReadOptions.Map).
-	opt := graph.ReadOptions{Format: format, Progress: pb.Update, Map: true, DeferAdjCheck: deferAdj}
+	opt := graph.ReadOptions{Format: format, Progress: pb.Update, Map: true, DeferAdjCheck: deferAdj, Context: g.ctx, Memory: mem}
 	start := time.Now()
 	var (
 		gr  *graph.Graph
 		rep *graph.Report
-		err error
 	)
 	if g.NoCache {
 		gr, rep, err = graph.Open(a.Graph, opt)

@@ -28,10 +28,18 @@ type Globals struct {
 	Quiet    bool   `short:"q" help:"No progress bars or notices on stderr."`
 	Store    string `help:"Tuning store file (SQLite; default: the user data dir + /tcgen/tuning.db). Carry it between machines to resume a tune or sweep." placeholder:"FILE" type:"path"`
 	NoStore  bool   `help:"Neither read nor write the tuning store."`
+	// MemoryLimit bounds the host memory reading or generating a graph may
+	// take; past it tcgen refuses with exit code 6 before allocating.
+	MemoryLimit string `help:"Most host memory a graph may take, as bytes or with a suffix K, M, G, T (powers of 1024: 8G, 512M), or none. Default: what the machine has available now (MemAvailable, the memory cgroup's limit, ulimit -v)." placeholder:"BYTES"`
+	Force       bool   `help:"Write an output that is a symbolic link through the link (its target is replaced, the link kept); without it links are refused. Devices, FIFOs and directories are never replaced."`
 
 	ctx    context.Context
 	stdout io.Writer
 	stderr io.Writer
+
+	memOnce sync.Once
+	mem     graph.MemoryLimit
+	memErr  error
 }
 
 // CLI is the command tree: one struct per command, each with Run.
@@ -113,15 +121,14 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}()
 	setToolVersion()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		// The first Ctrl-C cancels the context: commands stop at their next
-		// check and remove what they had not finished writing. Restoring
-		// the default handling lets a second Ctrl-C end the process at once.
-		<-ctx.Done()
-		stop()
-	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	finished := make(chan struct{})
+	defer close(finished)
+	go watchInterrupt(sigs, cancel, finished, stderr, os.Exit)
 
 	var cli CLI
 	cli.ctx, cli.stdout, cli.stderr = ctx, stdout, stderr
@@ -142,8 +149,11 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if done {
 		return code
 	}
+	cli.removeStaleTemps()
 	err = kctx.Run(&cli.Globals)
-	if err == nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
+		// Interrupted: whatever the command made of it (a read error, a
+		// half-built graph), the user asked it to stop.
 		err = ctx.Err()
 	}
 	if err != nil {

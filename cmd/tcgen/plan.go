@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -80,7 +81,7 @@ func (c *CudaCmd) Run(g *Globals) error {
 	if err != nil {
 		return withCode(exitBadInput, err)
 	}
-	if err := os.MkdirAll(c.Output, 0o755); err != nil {
+	if err := outputDir(c.Output); err != nil {
 		return err
 	}
 	man, err := json.MarshalIndent(out.Manifest, "", "  ")
@@ -89,17 +90,17 @@ func (c *CudaCmd) Run(g *Globals) error {
 	}
 	cu := filepath.Join(c.Output, out.FileName)
 	js := strings.TrimSuffix(cu, ".cu") + ".json"
-	if err := writeFileAtomic(cu, []byte(out.Source)); err != nil {
+	if err := g.writeFile(cu, []byte(out.Source)); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(js, append(man, '\n')); err != nil {
+	if err := g.writeFile(js, append(man, '\n')); err != nil {
 		return err
 	}
 	fmt.Fprintf(g.stdout, "%s\n%s\n", cu, js)
 	// The header the source includes (tcgen.cuh), so the directory compiles.
 	for _, name := range slices.Sorted(maps.Keys(out.Headers)) {
 		path := filepath.Join(c.Output, name)
-		if err := writeFileAtomic(path, []byte(out.Headers[name])); err != nil {
+		if err := g.writeFile(path, []byte(out.Headers[name])); err != nil {
 			return err
 		}
 		fmt.Fprintln(g.stdout, path)
@@ -160,6 +161,35 @@ func (c *ListCmd) Run(g *Globals) error {
 		if d.Source != "" {
 			fmt.Fprintf(g.stdout, "  default from: %s\n", d.Source)
 		}
+	}
+	return nil
+}
+
+// writeFile is writeFileAtomic with the command's options (--force, the
+// interrupt).
+func (g *Globals) writeFile(path string, data []byte) error {
+	return g.writeAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// outputDir makes dir, an output directory, if missing; anything else than
+// a directory there is refused as a bad output path.
+func outputDir(dir string) error {
+	if dir == stdoutPath {
+		return errorf(exitUsage, "-o -: this command writes several files; name a directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		var pe *os.PathError
+		msg := err.Error()
+		if errors.As(err, &pe) {
+			msg = pe.Err.Error()
+			if pe.Path != dir {
+				msg = pe.Path + ": " + msg
+			}
+		}
+		return &graph.OutputError{Path: dir, Msg: "cannot make the directory: " + msg, Err: err}
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ func (f StoreFilter) rows(g *Globals) ([]store.Row, error) {
 type StoreExportCmd struct {
 	StoreFilter
 	Format string `help:"jsonl (one measurement per line, what tune --replay reads) or t4." enum:"jsonl,t4" default:"jsonl"`
-	Output string `short:"o" help:"Write to FILE (default: standard output); a name ending in .gz is gzip-compressed." placeholder:"FILE" type:"path"`
+	Output string `short:"o" help:"Write to FILE (default, or -: standard output); a name ending in .gz is gzip-compressed." placeholder:"FILE" type:"path"`
 }
 
 // Run implements the command.
@@ -80,10 +80,10 @@ func (c *StoreExportCmd) Run(g *Globals) error {
 			return zw.Close()
 		}
 	}
-	if c.Output == "" {
+	if c.Output == "" || c.Output == stdoutPath {
 		return write(g.stdout)
 	}
-	return writeAtomic(c.Output, write)
+	return g.writeAtomic(c.Output, write)
 }
 
 // StoreBestCmd lists the best plans.

@@ -231,14 +231,17 @@ func (c *SweepCmd) loadSource(g *Globals, src sweep.Source) (*loaded, string, er
 			return l, path, nil
 		}
 	}
+	if err := g.fits(src.Gen); err != nil {
+		return nil, "", err
+	}
 	pb := newSpinner(g.Quiet, "generating "+src.Label)
-	gr, _, err := graph.Generate(src.Gen)
+	gr, _, err := graph.GenerateContext(g.ctx, src.Gen)
 	pb.Done()
 	if err != nil {
 		return nil, "", err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-		if err := graph.WriteCSR(path, gr, graph.CacheMeta{}); err != nil {
+		if err := graph.WriteCSROpt(path, gr, graph.CacheMeta{}, graph.WriteOptions{Context: g.ctx}); err != nil {
 			g.notice("sweep: could not keep %s: %v", path, err)
 		}
 	}

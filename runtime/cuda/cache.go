@@ -119,7 +119,9 @@ func (c *CachingCompiler) store(path string, img gpu.Image) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(c.Dir, ".tmp-*.kernel")
+	// The pid in the name tells a later run whether the writer is gone, so
+	// a file left by a killed process can be removed (graph.RemoveStaleTemps).
+	tmp, err := os.CreateTemp(c.Dir, ".tmp-"+strconv.Itoa(os.Getpid())+"-*.kernel")
 	if err != nil {
 		return err
 	}
