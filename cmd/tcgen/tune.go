@@ -287,7 +287,10 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 	if st != nil {
 		defer st.Close()
 	}
-	sp, ev, startIdx, baseIdx := c.starts(st, sp, ev, executor.Target(facts, ""))
+	sp, ev, startIdx, baseIdx, err := c.starts(st, sp, ev, executor.Target(facts, ""))
+	if err != nil {
+		return err
+	}
 	pb := newProgress(g.Quiet, "tuning", false)
 	bestName, bestMs := "-", math.Inf(1)
 	opt := c.options(g, sp, pb, func() (string, float64) { return bestName, bestMs })
@@ -332,7 +335,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 // (baselines) and returns the space, its evaluator, the indices to start
 // from (the store's best if it is a point of the space, else for a graph not
 // tuned here yet the model's best plans) and the baselines' indices.
-func (c *TuneCmd) starts(st *store.Store, sp *autotune.Space, ev *autotune.GPU, target gen.Target) (*autotune.Space, *autotune.GPU, []int, []int) {
+func (c *TuneCmd) starts(st *store.Store, sp *autotune.Space, ev *autotune.GPU, target gen.Target) (_ *autotune.Space, _ *autotune.GPU, startIdx, baseIdx []int, err error) {
 	var rows []store.Row // this GPU's, failures too: the model never predicts a plan that counted wrong
 	if st != nil {
 		rows, _ = st.Rows(store.Filter{GPU: ev.Base.GPU}) // unreadable: the default alone is measured first
@@ -341,12 +344,12 @@ func (c *TuneCmd) starts(st *store.Store, sp *autotune.Space, ev *autotune.GPU, 
 	if ev.Oriented == nil {
 		feats = &ev.Base.Features
 	}
-	var baseIdx []int
-	if plans, labels, err := baselines(rows, feats, ev.Base.Graph, target); err == nil {
-		sp, baseIdx = sp.With(plans, labels, target)
-		ev = ev.WithSpace(sp)
+	plans, labels, err := baselines(rows, feats, ev.Base.Graph, target)
+	if err != nil {
+		return nil, nil, nil, nil, err
 	}
-	var startIdx []int
+	sp, baseIdx = sp.With(plans, labels, target)
+	ev = ev.WithSpace(sp)
 	if st != nil {
 		if row, ok, err := st.Best(ev.Base.Graph, ev.Base.GPU, ev.Base.Version); err == nil && ok {
 			for i, p := range sp.Cands.Plans {
@@ -359,7 +362,7 @@ func (c *TuneCmd) starts(st *store.Store, sp *autotune.Space, ev *autotune.GPU, 
 			startIdx = autotune.WarmStartFrom(rows, ev.Base.Graph, *feats, &sp.Cands, autotune.WarmStartN)
 		}
 	}
-	return sp, ev, startIdx, baseIdx
+	return sp, ev, startIdx, baseIdx, nil
 }
 
 // planNames are the plan names of sp's candidates is (-1: none).
