@@ -30,7 +30,7 @@ type PlanArg struct {
 	Spec   string `help:"Plan spec file (YAML or JSON) written by a user." placeholder:"FILE" type:"path" xor:"plan"`
 }
 
-// plan returns the selected plan, or the default preset when none is given.
+// plan returns the selected plan, or the default plan when none is given.
 func (a PlanArg) plan() (ir.Plan, error) {
 	switch {
 	case a.Spec != "":
@@ -46,6 +46,13 @@ func (a PlanArg) plan() (ir.Plan, error) {
 		}
 		return p, nil
 	}
+	return defaultPlan()
+}
+
+// defaultPlan is the plan count runs when none is given and neither the
+// tuning store nor the model knows better. Whatever needs "the default"
+// (count, the plans a tune measures first) asks here, not the file.
+func defaultPlan() (ir.Plan, error) {
 	data, err := examples.FS.ReadFile(defaultSpecName)
 	if err != nil {
 		return ir.Plan{}, fmt.Errorf("the built-in default plan: %w", err)
