@@ -142,7 +142,7 @@ func gpuError(err error) error {
 // a store that cannot be read only costs the notice.
 func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, facts gpu.DeviceFacts, comp gpu.Compiler) (ir.Plan, string) {
 	fallback := func(why string) (ir.Plan, string) {
-		g.notice("plan: %s, the built-in default (examples/hybrid.yaml)%s", def.Name(), why)
+		g.notice("plan: %s, the built-in default (examples/default.yaml)%s", def.Name(), why)
 		return def, "default"
 	}
 	if g.NoStore {

@@ -19,10 +19,9 @@ import (
 )
 
 // defaultSpecName is what count runs when no plan is given and the tuning
-// store knows nothing better (embedded from examples/): a tiled edge merge
-// below 2 M edges and one pivot class above (docs/performance.md, "The
-// default plan").
-const defaultSpecName = "hybrid.yaml"
+// store knows nothing better (embedded from examples/): a design picked by
+// the graph's shape (docs/performance.md, "The default plan").
+const defaultSpecName = "default.yaml"
 
 // PlanArg selects a plan: a preset or a spec file.
 type PlanArg struct {
