@@ -1,7 +1,9 @@
 // Command peers sets tcgen's default plan beside the fastest exact published
 // GPU triangle counter (the peers, timed by ../shared/peerbench) on each
 // graph of a corpus. It writes OUT.tsv (a row per graph, summary lines at the
-// end) and OUT.svg (best peer's time / tcgen's, a bar per graph):
+// end) and OUT.svg (best peer's time / tcgen's, a bar per graph). tcgen's
+// time is gpu_ms, the whole GPU pass with its device-side preparation, which
+// the peers' own timers mostly leave out (as in docs/performance.md):
 //
 //	go run ./scripts/peers --corpus examples/corpus.tsv --tcgen tcgen.tsv \
 //	    --peers peers-a.tsv peers-b.tsv --out results/peers --date 2026-11-27
@@ -121,6 +123,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// writeFiles writes PREFIX.tsv and PREFIX.svg, making PREFIX's folder.
 func writeFiles(prefix string, tsv, svg []byte) error {
 	err := os.MkdirAll(filepath.Dir(prefix), 0o755)
 	if err == nil {
@@ -308,6 +311,8 @@ func parseCorpus(t *table) ([]graphInfo, error) {
 			return nil, f.err
 		case g.name == "" || g.family == "" || ok != [3]bool{true, true, true}:
 			return nil, fmt.Errorf("%s:%d: a graph needs a name, a family, vertices, edges and triangles", t.path, r.line)
+		case strings.HasPrefix(g.name, "#"): // its output row would read as a comment
+			return nil, fmt.Errorf("%s:%d: graph name %q starts with #", t.path, r.line, g.name)
 		case seen[g.name]:
 			return nil, fmt.Errorf("%s:%d: graph %s listed twice", t.path, r.line, g.name)
 		}

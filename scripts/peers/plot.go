@@ -31,7 +31,7 @@ var (
 
 func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	w := (trX(1) - trX(0)) * 0.4
+	w := (trX(1) - trX(0)) * 0.4 // half a bar: bars fill 80% of a slot
 	bottom := trY(p.Y.Min)
 	val := draw.TextStyle{Color: color.Black, Font: p.Y.Tick.Label.Font, Handler: p.Y.Tick.Label.Handler,
 		XAlign: draw.XCenter, YAlign: draw.YBottom}
@@ -99,11 +99,12 @@ func (c *comparison) svg(date string) ([]byte, error) {
 	nameSty := p.X.Tick.Label
 	nameSty.Rotation = math.Pi / 2
 	nameSty.XAlign, nameSty.YAlign = draw.XRight, draw.YCenter
-	var names vg.Length
+	var nameW vg.Length
 	for _, t := range ticks {
-		names = max(names, nameSty.Width(t.Label))
+		nameW = max(nameW, nameSty.Width(t.Label))
 	}
-	p.X.Min, p.X.Max = -0.8, pos-0.2
+	// pos is two slots past the last bar: 0.8 of a slot of margin each side.
+	p.X.Min, p.X.Max = -0.8, pos-1.2
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = nil
 	p.Add(grid, b)
@@ -113,10 +114,16 @@ func (c *comparison) svg(date string) ([]byte, error) {
 	w := max(8*vg.Inch, vg.Length(pos)*vg.Inch/4+1.5*vg.Inch)
 	famSty := p.X.Label.TextStyle
 	famSty.XAlign, famSty.YAlign = draw.XCenter, draw.YBottom
+	note := nameSty
+	note.Rotation, note.XAlign, note.YAlign = 0, draw.XRight, draw.YBottom
 	return report.RenderSVG(w, 6.5*vg.Inch, func(dc draw.Canvas) {
+		if slices.ContainsFunc(b.ratio, math.IsNaN) { // a line of its own at the bottom
+			dc.FillText(note, vg.Point{X: dc.Max.X - vg.Points(6), Y: dc.Min.Y + vg.Points(3)}, "x: no exact time for tcgen or for any peer")
+			dc.Min.Y += note.Height("x") + vg.Points(3)
+		}
 		strip := famSty.Height("Xg") + vg.Points(8)
 		pc := dc
-		pc.Min.Y += strip + names + vg.Points(6)
+		pc.Min.Y += strip + nameW + vg.Points(6)
 		data := report.DrawPlot(pc, p)
 		trX, _ := p.Transforms(&data)
 		for _, t := range ticks {
@@ -127,11 +134,6 @@ func (c *comparison) svg(date string) ([]byte, error) {
 			x0, x1 := trX(spans[f].lo-0.4), trX(spans[f].hi+0.4)
 			dc.StrokeLine2(draw.LineStyle{Color: report.SeriesColor(f), Width: vg.Points(2)}, x0, pc.Min.Y-vg.Points(2), x1, pc.Min.Y-vg.Points(2))
 			dc.FillText(famSty, vg.Point{X: (x0 + x1) / 2, Y: dc.Min.Y + vg.Points(3)}, fam)
-		}
-		if slices.ContainsFunc(b.ratio, math.IsNaN) {
-			note := nameSty
-			note.Rotation, note.XAlign, note.YAlign = 0, draw.XRight, draw.YBottom
-			dc.FillText(note, vg.Point{X: dc.Max.X - vg.Points(6), Y: dc.Min.Y + vg.Points(3)}, "x: no exact time for tcgen or for any peer")
 		}
 	})
 }
