@@ -22,6 +22,9 @@ type ClosedForm interface {
 	Triangles() uint64
 }
 
+// Sized is implemented by generators that can tell, before running, about how many bytes they and Build will allocate at peak.
+type Sized interface{ EstimateBytes() uint64 }
+
 // Generate runs gen and builds the canonical graph of its records. The
 // Report says what Build dropped (RMAT's loops and duplicates, for example).
 func Generate(gen Generator) (*Graph, Report, error) {
@@ -241,11 +244,7 @@ func (p Grid) EdgeList() (*EdgeList, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	count := p.Rows*(p.Cols-1) + (p.Rows-1)*p.Cols
-	if p.Diagonals {
-		count += (p.Rows - 1) * (p.Cols - 1)
-	}
-	w := newRecords(count)
+	w := newRecords(p.records())
 	for r := range p.Rows {
 		for c := range p.Cols {
 			x := r*p.Cols + c

@@ -41,7 +41,7 @@ type CLI struct {
 	Count    CountCmd   `cmd:"" help:"Count the triangles of a graph."`
 	Stats    StatsCmd   `cmd:"" help:"Print a graph's size, degree statistics and features."`
 	Convert  ConvertCmd `cmd:"" help:"Convert a graph to tcgen's binary CSR format."`
-	Graph    GraphCmd   `cmd:"" help:"Generate a synthetic graph (RMAT, Erdos-Renyi, grid, closed forms)."`
+	Graph    GraphCmd   `cmd:"" help:"Generate a synthetic graph (RMAT, Erdos-Renyi, grid, closed forms, Barabasi-Albert, Watts-Strogatz, geometric, Chung-Lu, block model, road-like)."`
 	Cuda     CudaCmd    `cmd:"" help:"Write a plan's generated CUDA source and launch manifest."`
 	List     ListCmd    `cmd:"" help:"List the presets and every dimension of the design space."`
 	Devices  DevicesCmd `cmd:"" help:"List the GPUs and their facts."`
