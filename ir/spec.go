@@ -21,14 +21,20 @@ import (
 func Load(path string) (Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Plan{}, fmt.Errorf("%s: %v", path, unwrapPathErr(err))
+		return Plan{}, fmt.Errorf("%s: %w", path, unwrapPathErr(err))
 	}
-	p, err := Parse(data, path)
+	return ParseValid(data, path)
+}
+
+// ParseValid is Load for a spec already read (an embedded example): Parse,
+// then Validate, with errors that start with name.
+func ParseValid(data []byte, name string) (Plan, error) {
+	p, err := Parse(data, name)
 	if err != nil {
 		return Plan{}, err
 	}
 	if err := p.Validate(); err != nil {
-		return Plan{}, fmt.Errorf("%s: %s", path, OneLine(err))
+		return Plan{}, fmt.Errorf("%s: %s", name, OneLine(err))
 	}
 	return p, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -27,16 +28,26 @@ const defaultSpecName = "hybrid.yaml"
 // PlanArg selects a plan: a preset or a spec file.
 type PlanArg struct {
 	Preset string `help:"Preset plan (${presets})." placeholder:"NAME" xor:"plan"`
-	Spec   string `help:"Plan spec file (YAML or JSON) written by a user." placeholder:"FILE" type:"path" xor:"plan"`
+	Spec   string `help:"Plan spec file (YAML or JSON), or the name of a built-in example (${specs}) when no such file exists." placeholder:"FILE" xor:"plan"`
 }
 
 // plan returns the selected plan, or the default preset when none is given.
 func (a PlanArg) plan() (ir.Plan, error) {
 	switch {
 	case a.Spec != "":
-		p, err := ir.Load(a.Spec)
+		var p ir.Plan
+		var err error
+		if fsys, name := exampleFile(examples.Plans, a.Spec); fsys != nil {
+			data, rerr := fs.ReadFile(fsys, name)
+			if rerr != nil {
+				return ir.Plan{}, rerr
+			}
+			p, err = ir.ParseValid(data, builtIn(name))
+		} else {
+			p, err = ir.Load(name)
+		}
 		if err != nil {
-			return ir.Plan{}, withCode(exitBadInput, err)
+			return ir.Plan{}, withCode(exitBadInput, withExamples(examples.Plans, err))
 		}
 		return p, nil
 	case a.Preset != "":
@@ -62,11 +73,14 @@ type CudaCmd struct {
 	PlanArg
 	Output    string `short:"o" required:"" help:"Directory to write NAME.cu, NAME.json and the header tcgen.cuh into (created if missing)." placeholder:"DIR" type:"path"`
 	Arch      string `default:"compute_90" help:"Target architecture recorded in the manifest (the source is the same for every architecture)."`
-	SharedKiB int    `default:"99" help:"Most shared memory per block the target allows, in KiB (99: the smallest opt-in limit of compute 8.x and 9.0)."`
+	SharedKiB int    `name:"shared-kib" default:"99" help:"Most shared memory per block the target allows, in KiB (99: the smallest opt-in limit of compute 8.x and 9.0)."`
 }
 
 // Run implements the command.
 func (c *CudaCmd) Run(g *Globals) error {
+	if c.SharedKiB < 1 {
+		return errorf(exitUsage, "cuda: --shared-kib must be at least 1, got %d", c.SharedKiB)
+	}
 	p, err := c.plan()
 	if err != nil {
 		return err

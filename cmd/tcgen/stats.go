@@ -46,6 +46,9 @@ type statsResult struct {
 
 // Run implements the command.
 func (c *StatsCmd) Run(g *Globals) error {
+	if !(c.DRAMTBps > 0 && c.SmemTBps > 0) { // !(x > 0) also refuses NaN
+		return errorf(exitUsage, "stats: --dram-tbps and --smem-tbps must be above 0")
+	}
 	l, err := g.load(c.GraphArg)
 	if err != nil {
 		return err

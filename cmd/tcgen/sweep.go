@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tcgen/tcgen/autotune"
+	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
@@ -24,7 +25,7 @@ import (
 
 // SweepCmd runs a declared part of the design space over a set of graphs.
 type SweepCmd struct {
-	File string `arg:"" help:"Sweep file (YAML): graphs, space, include/exclude filters." type:"path"`
+	File string `arg:"" help:"Sweep file (YAML): graphs, space, include/exclude filters; or the name of a built-in sweep (${sweeps}) when no such file exists."`
 	GPUFlags
 	SearchFlags
 	Datasets   string  `help:"Directory of the shared datasets (MANIFEST.tsv) that dataset entries name." env:"TCGEN_DATASETS" default:"../shared/datasets" type:"path" placeholder:"DIR"`
@@ -32,14 +33,15 @@ type SweepCmd struct {
 	DryRun     bool    `help:"List the graphs and the points that would run, and those the restrictions or filters cull with the reason; run nothing."`
 	ProfileTop int     `help:"Profile the N fastest points with Nsight Compute (ncu, clocks left alone), at most 20." placeholder:"N"`
 	SlowMs     float64 `help:"A point whose verifying pass takes longer than this many ms is timed with 3 runs instead of --runs." default:"2000"`
-	SharedKiB  int     `help:"Shared memory a block may opt into, for --dry-run's restrictions (the GPU's own limit otherwise)." default:"227"`
+	SharedKiB  int     `name:"shared-kib" help:"Shared memory a block may opt into, for --dry-run's restrictions (the GPU's own limit otherwise)." default:"227"`
 }
 
 // Run implements the command.
 func (c *SweepCmd) Run(g *Globals) error {
-	f, err := sweep.Load(c.File)
+	fsys, name := exampleFile(examples.Sweeps, c.File)
+	f, err := sweep.LoadFS(fsys, name)
 	if err != nil {
-		return withCode(exitBadInput, err)
+		return withCode(exitBadInput, withExamples(examples.Sweeps, err))
 	}
 	return c.run(g, f, "tcgen sweep "+c.File, nil)
 }
@@ -156,6 +158,9 @@ func (c *SweepCmd) checkFlags() error {
 	}
 	if c.Runs < 1 || c.Warmup < 0 {
 		return errorf(exitUsage, "sweep: --runs must be at least 1 and --warmup at least 0")
+	}
+	if c.SharedKiB < 1 || c.SlowMs <= 0 {
+		return errorf(exitUsage, "sweep: --shared-kib must be at least 1 and --slow-ms above 0")
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ type TuneCmd struct {
 	Format string `help:"Input format (${formats})." enum:"${formats}" default:"auto"`
 	GPUFlags
 	SearchFlags
-	Space    string        `help:"Space file (YAML) declaring the plans to search (default: the built-in examples/spaces/default.yaml)." type:"path" placeholder:"FILE"`
+	Space    string        `help:"Space file (YAML) declaring the plans to search, or the name of a built-in space (${spaces}) when no such file exists (default: default)." placeholder:"FILE"`
 	Strategy string        `help:"Search strategy: ${strategies}." default:"tpe" enum:"${strategies}"`
 	Evals    int           `help:"Stop after N evaluations (0: no limit)." placeholder:"N"`
 	Time     time.Duration `help:"Stop after this wall time (0: no limit)." placeholder:"DURATION"`
@@ -89,9 +89,10 @@ func (c *TuneCmd) space() (*autotune.SpaceFile, error) {
 		}
 		return s, nil
 	}
-	s, err := autotune.LoadSpace(c.Space)
+	fsys, name := exampleFile(examples.Spaces, c.Space)
+	s, err := autotune.LoadSpaceFS(fsys, name)
 	if err != nil {
-		return nil, withCode(exitBadInput, err)
+		return nil, withCode(exitBadInput, withExamples(examples.Spaces, err))
 	}
 	return s, nil
 }
