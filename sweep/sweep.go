@@ -67,15 +67,15 @@ type Graph struct {
 // RMAT generates Graph500 RMAT graphs, one per scale.
 type RMAT struct {
 	Scales     []int  `yaml:"scales"`
-	EdgeFactor int    `yaml:"edge_factor,omitempty"` // default 16
-	Seed       uint64 `yaml:"seed,omitempty"`        // default 42
+	EdgeFactor int    `yaml:"edge_factor,omitempty" range:"1.."` // default 16
+	Seed       uint64 `yaml:"seed,omitempty" range:"1.."`        // default 42
 }
 
 // ER generates an Erdos-Renyi G(n, m) graph.
 type ER struct {
 	Vertices uint64 `yaml:"vertices"`
 	Edges    uint64 `yaml:"edges"`
-	Seed     uint64 `yaml:"seed,omitempty"`
+	Seed     uint64 `yaml:"seed,omitempty" range:"1.."` // default 42
 }
 
 // Grid generates a rows x cols grid (with diagonals: 2(r-1)(c-1) triangles).

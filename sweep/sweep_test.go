@@ -110,6 +110,10 @@ func TestParseErrors(t *testing.T) {
 		{"name: x\ngraphs: [{rmat: {scales: [8]}, expect: 3}]\nspace: x.yaml", "expect"},
 		{"name: x\ngraphs: [{file: a}]\nspace: x.yaml\ninclude: ['']", "empty pattern"},
 		{"name: x\ngraphs: [{file: a}]\nspace: x.yaml\nbogus: 1", "bogus"},
+		{"name: x\ngraphs: [{rmat: {scales: [8], edge_factor: 0}}]\nspace: x.yaml",
+			"line 2: graphs[0].rmat.edge_factor: 0 is out of range; allowed: integers 1 and up (leave edge_factor out for the default)"},
+		{"name: x\ngraphs: [{rmat: {scales: [8.5]}}]\nspace: x.yaml", "line 2: graphs[0].rmat.scales[0]: 8.5 is not an integer; allowed: integers"},
+		{"name: x\ngraphs: [{er: {vertices: 10, edges: 5, seed: 0}}]\nspace: x.yaml", "graphs[0].er.seed: 0 is out of range"},
 	} {
 		_, err := Parse([]byte(tc.src), "w.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "w.yaml: ") {

@@ -1,11 +1,15 @@
 package tests
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tcgen/tcgen/graph"
 )
 
 // TestCompletionBash: the bash script, sourced in bash with tcgen on the
@@ -62,5 +66,145 @@ func TestUsageOnStderr(t *testing.T) {
 	code, out, _ = tcgen(t, "help", "convert")
 	if code != exitOK || !strings.Contains(out, "--orient") || !strings.Contains(out, "Exit codes: 0 ok") {
 		t.Errorf("help convert: exit %d\n%s", code, out)
+	}
+}
+
+// countExtra is the part of count --json these tests read beside
+// countResult.
+type countExtra struct {
+	countResult
+	NotRun         string  `json:"plan_not_run"`
+	Runs           int     `json:"runs"`
+	CountMs        float64 `json:"count_ms"`
+	CountMinMs     float64 `json:"count_min_ms"`
+	CountMaxMs     float64 `json:"count_max_ms"`
+	Isolated       uint64  `json:"isolated_dropped"`
+	DroppedUnknown bool    `json:"dropped_not_recorded"`
+}
+
+func countJSON(t *testing.T, args ...string) (countExtra, string) {
+	t.Helper()
+	code, out, errs := tcgen(t, append([]string{"--no-cache", "count", "--json"}, args...)...)
+	var r countExtra
+	if code != exitOK || json.Unmarshal([]byte(out), &r) != nil {
+		t.Fatalf("count %q: exit %d\n%s\n%s", args, code, out, errs)
+	}
+	return r, errs
+}
+
+// TestCheckWithoutGPU: count --preset X --check with no GPU says that X
+// was not run and that the count, the CPU oracle's own, was compared with
+// nothing.
+func TestCheckWithoutGPU(t *testing.T) {
+	in := writeFile(t, t.TempDir(), "k4.txt", k4)
+	r, errs := countJSON(t, in, "--preset", "trust", "--check")
+	if r.Backend == "gpu" {
+		t.Skip("a GPU counted")
+	}
+	const checked = "nothing: the count is the CPU oracle's own; preset trust was not run"
+	if r.Triangles != 4 || r.NotRun != "preset trust" || r.Checked != checked || r.Reference != nil {
+		t.Errorf("got %+v", r)
+	}
+	if !strings.Contains(errs, "no usable GPU") || !strings.Contains(errs, "preset trust was not run: counting with the CPU oracle") {
+		t.Errorf("stderr %q", errs)
+	}
+	_, out, _ := tcgen(t, "--no-cache", "-q", "count", in, "--preset", "trust", "--check")
+	for _, want := range []string{"oracle (preset trust was not run: no usable GPU)", "checked     " + checked} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestRepeatCPU: --repeat N on the CPU times N counts of the oracle and
+// reports their median, min and max.
+func TestRepeatCPU(t *testing.T) {
+	in := writeFile(t, t.TempDir(), "k4.txt", k4)
+	r, _ := countJSON(t, in, "--backend", "cpu", "--repeat", "5", "--warmup", "0")
+	if r.Triangles != 4 || r.Runs != 5 || !(r.CountMinMs <= r.CountMs && r.CountMs <= r.CountMaxMs) || r.CountMaxMs <= 0 {
+		t.Errorf("got %+v", r)
+	}
+	_, out, _ := tcgen(t, "--no-cache", "-q", "count", in, "--backend", "cpu", "--repeat", "3")
+	if !strings.Contains(out, "median of 3 runs (min ") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+// TestDevicesJSONWithoutGPU: devices --json prints valid JSON with no GPU:
+// an empty list and the reason, with exit code 5.
+func TestDevicesJSONWithoutGPU(t *testing.T) {
+	code, out, errs := tcgen(t, "devices", "--json")
+	var r struct {
+		Devices []json.RawMessage `json:"devices"`
+		Error   string            `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON (%v): %q", err, out)
+	}
+	if code == exitOK {
+		if len(r.Devices) == 0 {
+			t.Errorf("exit 0 with no devices: %s", out)
+		}
+		t.Skip("a GPU is here")
+	}
+	if code != exitNoGPU || r.Devices == nil || len(r.Devices) != 0 || r.Error == "" || !strings.Contains(errs, r.Error) {
+		t.Errorf("exit %d, %s, stderr %q", code, out, errs)
+	}
+}
+
+// TestSpecNumbers: a spec's non-integer or out-of-range number is refused
+// with the file, the field and the range, exit code 3.
+func TestSpecNumbers(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k4.txt", k4)
+	spec := writeFile(t, dir, "s.yaml", "prefix: s\norientation: degree\nclasses:\n  - select: {key: outdeg, lo: 0, hi: 16.5}\n    iterator: edge\n    intersection: merge\n  - select: {key: outdeg, lo: 16}\n    iterator: edge\n    intersection: merge\n")
+	code, out, errs := tcgen(t, "--no-cache", "count", in, "--spec", spec)
+	if code != exitBadInput || out != "" || errs != "tcgen: "+spec+": line 4: classes[0].select.hi: 16.5 is not an integer; allowed: integers 1 and up\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestDroppedRecorded: count and stats of a .tcsr report what cleaning
+// the graph command and convert reported, oriented or not; a file that
+// does not record it says so.
+func TestDroppedRecorded(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "r.tcsr")
+	code, _, errs := tcgen(t, "graph", "rmat", "--scale", "9", "-o", src)
+	var loops, dups uint64
+	if _, err := fmt.Sscanf(errs[strings.Index(errs, "(dropped "):], "(dropped %d self loops, %d duplicate edges", &loops, &dups); code != exitOK || err != nil || loops == 0 || dups == 0 {
+		t.Fatalf("graph rmat: exit %d, %v: %s", code, err, errs)
+	}
+	files := []string{src}
+	for i, args := range [][]string{{}, {"--orient", "degree", "--relabel"}, {"--orient", "id"}} {
+		dst := filepath.Join(dir, fmt.Sprintf("c%d.tcsr", i))
+		if code, _, errs := tcgen(t, append([]string{"-q", "--no-cache", "convert", src, "-o", dst}, args...)...); code != exitOK {
+			t.Fatalf("convert %v: %s", args, errs)
+		}
+		files = append(files, dst)
+	}
+	for _, f := range files {
+		r, _ := countJSON(t, f, "--backend", "cpu")
+		if r.SelfLoops != loops || r.Duplicates != dups || r.DroppedUnknown {
+			t.Errorf("%s: dropped %d loops, %d duplicates (not recorded: %v); graph rmat dropped %d, %d", filepath.Base(f), r.SelfLoops, r.Duplicates, r.DroppedUnknown, loops, dups)
+		}
+	}
+	// A file written without its source's report, as older tcgen did.
+	g, _, err := graph.Generate(graph.DefaultRMAT(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, "old.tcsr")
+	if err := graph.WriteCSR(old, g, graph.CacheMeta{}); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := countJSON(t, old, "--backend", "cpu"); !r.DroppedUnknown {
+		t.Errorf("old file: %+v", r)
+	}
+	for _, args := range [][]string{{"count", old, "--backend", "cpu"}, {"stats", old}} {
+		_, out, _ := tcgen(t, append([]string{"-q", "--no-cache"}, args...)...)
+		if !strings.Contains(out, "not recorded (the file does not say what cleaning its source dropped)") {
+			t.Errorf("%s of an old file:\n%s", args[0], out)
+		}
 	}
 }

@@ -78,7 +78,7 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 	}
 	defer dev.Close()
 	total := int64(len(sp.Plans) * len(srcs))
-	pb := newProgress(g.Quiet, "sweep", false)
+	pb := newProgress(g.Quiet, "sweep", "points")
 	var done int64
 	start := time.Now()
 	var graphs []string // fingerprints, in the sweep's order
