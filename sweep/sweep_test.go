@@ -193,3 +193,27 @@ func TestModelSweep(t *testing.T) {
 		t.Errorf("%d plans, want the 15 fixed and 9 one-class points: %q", len(sp.Plans), sp.Labels)
 	}
 }
+
+// TestDrySources: without the datasets' manifest, a dry run's sources list
+// the datasets by name with a note, and the other graphs as Sources does.
+func TestDrySources(t *testing.T) {
+	f, err := Parse([]byte("name: x\ngraphs: [{dataset: karate}, {rmat: {scales: [8, 9]}}, {datasets: [jazz, lastfm]}]\nspace: x.yaml"), "w.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := f.Sources(dir); err == nil {
+		t.Fatal("Sources without a manifest: no error")
+	}
+	srcs, err := f.DrySources(dir)
+	var labels []string
+	for _, s := range srcs {
+		labels = append(labels, s.Label)
+		if (s.Note != "") != (s.Gen == nil) || s.Path != "" {
+			t.Errorf("%+v", s)
+		}
+	}
+	if err != nil || strings.Join(labels, " ") != "karate rmat8 rmat9 jazz lastfm" || !strings.Contains(srcs[0].Note, "no MANIFEST.tsv in "+dir) {
+		t.Errorf("%v: %q, %+v", err, labels, srcs)
+	}
+}

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/tests/gputest"
 )
 
 // TestCompletionBash: the bash script, sourced in bash with tcgen on the
@@ -207,4 +209,83 @@ func TestDroppedRecorded(t *testing.T) {
 			t.Errorf("%s of an old file:\n%s", args[0], out)
 		}
 	}
+}
+
+// tcgenIn runs the binary in dir.
+func tcgenIn(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb strings.Builder
+	cmd := exec.Command(tcgenBin, args...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr, cmd.Env = dir, &out, &errb, tcgenEnv
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return exitOK, out.String(), errb.String()
+	case errors.As(err, &ee) && ee.Exited():
+		return ee.ExitCode(), out.String(), errb.String()
+	}
+	t.Fatalf("tcgen %q: %v", args, err)
+	return 0, "", ""
+}
+
+// TestExamplesByName: from a directory without examples/, the built-in
+// specs, spaces and sweeps are found by name (with or without .yaml, or
+// as their path in a clone); a file of the name given wins; an unknown
+// name lists the built-in ones.
+func TestExamplesByName(t *testing.T) {
+	dir := t.TempDir()
+	cudaFile := func(spec string) string {
+		t.Helper()
+		out := t.TempDir()
+		code, stdout, errs := tcgenIn(t, dir, "cuda", "--spec", spec, "-o", out)
+		if code != exitOK {
+			t.Fatalf("cuda --spec %s: exit %d: %s", spec, code, errs)
+		}
+		return filepath.Base(strings.Fields(stdout)[0])
+	}
+	builtin := cudaFile("two-class")
+	if !strings.HasPrefix(builtin, "twoclass_") {
+		t.Fatalf("--spec two-class generated %s", builtin)
+	}
+	for _, name := range []string{"two-class.yaml", "examples/two-class.yaml"} {
+		if got := cudaFile(name); got != builtin {
+			t.Errorf("--spec %s generated %s, want %s", name, got, builtin)
+		}
+	}
+	// A file in the directory wins over the example of its name.
+	mine := strings.Replace(readRepoFile(t, "examples/two-class.yaml"), "prefix: twoclass", "prefix: mine", 1)
+	writeFile(t, dir, "two-class.yaml", mine)
+	if got := cudaFile("two-class.yaml"); !strings.HasPrefix(got, "mine_") {
+		t.Errorf("the file two-class.yaml lost to the built-in example: %s", got)
+	}
+	code, _, errs := tcgenIn(t, dir, "cuda", "--spec", "nope", "-o", t.TempDir())
+	if code != exitBadInput || !strings.Contains(errs, "nope: no such file or directory (built-in specs: dense, hybrid, pivot, pivot-one, small, small-bitmap, two-class)") {
+		t.Errorf("unknown spec: exit %d, %q", code, errs)
+	}
+	// Spaces and sweeps by name.
+	root, err := gputest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(root, "autotune", "testdata", "record-nvidia-h200.jsonl.gz")
+	if code, out, errs := tcgenIn(t, dir, "-q", "tune", "rmat18", "--replay", rec, "--space", "one_launch", "--evals", "3", "--json"); code != exitOK || !strings.Contains(out, `"space": "one_launch"`) {
+		t.Errorf("tune --space one_launch: exit %d: %s %s", code, out, errs)
+	}
+	if code, out, errs := tcgenIn(t, dir, "-q", "sweep", "small", "--dry-run", "--datasets", dir); code != exitOK || !strings.HasPrefix(out, "sweep") {
+		t.Errorf("sweep small --dry-run: exit %d: %s %s", code, out, errs)
+	}
+}
+
+func readRepoFile(t *testing.T, rel string) string {
+	t.Helper()
+	root, err := gputest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -56,7 +56,11 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 	if err := c.checkFlags(); err != nil {
 		return err
 	}
-	srcs, err := f.Sources(c.Datasets)
+	sources := f.Sources
+	if c.DryRun { // lists, reads no graph: the datasets may be elsewhere
+		sources = f.DrySources
+	}
+	srcs, err := sources(c.Datasets)
 	if err != nil {
 		return withCode(exitBadInput, err)
 	}
@@ -359,7 +363,10 @@ func (c *SweepCmd) dryRun(g *Globals, f *sweep.File, srcs []sweep.Source, sp *au
 	fmt.Fprintf(tw, "sweep\t%s: %d points x %d graphs = %d runs (%d culled)\n", f.Name, len(sp.Plans), len(srcs), len(sp.Plans)*len(srcs), len(sp.Cands.Culled))
 	for _, s := range srcs {
 		what := s.Path
-		if what == "" {
+		switch {
+		case s.Note != "":
+			what = s.Note
+		case what == "":
 			what = fmt.Sprintf("generated %T%+v", s.Gen, s.Gen)
 		}
 		exp := "CPU oracle"
