@@ -263,6 +263,9 @@ func TestExamplesByName(t *testing.T) {
 	if code != exitBadInput || !strings.Contains(errs, "nope: no such file or directory (built-in specs: dense, hybrid, pivot, pivot-one, small, small-bitmap, two-class)") {
 		t.Errorf("unknown spec: exit %d, %q", code, errs)
 	}
+	if _, out, _ := tcgenIn(t, dir, "list"); !strings.Contains(out, "specs: dense, hybrid, pivot, pivot-one, small, small-bitmap, two-class\nspaces: default, one_launch, small\n") {
+		t.Errorf("list does not name the built-in examples:\n%s", out)
+	}
 	// Spaces and sweeps by name.
 	root, err := gputest.RepoRoot()
 	if err != nil {

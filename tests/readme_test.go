@@ -52,8 +52,8 @@ func TestReadmeCommands(t *testing.T) {
 }
 
 // docCommands are the tcgen commands of a Markdown file's code blocks
-// (fenced sh blocks and indented blocks), comments cut, continued lines
-// joined, "bin/tcgen" read as "tcgen".
+// (fenced sh blocks and indented blocks), comments and redirections cut,
+// continued lines joined, "bin/tcgen" read as "tcgen".
 func docCommands(t *testing.T, path string) [][]string {
 	f, err := os.Open(path)
 	if err != nil {
@@ -82,6 +82,7 @@ func docCommands(t *testing.T, path string) [][]string {
 			continue
 		}
 		cont = ""
+		line, _, _ = strings.Cut(line, " > ") // the output, not where it goes
 		line = strings.TrimPrefix(line, "bin/")
 		if strings.HasPrefix(line, "tcgen ") {
 			cmds = append(cmds, strings.Fields(line))

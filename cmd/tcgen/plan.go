@@ -143,7 +143,8 @@ func (c *ListCmd) Run(g *Globals) error {
 		}
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"presets": rows, "dimensions": dims})
+		return enc.Encode(map[string]any{"presets": rows, "dimensions": dims, "examples": map[string][]string{
+			"specs": examples.Names(examples.Plans), "spaces": examples.Names(examples.Spaces), "sweeps": examples.Names(examples.Sweeps)}})
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PRESET\tPLAN\tGENERATED\tDESCRIPTION")
@@ -157,6 +158,10 @@ func (c *ListCmd) Run(g *Globals) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	fmt.Fprintln(g.stdout, "\nBUILT-IN EXAMPLES (by name: --spec NAME, --space NAME, tcgen sweep NAME)")
+	for _, k := range []string{examples.Plans, examples.Spaces, examples.Sweeps} {
+		fmt.Fprintf(g.stdout, "%s: %s\n", kindName(k), strings.Join(examples.Names(k), ", "))
 	}
 	fmt.Fprintln(g.stdout, "\nDESIGN SPACE")
 	for _, d := range dims {
