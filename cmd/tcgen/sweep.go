@@ -56,22 +56,12 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 	if err := c.checkFlags(); err != nil {
 		return err
 	}
-	sources := f.Sources
-	if c.DryRun { // lists, reads no graph: the datasets may be elsewhere
-		sources = f.DrySources
+	if c.DryRun {
+		return c.dryRun(g, f)
 	}
-	srcs, err := sources(c.Datasets)
+	srcs, err := f.Sources(c.Datasets)
 	if err != nil {
 		return withCode(exitBadInput, err)
-	}
-	if c.DryRun {
-		t := gen.DefaultTarget()
-		t.MaxSharedPerBlock = c.SharedKiB << 10
-		sp, err := f.Expand(t)
-		if err != nil {
-			return withCode(exitBadInput, err)
-		}
-		return c.dryRun(g, f, srcs, sp)
 	}
 	if g.NoStore {
 		return errorf(exitUsage, "sweep: measurements go through the tuning store (it makes a sweep resumable); drop --no-store or give --store FILE")
@@ -358,7 +348,20 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-func (c *SweepCmd) dryRun(g *Globals, f *sweep.File, srcs []sweep.Source, sp *autotune.Space) error {
+// dryRun lists the graphs, the points and the culled points with their
+// reasons; it compiles and runs nothing.
+func (c *SweepCmd) dryRun(g *Globals, f *sweep.File) error {
+	// A dry run reads no graph: the datasets may be elsewhere.
+	srcs, err := f.DrySources(c.Datasets)
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
+	t := gen.DefaultTarget()
+	t.MaxSharedPerBlock = c.SharedKiB << 10
+	sp, err := f.Expand(t)
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "sweep\t%s: %d points x %d graphs = %d runs (%d culled)\n", f.Name, len(sp.Plans), len(srcs), len(sp.Plans)*len(srcs), len(sp.Cands.Culled))
 	for _, s := range srcs {
