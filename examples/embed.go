@@ -1,5 +1,5 @@
 // Package examples holds the example plans and spaces; the binary embeds
-// them, so `count` runs examples/hybrid.yaml and `tune` searches
+// them, so `count` runs examples/default.yaml and `tune` searches
 // examples/spaces/default.yaml without copies that could drift, and every
 // example is usable by name from any directory (Lookup).
 package examples

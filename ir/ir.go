@@ -97,14 +97,28 @@ type Class struct {
 }
 
 // Variant is one alternative class list of a Guard, taken when the guard's
-// feature lies in [Lo, Hi) (Hi == 0: unbounded).
+// feature lies in [Lo, Hi) (Hi == 0: unbounded) and every condition of When
+// holds. Variants are tried in order: one with conditions shares its range
+// with the variants after it, the last of which has none and takes the rest.
 type Variant struct {
-	Lo float64 `yaml:"lo" json:"lo"`
-	Hi float64 `yaml:"hi,omitempty" json:"hi,omitempty"`
+	Lo   float64 `yaml:"lo" json:"lo"`
+	Hi   float64 `yaml:"hi,omitempty" json:"hi,omitempty"`
+	When []Cond  `yaml:"when,omitempty" json:"when,omitempty"`
 	// Core is the variant's core, as Plan.Core is a plan's (CoreSpec).
 	Core    int     `yaml:"core,omitempty" json:"core,omitempty"`
 	Classes []Class `yaml:"classes" json:"classes"`
 }
+
+// Cond is a further condition of a guard variant: the graph feature lies in
+// [Lo, Hi) (Hi == 0: unbounded).
+type Cond struct {
+	Feature string  `yaml:"feature" json:"feature"`
+	Lo      float64 `yaml:"lo,omitempty" json:"lo,omitempty"`
+	Hi      float64 `yaml:"hi,omitempty" json:"hi,omitempty"`
+}
+
+// Holds reports whether x lies in the condition's range.
+func (c Cond) Holds(x float64) bool { return x >= c.Lo && (c.Hi == 0 || x < c.Hi) }
 
 // Guard chooses between class lists by a graph-level feature (Bisson picks
 // thread, warp or block per vertex by the average out-degree).

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/tests/gputest"
 )
@@ -260,10 +261,11 @@ func TestExamplesByName(t *testing.T) {
 		t.Errorf("the file two-class.yaml lost to the built-in example: %s", got)
 	}
 	code, _, errs := tcgenIn(t, dir, "cuda", "--spec", "nope", "-o", t.TempDir())
-	if code != exitBadInput || !strings.Contains(errs, "nope: no such file or directory (built-in specs: dense, hybrid, pivot, pivot-one, small, small-bitmap, two-class)") {
+	specs := strings.Join(examples.Names(examples.Plans), ", ")
+	if code != exitBadInput || !strings.Contains(errs, "nope: no such file or directory (built-in specs: "+specs+")") || !strings.Contains(specs, "two-class") {
 		t.Errorf("unknown spec: exit %d, %q", code, errs)
 	}
-	if _, out, _ := tcgenIn(t, dir, "list"); !strings.Contains(out, "specs: dense, hybrid, pivot, pivot-one, small, small-bitmap, two-class\nspaces: default, one_launch, small\n") {
+	if _, out, _ := tcgenIn(t, dir, "list"); !strings.Contains(out, "specs: "+specs+"\nspaces: default, one_launch, small\n") {
 		t.Errorf("list does not name the built-in examples:\n%s", out)
 	}
 	// Spaces and sweeps by name.

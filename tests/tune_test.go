@@ -78,9 +78,23 @@ func TestTuneReplay(t *testing.T) {
 			t.Errorf("%s: found %.3f x the best with 40 of %d evaluations", s, res.Exhaust.Ratio, n)
 		}
 	}
+	// The plan count runs untuned (the default; the recording's one graph
+	// leaves the model nothing to learn from) is measured first and
+	// competes: with one evaluation it is all a tune measures, and it is
+	// the best.
+	for _, s := range autotune.StrategyNames() {
+		code, out, errOut := tcgen(t, "-q", "tune", "synthetic", "--replay", rec, "--strategy", s, "--evals", "1", "--json")
+		var res tuneOutcome
+		if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil {
+			t.Fatalf("%s: exit %d, %v: %s", s, code, err, errOut)
+		}
+		if res.Evals != 1 || len(res.Baseline) != 1 || res.Best != res.Baseline[0] {
+			t.Errorf("%s --evals 1: %+v", s, res)
+		}
+	}
 	// Exhaustive finds the best.
 	code, out, _ := tcgen(t, "-q", "tune", "fp1", "--replay", rec, "--strategy", "exhaustive")
-	if code != 0 || !strings.Contains(out, "found / best = 1.0000") {
+	if code != 0 || !strings.Contains(out, "found / best = 1.0000") || !strings.Contains(out, "measured first  ") {
 		t.Errorf("exhaustive: exit %d\n%s", code, out)
 	}
 }

@@ -38,7 +38,7 @@ type countResult struct {
 	Plan    string `json:"plan,omitempty"`
 	// PlanSource says where a plan chosen without --preset or --spec came
 	// from: "store" (this graph's tuned best on this GPU), "model"
-	// (predicted from the tuned graphs), "default" (examples/hybrid.yaml).
+	// (predicted from the tuned graphs), "default" (examples/default.yaml).
 	PlanSource string `json:"plan_source,omitempty"`
 	// NotRun names the plan asked for when the CPU oracle counted instead
 	// (no usable GPU, --backend auto): "preset trust", "spec FILE", "the

@@ -20,10 +20,9 @@ import (
 )
 
 // defaultSpecName is what count runs when no plan is given and the tuning
-// store knows nothing better (embedded from examples/): a tiled edge merge
-// below 2 M edges and one pivot class above (docs/performance.md, "The
-// default plan").
-const defaultSpecName = "hybrid.yaml"
+// store knows nothing better (embedded from examples/): a design picked by
+// the graph's shape (docs/performance.md, "The default plan").
+const defaultSpecName = "default.yaml"
 
 // PlanArg selects a plan: a preset or a spec file.
 type PlanArg struct {
@@ -31,7 +30,7 @@ type PlanArg struct {
 	Spec   string `help:"Plan spec file (YAML or JSON), or the name of a built-in example (${specs}) when no such file exists." placeholder:"FILE" xor:"plan"`
 }
 
-// plan returns the selected plan, or the default preset when none is given.
+// plan returns the selected plan, or the default plan when none is given.
 func (a PlanArg) plan() (ir.Plan, error) {
 	switch {
 	case a.Spec != "":
@@ -57,6 +56,13 @@ func (a PlanArg) plan() (ir.Plan, error) {
 		}
 		return p, nil
 	}
+	return defaultPlan()
+}
+
+// defaultPlan is the plan count runs when none is given and neither the
+// tuning store nor the model knows better. Whatever needs "the default"
+// (count, the plans a tune measures first) asks here, not the file.
+func defaultPlan() (ir.Plan, error) {
 	data, err := examples.FS.ReadFile(defaultSpecName)
 	if err != nil {
 		return ir.Plan{}, fmt.Errorf("the built-in default plan: %w", err)

@@ -19,6 +19,7 @@ import (
 	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/runtime/nvml"
 	"github.com/tcgen/tcgen/store"
 )
@@ -67,7 +68,8 @@ type tuneOutcome struct {
 	BestLabel string       `json:"best_label,omitempty"`
 	BestMs    float64      `json:"best_ms,omitempty"`
 	Exhaust   *replayTruth `json:"replay_truth,omitempty"`
-	WarmStart []string     `json:"warm_start,omitempty"` // the plans measured first: the store's best or the model's
+	WarmStart []string     `json:"warm_start,omitempty"` // the plans the strategy starts from: the store's best or the model's
+	Baseline  []string     `json:"baseline,omitempty"`   // the plans count would otherwise run (default, model), measured first
 	SpecFile  string       `json:"spec_file,omitempty"`
 	CUDAFile  string       `json:"cuda_file,omitempty"`
 	Seconds   float64      `json:"seconds"`
@@ -182,18 +184,23 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 	if len(sp.Plans) == 0 {
 		return errorf(exitBadInput, "%s: no point of space %s is recorded for %s", c.Replay, sf.Name, c.Graph)
 	}
+	var gpu []store.Row // the model learns from one GPU's measurements
+	for _, r := range rows {
+		if r.GPU == mine[0].GPU {
+			gpu = append(gpu, r)
+		}
+	}
+	sp, base, err := replayBaselines(sp, gpu, mine[0], have, t)
+	if err != nil {
+		return err
+	}
 	rp, err := autotune.NewReplay(&sp.Cands, mine)
 	if err != nil {
 		return withCode(exitBadInput, err)
 	}
 	opt := c.options(g, sp, nil, nil)
+	opt.Baseline = base
 	if !c.Cold { // as a tune of an unseen graph: the model learns from the other graphs
-		var gpu []store.Row // the model learns from one GPU's measurements
-		for _, r := range rows {
-			if r.GPU == mine[0].GPU {
-				gpu = append(gpu, r)
-			}
-		}
 		opt.Start = autotune.WarmStartFrom(gpu, mine[0].Graph, mine[0].Features, &sp.Cands, autotune.WarmStartN)
 	}
 	out, err := autotune.Run(g.ctx, &sp.Cands, strat, rp, opt)
@@ -205,10 +212,34 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 	for _, i := range opt.Start {
 		res.WarmStart = append(res.WarmStart, sp.Cands.Plans[i])
 	}
+	res.Baseline = planNames(sp, base)
 	if bi, bs := rp.Best(); bi >= 0 && out.Best >= 0 {
 		res.Exhaust = &replayTruth{Plan: sp.Cands.Plans[bi], Ms: bs, Ratio: out.Score / bs}
 	}
 	return printTune(g.stdout, c.JSON, res)
+}
+
+// replayBaselines adds to sp the plans count would run for the recorded
+// graph of row one (as tuneGPU does), those of them the recording has:
+// the model learns from gpu, one GPU's rows.
+func replayBaselines(sp *autotune.Space, gpu []store.Row, one store.Row, have map[string]bool, t gen.Target) (*autotune.Space, []int, error) {
+	var feats *graph.Features
+	if one.Features.Vertices > 0 { // an oriented file's rows carry no features
+		feats = &one.Features
+	}
+	plans, labels, err := baselines(gpu, feats, one.Graph, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ps []ir.Plan
+	var ls []string
+	for k, p := range plans {
+		if have[p.Name()] {
+			ps, ls = append(ps, p), append(ls, labels[k])
+		}
+	}
+	sp, at := sp.With(ps, ls, t)
+	return sp, at, nil
 }
 
 func (c *TuneCmd) outcome(sp *autotune.Space, out autotune.Outcome, start time.Time) tuneOutcome {
@@ -255,22 +286,9 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 	if st != nil {
 		defer st.Close()
 	}
-	var startIdx []int
-	if st != nil { // resume from the store's best, if it is a point of this space
-		if row, ok, err := st.Best(ev.Base.Graph, ev.Base.GPU, ev.Base.Version); err == nil && ok {
-			for i, p := range sp.Cands.Plans {
-				if p == row.Plan {
-					startIdx = append(startIdx, i)
-				}
-			}
-		}
-		// A graph not tuned here yet starts from the model's best plans
-		// for it (the oriented files carry no undirected features).
-		if len(startIdx) == 0 && !c.Cold && l.rep.Orientation == graph.Undirected {
-			if rows, err := st.Rows(store.Filter{GPU: ev.Base.GPU}); err == nil && len(rows) > 0 {
-				startIdx = autotune.WarmStartFrom(rows, ev.Base.Graph, graph.ComputeFeatures(l.g), &sp.Cands, autotune.WarmStartN)
-			}
-		}
+	sp, ev, startIdx, baseIdx, err := c.starts(st, sp, ev, executor.Target(facts, ""))
+	if err != nil {
+		return err
 	}
 	pb := newProgress(g.Quiet, "tuning", "evals")
 	bestName, bestMs := "-", math.Inf(1)
@@ -282,7 +300,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 		}
 		observe(t)
 	}
-	opt.Start = startIdx
+	opt.Start, opt.Baseline = startIdx, baseIdx
 	out, err := autotune.Run(g.ctx, &sp.Cands, strat, ev, opt)
 	pb.Done()
 	if err != nil {
@@ -293,6 +311,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 	for _, i := range startIdx {
 		res.WarmStart = append(res.WarmStart, sp.Cands.Plans[i])
 	}
+	res.Baseline = planNames(sp, baseIdx)
 	if out.Best >= 0 {
 		res.SpecFile, res.CUDAFile, err = writeWinner(c.Out, sp, out.Best, facts)
 		if err != nil {
@@ -309,6 +328,51 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 		return errorf(exitCompile, "tune: no candidate of space %s counted correctly on %s", sf.Name, c.Graph)
 	}
 	return nil
+}
+
+// starts adds to sp the plans count would otherwise run for the graph
+// (baselines) and returns the space, its evaluator, the indices to start
+// from (the store's best if it is a point of the space, else for a graph not
+// tuned here yet the model's best plans) and the baselines' indices.
+func (c *TuneCmd) starts(st *store.Store, sp *autotune.Space, ev *autotune.GPU, target gen.Target) (_ *autotune.Space, _ *autotune.GPU, startIdx, baseIdx []int, err error) {
+	var rows []store.Row // this GPU's, failures too: the model never predicts a plan that counted wrong
+	if st != nil {
+		rows, _ = st.Rows(store.Filter{GPU: ev.Base.GPU}) // unreadable: the default alone is measured first
+	}
+	var feats *graph.Features // the oriented files carry no undirected features
+	if ev.Oriented == nil {
+		feats = &ev.Base.Features
+	}
+	plans, labels, err := baselines(rows, feats, ev.Base.Graph, target)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	sp, baseIdx = sp.With(plans, labels, target)
+	ev = ev.WithSpace(sp)
+	if st != nil {
+		if row, ok, err := st.Best(ev.Base.Graph, ev.Base.GPU, ev.Base.Version); err == nil && ok {
+			for i, p := range sp.Cands.Plans {
+				if p == row.Plan {
+					startIdx = append(startIdx, i)
+				}
+			}
+		}
+		if len(startIdx) == 0 && !c.Cold && feats != nil && len(rows) > 0 {
+			startIdx = autotune.WarmStartFrom(rows, ev.Base.Graph, *feats, &sp.Cands, autotune.WarmStartN)
+		}
+	}
+	return sp, ev, startIdx, baseIdx, nil
+}
+
+// planNames are the plan names of sp's candidates is (-1: none).
+func planNames(sp *autotune.Space, is []int) []string {
+	var out []string
+	for _, i := range is {
+		if i >= 0 {
+			out = append(out, sp.Cands.Plans[i])
+		}
+	}
+	return out
 }
 
 // evaluator opens the store and builds the GPU evaluator for graph l.
@@ -411,6 +475,9 @@ func printTune(w io.Writer, asJSON bool, r tuneOutcome) error {
 	fmt.Fprintf(tw, "graph\t%s\n", r.Graph)
 	fmt.Fprintf(tw, "space\t%s: %d points (%d culled by restrictions)\n", r.Space, r.Points, r.Culled)
 	fmt.Fprintf(tw, "strategy\t%s: %d evaluations (%d from the store, %d failed), stopped: %s, %.1f s\n", r.Strategy, r.Evals, r.Cached, r.Failed, r.Stopped, r.Seconds)
+	if len(r.Baseline) > 0 {
+		fmt.Fprintf(tw, "measured first\t%s (what count runs untuned)\n", strings.Join(r.Baseline, ", "))
+	}
 	if len(r.WarmStart) > 0 {
 		fmt.Fprintf(tw, "started from\t%s\n", strings.Join(r.WarmStart, ", "))
 	}
