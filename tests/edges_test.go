@@ -48,6 +48,35 @@ _tcgen; printf '%s\n' "${COMPREPLY[@]}"`
 	}
 }
 
+// TestCompletionFishZsh: fish, given the script, completes presets and
+// commands (complete -C); zsh reads its script (zsh -n). Each is skipped
+// where the shell is not installed.
+func TestCompletionFishZsh(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink(tcgenBin, filepath.Join(dir, "tcgen")); err != nil {
+		t.Fatal(err)
+	}
+	env := append(tcgenEnv, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if fish, err := exec.LookPath("fish"); err == nil {
+		cmd := exec.Command(fish, "--no-config", "-c", `tcgen completion fish | source; complete -C "tcgen count --preset tr"; complete -C "tcgen gr"`)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if want := "tricore\ntrust\ngraph\tGenerate a synthetic graph (RMAT, Erdos-Renyi, grid, closed forms)\n"; err != nil || string(out) != want {
+			t.Errorf("fish: %v, got %q, want %q", err, out, want)
+		}
+	}
+	if zsh, err := exec.LookPath("zsh"); err == nil {
+		script := filepath.Join(dir, "_tcgen")
+		code, out, _ := tcgen(t, "completion", "zsh")
+		if err := os.WriteFile(script, []byte(out), 0o644); code != exitOK || err != nil {
+			t.Fatal(code, err)
+		}
+		if out, err := exec.Command(zsh, "-n", script).CombinedOutput(); err != nil {
+			t.Errorf("zsh -n: %v: %s", err, out)
+		}
+	}
+}
+
 // TestUsageOnStderr: a usage error leaves stdout empty and names the
 // command's help on stderr; --version and help COMMAND work.
 func TestUsageOnStderr(t *testing.T) {

@@ -59,15 +59,17 @@ _tcgen() {
     last=${out[-1]}
     out=("${(@)out[1,-2]}")
     for line in $out; do
-        described+=("${${line%%$'\t'*}//:/\\:}:${line#*$'\t'}")
+        if [[ $line == *$'\t'* ]]; then
+            described+=("${${line%%$'\t'*}//:/\\:}:${line#*$'\t'}")
+        else
+            described+=("${line//:/\\:}")
+        fi
     done
-    if (( ${#described} )); then
-        _describe -t values tcgen described
-    elif [[ $last == :files ]]; then
-        _files
-    fi
+    (( ${#described} )) && _describe -t values tcgen described
+    [[ $last == :files ]] && _files
 }
-if [[ $zsh_eval_context[-1] == loadautofunc ]]; then
+# Autoloaded from $fpath: complete now; sourced: register.
+if [[ "$funcstack[1]" == _tcgen ]]; then
     _tcgen "$@"
 else
     compdef _tcgen tcgen
@@ -76,7 +78,9 @@ fi
 	// fish: tcgen completion fish > ~/.config/fish/completions/tcgen.fish
 	"fish": `# tcgen completion for fish: tcgen completion fish > ~/.config/fish/completions/tcgen.fish
 function __tcgen_complete
-    set -l out (tcgen ` + completeCommand + ` (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)
+    set -l args (commandline -opc)
+    set -e args[1]
+    set -l out (tcgen ` + completeCommand + ` $args (commandline -ct) 2>/dev/null)
     set -l last $out[-1]
     set -e out[-1]
     if test (count $out) -eq 0; and test "$last" = ":files"
