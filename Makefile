@@ -54,7 +54,7 @@ generate:
 
 # CI fails when checked-in generated files drift from their generators.
 check-generated: generate
-	@git diff --exit-code --stat -- generated runtime/cuda/zz_generated.go || \
+	@git diff --exit-code --stat -- generated runtime/cuda/zz_generated.go schemas || \
 	  (echo "generated files drifted: run make generate and commit"; exit 1)
 	@untracked=$$(git ls-files --others --exclude-standard -- generated); \
 	  if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked"; exit 1; fi

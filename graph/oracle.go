@@ -58,12 +58,29 @@ func inArcs(c *CSR) (offsets []uint64, arcs []inArc) {
 //
 // It runs on GOMAXPROCS goroutines that claim chunks of middle vertices
 // through an atomic counter; the count does not depend on their number.
-func CountTriangles(o *Oriented) uint64 {
+func CountTriangles(o *Oriented) uint64 { return CountTrianglesProgress(o, nil) }
+
+// Progress is told, as a count runs, how many of the graph's edges (arcs
+// of the orientation) have been counted at their head, the middle vertex,
+// out of all; it is called from several goroutines at once.
+type Progress func(done, total int64)
+
+// chunkDone reports the in-arcs of the middle vertices [lo, hi) as done.
+func (p Progress) chunkDone(done *atomic.Int64, inOff []uint64, lo, hi, total int) {
+	if p != nil {
+		p(done.Add(int64(inOff[hi]-inOff[lo])), int64(total))
+	}
+}
+
+// CountTrianglesProgress is CountTriangles telling progress (nil: nothing)
+// after each chunk of middle vertices.
+func CountTrianglesProgress(o *Oriented, progress Progress) uint64 {
 	mustBeOriented(o)
 	c := &o.CSR
 	n := c.N()
 	inOff, in := inArcs(c)
 	skip := tailSkip(o)
+	var done atomic.Int64
 	words := (n + 63) / 64
 	type acc struct {
 		mark  []uint64
@@ -92,6 +109,7 @@ func CountTriangles(o *Oriented) uint64 {
 				}
 			}
 			a.count += count
+			progress.chunkDone(&done, inOff, lo, hi, len(in))
 		})
 	var total uint64
 	for _, a := range accs {
@@ -110,11 +128,18 @@ func CountTriangles(o *Oriented) uint64 {
 // summed locally and published with one atomic add per arc rather than one
 // per triangle. Likewise each tail u gets one add per in-arc, and v one.
 func CountPerVertex(o *Oriented) (total uint64, perVertex []uint64) {
+	return CountPerVertexProgress(o, nil)
+}
+
+// CountPerVertexProgress is CountPerVertex telling progress (nil: nothing)
+// after each chunk of middle vertices.
+func CountPerVertexProgress(o *Oriented, progress Progress) (total uint64, perVertex []uint64) {
 	mustBeOriented(o)
 	c := &o.CSR
 	n := c.N()
 	inOff, in := inArcs(c)
 	skip := tailSkip(o)
+	var done atomic.Int64
 	counts := make([]uint64, n) // indexed by the ids of o
 	type acc struct {
 		slot  []uint32
@@ -159,6 +184,7 @@ func CountPerVertex(o *Oriented) (total uint64, perVertex []uint64) {
 				}
 				a.count += atV
 			}
+			progress.chunkDone(&done, inOff, lo, hi, len(in))
 		})
 	for _, a := range accs {
 		total += a.count

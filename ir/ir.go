@@ -66,8 +66,8 @@ const (
 // Hi == 0 means unbounded.
 type Selector struct {
 	Key Key   `yaml:"key" json:"key"`
-	Lo  int64 `yaml:"lo" json:"lo"`
-	Hi  int64 `yaml:"hi,omitempty" json:"hi,omitempty"`
+	Lo  int64 `yaml:"lo" json:"lo" range:"0.."`
+	Hi  int64 `yaml:"hi,omitempty" json:"hi,omitempty" range:"1.."`
 }
 
 // Strategy is how one class's items are processed.
@@ -77,9 +77,9 @@ type Strategy struct {
 	// Width is the number of threads that share one item: 1, 2, 4, ..., 32
 	// (a group within a warp), or equal to Block (a whole block per item).
 	// 0 (left out of a spec) means DefaultWidth.
-	Width int `yaml:"width,omitempty" json:"width,omitempty"`
+	Width int `yaml:"width,omitempty" json:"width,omitempty" range:"1..1024"`
 	// Block is the number of threads per CUDA block; 0 means DefaultBlock.
-	Block int `yaml:"block,omitempty" json:"block,omitempty"`
+	Block int `yaml:"block,omitempty" json:"block,omitempty" range:"32..1024"`
 	// Params holds the strategy's tunables by name (buckets, slots, levels,
 	// chunk, ...). Which names apply, their ranges and defaults are declared
 	// in the pair table (pairs.go); missing ones take their default.

@@ -45,7 +45,7 @@ func TestCountAutoFallsBackToCPU(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "triangles  4") && !strings.Contains(out, "triangles   4") {
 		t.Fatalf("exit %d, out %q, err %q", code, out, errs)
 	}
-	if strings.Contains(out, "backend     cpu") && !strings.Contains(errs, "counting on the CPU") {
+	if strings.Contains(out, "backend     cpu") && !strings.Contains(errs, "counting with the CPU oracle") {
 		t.Errorf("a CPU fallback must say so on stderr: %q", errs)
 	}
 }

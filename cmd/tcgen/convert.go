@@ -37,7 +37,9 @@ func (c *ConvertCmd) Run(g *Globals) error {
 	if err := c.packable(l.g.N()); err != nil {
 		return err
 	}
-	if err := writeGraph(c.Output, l.g, c.Pack == "yes"); err != nil {
+	// The source's report goes with the graph, so that count and stats of
+	// the file say what cleaning dropped.
+	if err := writeGraph(c.Output, l.g, graph.CacheMeta{Packed: c.Pack == "yes", Report: *l.rep}); err != nil {
 		return err
 	}
 	g.notice("wrote %s: %d vertices, %d edges (dropped %s)", c.Output, l.g.N(), l.g.Edges(), droppedLine(l.rep))
@@ -54,14 +56,14 @@ func (c *ConvertCmd) packable(n int) error {
 }
 
 // writeGraph writes g to path in the format its name implies, atomically;
-// a CSR file packed or not.
-func writeGraph(path string, g *graph.Graph, packed bool) error {
+// a CSR file with meta (packed or not, the source's report).
+func writeGraph(path string, g *graph.Graph, meta graph.CacheMeta) error {
 	format, gz := graph.OutputFormat(path)
 	if format == "csr" {
 		if gz {
 			return errorf(exitUsage, "%s: the CSR format is not gzipped; drop the .gz", path)
 		}
-		return graph.WriteCSR(path, g, graph.CacheMeta{Packed: packed})
+		return graph.WriteCSR(path, g, meta)
 	}
 	if err := graph.WriteEdgesFile(path, g); err != nil {
 		return fmt.Errorf("writing %w", err)

@@ -205,7 +205,7 @@ func generate(g *Globals, out string, gen graph.Generator) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	if err := writeGraph(out, gr, false); err != nil {
+	if err := writeGraph(out, gr, graph.CacheMeta{Report: rep}); err != nil {
 		return err
 	}
 	g.notice("wrote %s: %d vertices, %d edges (dropped %s) in %.1f ms", out, gr.N(), gr.Edges(), droppedLine(&rep), msSince(start))

@@ -40,7 +40,7 @@ func (g *Globals) loadDeferred(a GraphArg, deferAdj bool) (*loaded, error) {
 	if format == "auto" {
 		format = ""
 	}
-	pb := newProgress(g.Quiet, "reading "+filepath.Base(a.Graph), true)
+	pb := newProgress(g.Quiet, "reading "+filepath.Base(a.Graph), unitBytes)
 	// CSR files are mapped, not copied (graph.ReadOptions.Map).
 	opt := graph.ReadOptions{Format: format, Progress: pb.Update, Map: true, DeferAdjCheck: deferAdj}
 	start := time.Now()
@@ -104,4 +104,13 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) 
 // droppedLine says what cleaning dropped.
 func droppedLine(r *graph.Report) string {
 	return fmt.Sprintf("%d self loops, %d duplicate edges, %d isolated vertices", r.SelfLoops, r.Duplicates, r.Isolated)
+}
+
+// droppedRecorded reports whether rep says what cleaning dropped. It does
+// for a source read now or a cache entry; a CSR file records it when
+// convert or graph wrote it, and then it counted the source's edge records
+// (input_edges): a file of edges with no records counted was written
+// without its source's report.
+func droppedRecorded(g *graph.Graph, rep *graph.Report) bool {
+	return rep.InputEdges > 0 || g.Arcs() == 0
 }

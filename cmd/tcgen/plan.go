@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -26,16 +27,26 @@ const defaultSpecName = "default.yaml"
 // PlanArg selects a plan: a preset or a spec file.
 type PlanArg struct {
 	Preset string `help:"Preset plan (${presets})." placeholder:"NAME" xor:"plan"`
-	Spec   string `help:"Plan spec file (YAML or JSON) written by a user." placeholder:"FILE" type:"path" xor:"plan"`
+	Spec   string `help:"Plan spec file (YAML or JSON), or the name of a built-in example (${specs}) when no such file exists." placeholder:"FILE" xor:"plan"`
 }
 
 // plan returns the selected plan, or the default plan when none is given.
 func (a PlanArg) plan() (ir.Plan, error) {
 	switch {
 	case a.Spec != "":
-		p, err := ir.Load(a.Spec)
+		var p ir.Plan
+		var err error
+		if fsys, name := exampleFile(examples.Plans, a.Spec); fsys != nil {
+			data, rerr := fs.ReadFile(fsys, name)
+			if rerr != nil {
+				return ir.Plan{}, rerr
+			}
+			p, err = ir.ParseValid(data, builtIn(name))
+		} else {
+			p, err = ir.Load(name)
+		}
 		if err != nil {
-			return ir.Plan{}, withCode(exitBadInput, err)
+			return ir.Plan{}, withCode(exitBadInput, withExamples(examples.Plans, err))
 		}
 		return p, nil
 	case a.Preset != "":
@@ -68,11 +79,14 @@ type CudaCmd struct {
 	PlanArg
 	Output    string `short:"o" required:"" help:"Directory to write NAME.cu, NAME.json and the header tcgen.cuh into (created if missing)." placeholder:"DIR" type:"path"`
 	Arch      string `default:"compute_90" help:"Target architecture recorded in the manifest (the source is the same for every architecture)."`
-	SharedKiB int    `default:"99" help:"Most shared memory per block the target allows, in KiB (99: the smallest opt-in limit of compute 8.x and 9.0)."`
+	SharedKiB int    `name:"shared-kib" default:"99" help:"Most shared memory per block the target allows, in KiB (99: the smallest opt-in limit of compute 8.x and 9.0)."`
 }
 
 // Run implements the command.
 func (c *CudaCmd) Run(g *Globals) error {
+	if c.SharedKiB < 1 {
+		return errorf(exitUsage, "cuda: --shared-kib must be at least 1, got %d", c.SharedKiB)
+	}
 	p, err := c.plan()
 	if err != nil {
 		return err
@@ -135,7 +149,8 @@ func (c *ListCmd) Run(g *Globals) error {
 		}
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"presets": rows, "dimensions": dims})
+		return enc.Encode(map[string]any{"presets": rows, "dimensions": dims, "examples": map[string][]string{
+			"specs": examples.Names(examples.Plans), "spaces": examples.Names(examples.Spaces), "sweeps": examples.Names(examples.Sweeps)}})
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PRESET\tPLAN\tGENERATED\tDESCRIPTION")
@@ -149,6 +164,10 @@ func (c *ListCmd) Run(g *Globals) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	fmt.Fprintln(g.stdout, "\nBUILT-IN EXAMPLES (by name: --spec NAME, --space NAME, tcgen sweep NAME)")
+	for _, k := range []string{examples.Plans, examples.Spaces, examples.Sweeps} {
+		fmt.Fprintf(g.stdout, "%s: %s\n", kindName(k), strings.Join(examples.Names(k), ", "))
 	}
 	fmt.Fprintln(g.stdout, "\nDESIGN SPACE")
 	for _, d := range dims {

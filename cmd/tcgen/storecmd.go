@@ -173,6 +173,9 @@ func (c *StoreModelCmd) Run(g *Globals) error {
 		}
 		rows = mine
 	}
+	if len(rows) == 0 {
+		return errorf(exitBadInput, "store model: the tuning store holds no measurements yet; tune (tcgen tune, tcgen sweep) at least 2 graphs on a GPU first")
+	}
 	rep := autotune.LeaveOneOut(rows, c.K)
 	if len(rep.Rows) < 2 {
 		return errorf(exitBadInput, "store: %d graphs tuned on %q; leave-one-out needs at least 2", len(rep.Rows), c.GPU)

@@ -41,7 +41,7 @@ type TuneCmd struct {
 	Format string `help:"Input format (${formats})." enum:"${formats}" default:"auto"`
 	GPUFlags
 	SearchFlags
-	Space    string        `help:"Space file (YAML) declaring the plans to search (default: the built-in examples/spaces/default.yaml)." type:"path" placeholder:"FILE"`
+	Space    string        `help:"Space file (YAML) declaring the plans to search, or the name of a built-in space (${spaces}) when no such file exists (default: default)." placeholder:"FILE"`
 	Strategy string        `help:"Search strategy: ${strategies}." default:"tpe" enum:"${strategies}"`
 	Evals    int           `help:"Stop after N evaluations (0: no limit)." placeholder:"N"`
 	Time     time.Duration `help:"Stop after this wall time (0: no limit)." placeholder:"DURATION"`
@@ -91,9 +91,10 @@ func (c *TuneCmd) space() (*autotune.SpaceFile, error) {
 		}
 		return s, nil
 	}
-	s, err := autotune.LoadSpace(c.Space)
+	fsys, name := exampleFile(examples.Spaces, c.Space)
+	s, err := autotune.LoadSpaceFS(fsys, name)
 	if err != nil {
-		return nil, withCode(exitBadInput, err)
+		return nil, withCode(exitBadInput, withExamples(examples.Spaces, err))
 	}
 	return s, nil
 }
@@ -118,7 +119,6 @@ func (c *TuneCmd) Run(g *Globals) error {
 }
 
 func (c *TuneCmd) options(g *Globals, sp *autotune.Space, pb *progress, best func() (string, float64)) autotune.Options {
-	start := time.Now()
 	return autotune.Options{
 		Budget: autotune.Budget{Evals: c.Evals, Time: c.Time, Patience: c.Patience},
 		Runs:   c.Runs, Seed: c.Seed,
@@ -127,13 +127,12 @@ func (c *TuneCmd) options(g *Globals, sp *autotune.Space, pb *progress, best fun
 				return
 			}
 			name, ms := best()
-			rate := float64(t.N) / max(time.Since(start).Seconds(), 1e-9)
 			total := int64(len(sp.Plans))
 			if c.Evals > 0 {
 				total = int64(min(c.Evals, len(sp.Plans)))
 			}
-			pb.Describe(fmt.Sprintf("trial %d, best %.4f ms (%s), %.2f evals/s", t.N, ms, name, rate))
-			pb.Update(int64(t.N), total)
+			pb.Describe(fmt.Sprintf("tuning, best %.4f ms (%s)", ms, name))
+			pb.Update(int64(t.N), total) // the line adds the rate and the time left
 		},
 	}
 }
@@ -291,7 +290,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 	if err != nil {
 		return err
 	}
-	pb := newProgress(g.Quiet, "tuning", false)
+	pb := newProgress(g.Quiet, "tuning", "evals")
 	bestName, bestMs := "-", math.Inf(1)
 	opt := c.options(g, sp, pb, func() (string, float64) { return bestName, bestMs })
 	observe := opt.Observe
@@ -389,12 +388,8 @@ func (g *Globals) evaluator(dev gpu.Device, comp gpu.Compiler, l *loaded, path s
 	switch {
 	case expect != nil:
 		ref = *expect
-	case o != nil:
-		ref = graph.CountTriangles(o)
 	default:
-		pb := newSpinner(g.Quiet, "reference count (CPU oracle)")
-		ref = graph.Oracle(l.g)
-		pb.Done()
+		ref = g.oracle(l.g, o, "reference count (CPU oracle)")
 	}
 	st, err := g.openStore()
 	if err != nil {
