@@ -11,7 +11,7 @@
 #          graph by graph until the deadline.
 # Results gather under $OUT as one archive (corpus.tgz). Run again until
 # it prints "corpus: done".
-#   PHASES="make tcgen peers" DEADLINE=560 bash scripts/gpu-corpus.sh
+#   PHASES="make tcgen peers" DEADLINE=560 [RETIME=1] bash scripts/gpu-corpus.sh
 set -uo pipefail
 start=$(date +%s)
 left() { echo $(( ${DEADLINE:-560} - ($(date +%s) - start) )); }
@@ -81,6 +81,8 @@ PY
 
 time_tcgen() {
   local f="$C/tcgen.tsv"
+  # RETIME=1: time every graph again (a new binary), the old table kept aside.
+  [ -n "${RETIME:-}" ] && [ -f "$f" ] && mv "$f" "$C/tcgen-$(date +%s).tsv.old" && rm -f "$C/e2e.tsv"
   [ -f "$f" ] || printf 'graph\tplan\tplan_source\ttriangles\tkernel_ms\tgpu_ms\truns\twall_ms\tdevice\tnote\n' > "$f"
   # End to end on the small real graphs: the first count with an empty
   # kernel cache, then warm (one count, the process's wall).
