@@ -75,32 +75,38 @@ var (
 const StdinPath = "-"
 
 // Open reads the graph in path (StdinPath for standard input) and returns
-// the canonical graph and a report of what was read and dropped. Gzip input
+// the canonical graph and a report of what was read and dropped. A path
+// that is not a regular file (a pipe, a FIFO, /dev/stdin, a process
+// substitution's /dev/fd/N, a character device) is opened once and read
+// once, as a stream: its bytes cannot be read again. Gzip input
 // is decompressed transparently (recognised by its magic bytes). The format
 // comes from opt.Format, else the extension (after any .gz: .mtx, .tcsr,
 // .bin32, .bin64), else the content (a Matrix Market banner, tcgen's CSR
 // magic), else text. Errors about the input are *InputError.
 func Open(path string, opt ReadOptions) (*Graph, *Report, error) {
-	if opt.Map && path != StdinPath {
-		if format, gz, err := DetectFormat(path, opt.Format); err == nil && format == "csr" && !gz {
-			g, meta, ok, err := mapCSR(path, opt.DeferAdjCheck)
-			if ok {
-				if err != nil {
-					return nil, nil, err
-				}
-				r := meta.Report
-				r.Format = "csr"
-				r.Orientation, r.Relabelled = meta.Orientation, meta.Relabelled
-				if opt.Progress != nil {
-					opt.Progress(1, 1)
-				}
-				return g, &r, nil
-			}
-		}
-	}
 	src, err := openSource(path, opt, nil)
 	if err != nil {
 		return nil, nil, err
+	}
+	if opt.Map && src.regular && src.format == "csr" && !src.gz {
+		// A regular file may be opened again: mapped, it is read in place.
+		src.close()
+		g, meta, ok, err := mapCSR(path, opt.DeferAdjCheck)
+		if ok {
+			if err != nil {
+				return nil, nil, err
+			}
+			r := meta.Report
+			r.Format = "csr"
+			r.Orientation, r.Relabelled = meta.Orientation, meta.Relabelled
+			if opt.Progress != nil {
+				opt.Progress(1, 1)
+			}
+			return g, &r, nil
+		}
+		if src, err = openSource(path, opt, nil); err != nil {
+			return nil, nil, err
+		}
 	}
 	defer src.close()
 	return src.read()
@@ -119,7 +125,8 @@ func Read(r io.Reader, name string, opt ReadOptions) (*Graph, *Report, error) {
 }
 
 // DetectFormat returns the format Open would read path as, and whether the
-// file is gzip-compressed.
+// file is gzip-compressed. It reads the start of the file: on a pipe or
+// FIFO those bytes are gone for a later Open.
 func DetectFormat(path string, format string) (string, bool, error) {
 	src, err := openSource(path, ReadOptions{Format: format}, nil)
 	if err != nil {
@@ -134,11 +141,14 @@ type source struct {
 	name   string
 	closer io.Closer
 	size   int64 // -1 when unknown
-	gz     bool
-	format string
-	r      *bufio.Reader // decompressed content, positioned after any BOM
-	count  *countingReader
-	gzr    *gzip.Reader
+	// regular: a regular file, which may be opened and read again (hashed
+	// for the cache, mapped); anything else is read once, as a stream.
+	regular bool
+	gz      bool
+	format  string
+	r       *bufio.Reader // decompressed content, positioned after any BOM
+	count   *countingReader
+	gzr     *gzip.Reader
 	// blockSize overrides textBlockSize; tests use tiny blocks to put
 	// block boundaries everywhere.
 	blockSize int
@@ -177,11 +187,18 @@ func openSource(path string, opt ReadOptions, h hash.Hash) (*source, error) {
 		f.Close()
 		return nil, &InputError{File: path, Msg: "is a directory"}
 	}
+	// An empty "regular" file may still have content (procfs and sysfs
+	// report size 0): it is read as a stream, which needs no size.
+	regular := st.Mode().IsRegular() && st.Size() > 0
 	size := int64(-1)
-	if st.Mode().IsRegular() {
+	if regular {
 		size = st.Size()
 	}
-	return newSource(path, f, f, size, opt, h)
+	s, err := newSource(path, f, f, size, opt, h)
+	if err == nil {
+		s.regular = regular
+	}
+	return s, err
 }
 
 // newSource sniffs r (compression, BOM, format). closer, when not nil, is

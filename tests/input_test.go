@@ -1,0 +1,130 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tcgen/tcgen/tests/gputest"
+)
+
+// streamRun runs tcgen with stdin and extra descriptors (fd 3 onwards) as
+// given, killed after a minute (a stream opened twice would hang), and
+// returns its exit code and output.
+func streamRun(t *testing.T, stdin *os.File, extra []*os.File, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, tcgenBin, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Env, cmd.ExtraFiles = stdin, &out, &errb, tcgenEnv, extra
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("tcgen %q hangs on a stream", args)
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String(), errb.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String(), errb.String()
+}
+
+// feed returns the read end of a pipe a goroutine writes data into.
+func feed(t *testing.T, data []byte) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w.Write(data)
+		w.Close()
+	}()
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func countJSON(t *testing.T, code int, out, errs string) countResult {
+	t.Helper()
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r countResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	return r
+}
+
+// TestCountStreams: a gzipped dataset counted through standard input, a
+// process substitution's /dev/fd/3, /dev/stdin, a FIFO and a shell pipe
+// into convert, cache on and off, gives the manifest's count; nothing is
+// cached under the stream's path.
+func TestCountStreams(t *testing.T) {
+	row := gputest.Pick(t, gputest.Manifest(t), "lastfm_asia")[0]
+	data, err := os.ReadFile(row.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cache := range []string{"--no-cache", "--cache-dir"} {
+		dir := t.TempDir()
+		flags := []string{"-q", cache}
+		if cache == "--cache-dir" {
+			flags = append(flags, dir)
+		}
+		count := func(path string, stdin *os.File, extra []*os.File) countResult {
+			args := append(append([]string{}, flags...), "count", path, "--backend", "cpu", "--json")
+			code, out, errs := streamRun(t, stdin, extra, args...)
+			return countJSON(t, code, out, errs)
+		}
+		cases := map[string]func() countResult{
+			"-":          func() countResult { return count("-", feed(t, data), nil) },
+			"/dev/stdin": func() countResult { return count("/dev/stdin", feed(t, data), nil) },
+			"/dev/fd/3":  func() countResult { return count("/dev/fd/3", nil, []*os.File{feed(t, data)}) },
+			"fifo": func() countResult {
+				p := filepath.Join(t.TempDir(), "fifo")
+				if err := syscall.Mkfifo(p, 0o600); err != nil {
+					t.Skipf("mkfifo: %v", err)
+				}
+				go func() {
+					if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+						f.Write(data)
+						f.Close()
+					}
+				}()
+				return count(p, nil, nil)
+			},
+		}
+		for name, run := range cases {
+			if r := run(); r.Triangles != row.Triangles || r.Vertices != row.Vertices || r.FromCache {
+				t.Errorf("%s %s: %d triangles, %d vertices (from cache %v); want %d, %d",
+					cache, name, r.Triangles, r.Vertices, r.FromCache, row.Triangles, row.Vertices)
+			}
+		}
+		if ents, _ := os.ReadDir(filepath.Join(dir, "graphs")); len(ents) != 0 {
+			t.Errorf("%s: %d cache entries after streams", cache, len(ents))
+		}
+	}
+
+	// A real shell pipe into convert, then a count of what it wrote.
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.tcsr")
+	sh := exec.Command("sh", "-c", `gzip -dc "$1" | "$2" -q convert /dev/stdin -o "$3"`, "sh", row.Path, tcgenBin, out)
+	sh.Env = tcgenEnv
+	if msg, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("gzip -dc | tcgen convert /dev/stdin: %v: %s", err, msg)
+	}
+	code, js, errs := tcgen(t, "-q", "--no-cache", "count", out, "--backend", "cpu", "--json")
+	r := countJSON(t, code, js, errs)
+	if r.Triangles != row.Triangles {
+		t.Fatalf("converted from a pipe: %d triangles, want %d", r.Triangles, row.Triangles)
+	}
+}
