@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -126,5 +127,18 @@ func TestCountStreams(t *testing.T) {
 	r := countJSON(t, code, js, errs)
 	if r.Triangles != row.Triangles {
 		t.Fatalf("converted from a pipe: %d triangles, want %d", r.Triangles, row.Triangles)
+	}
+}
+
+// TestMalformedFirstLine: a first line that starts like a record but is
+// malformed is an error naming file and line, not a skipped header.
+func TestMalformedFirstLine(t *testing.T) {
+	dir := t.TempDir()
+	for _, first := range []string{"1 2x", "1e0 2"} {
+		in := writeFile(t, dir, "g.txt", first+"\n1 3\n2 3\n")
+		code, _, errs := tcgen(t, "-q", "--no-cache", "count", in, "--backend", "cpu")
+		if code != exitBadInput || !strings.Contains(errs, in+":1: ") || strings.Contains(errs, "header") {
+			t.Errorf("first line %q: exit %d, stderr %q", first, code, errs)
+		}
 	}
 }
