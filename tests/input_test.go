@@ -3,7 +3,9 @@ package tests
 import (
 	"bytes"
 	"context"
+	bin "encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +141,54 @@ func TestMalformedFirstLine(t *testing.T) {
 		code, _, errs := tcgen(t, "-q", "--no-cache", "count", in, "--backend", "cpu")
 		if code != exitBadInput || !strings.Contains(errs, in+":1: ") || strings.Contains(errs, "header") {
 			t.Errorf("first line %q: exit %d, stderr %q", first, code, errs)
+		}
+	}
+}
+
+// TestCountAsymmetricCSR: a CSR file with one list entry raised by 1 and
+// its checksum fixed (sorted, in range, no loop, but an edge stored one way)
+// is refused with exit 3, naming the file and the entry; not counted.
+func TestCountAsymmetricCSR(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "w.tcsr")
+	if code, _, errs := tcgen(t, "-q", "graph", "wheel", "8", "-o", p); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The layout (graph/cache.go): a 256-byte header with n at 16 and the
+	// CRC-32C at 248, then n+1 offsets and the 4-byte entries.
+	le := bin.LittleEndian
+	n := le.Uint64(data[16:])
+	off := func(v uint64) uint64 { return le.Uint64(data[256+8*v:]) }
+	adj := 256 + 8*(n+1)
+	entry := func(i uint64) uint32 { return le.Uint32(data[adj+4*i:]) }
+	done := false
+	for v := uint64(0); v < n && !done; v++ {
+		for i := off(v); i < off(v+1); i++ {
+			w := entry(i) + 1
+			if uint64(w) < n && uint64(w) != v && (i+1 == off(v+1) || w < entry(i+1)) {
+				le.PutUint32(data[adj+4*i:], w)
+				done = true
+				break
+			}
+		}
+	}
+	if !done {
+		t.Fatal("no entry can be raised")
+	}
+	clear(data[248:252])
+	le.PutUint32(data[248:], crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli)))
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"count", p, "--backend", "cpu"}, {"count", p}, {"stats", p}} {
+		code, out, errs := tcgen(t, append([]string{"-q", "--no-cache"}, args...)...)
+		if code != exitBadInput || !strings.Contains(errs, p+": corrupt tcgen CSR file: vertex ") ||
+			!strings.Contains(errs, "does not list") || strings.Count(strings.TrimSpace(errs), "\n") > 0 || out != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
 	}
 }
