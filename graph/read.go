@@ -16,7 +16,7 @@ import (
 )
 
 // Formats lists the input formats Open understands, for flag enums and help.
-var Formats = []string{"text", "mtx", "bin32", "bin64", "csr"}
+var Formats = []string{"text", "mtx", "bin32", "bin64", "csr", "adj", "npz"}
 
 // ReadOptions tune Open.
 type ReadOptions struct {
@@ -81,8 +81,9 @@ const StdinPath = "-"
 // once, as a stream: its bytes cannot be read again. Gzip input
 // is decompressed transparently (recognised by its magic bytes). The format
 // comes from opt.Format, else the extension (after any .gz: .mtx, .tcsr,
-// .bin32, .bin64), else the content (a Matrix Market banner, tcgen's CSR
-// magic), else text. Errors about the input are *InputError.
+// .bin32, .bin64, .adj, .npz), else the content (a Matrix Market banner,
+// tcgen's CSR magic, Ligra's AdjacencyGraph header, a zip's signature for
+// .npz), else text. Errors about the input are *InputError.
 func Open(path string, opt ReadOptions) (*Graph, *Report, error) {
 	src, err := openSource(path, opt, nil)
 	if err != nil {
@@ -263,6 +264,10 @@ func (s *source) checkDeclared(content string, head []byte) error {
 		return &InputError{File: s.name, Line: 1, Msg: "no %%MatrixMarket banner: not a Matrix Market file (wrong format?)"}
 	case s.format == "csr" && content != "csr":
 		return &InputError{File: s.name, Msg: "no " + csrMagic + " magic: not a tcgen CSR file (wrong format?)", Err: ErrCorrupt}
+	case s.format == "adj" && content != "adj":
+		return &InputError{File: s.name, Line: 1, Msg: "no " + ligraHeader + " header: not a Ligra adjacency graph (wrong format?)"}
+	case s.format == "npz" && content != "npz":
+		return &InputError{File: s.name, Msg: "no zip signature: not a SciPy sparse .npz file (wrong format?)"}
 	}
 	if (s.format == "bin32" || s.format == "bin64") && len(head) > 0 && looksLikeText(head) {
 		return &InputError{File: s.name, Msg: fmt.Sprintf("content looks like text, not a %s binary edge list (wrong format?)", s.format)}
@@ -278,6 +283,10 @@ func formatName(f string) string {
 		return "a tcgen CSR file"
 	case "text":
 		return "a text edge list"
+	case "adj":
+		return "a Ligra adjacency graph"
+	case "npz":
+		return "a zip (.npz) file"
 	}
 	return f
 }
@@ -303,6 +312,10 @@ func formatFromName(path string) string {
 		return "bin32"
 	case ".bin64":
 		return "bin64"
+	case ".adj":
+		return "adj"
+	case ".npz":
+		return "npz"
 	}
 	return ""
 }
@@ -315,6 +328,12 @@ func formatFromContent(head []byte) string {
 	}
 	if bytes.HasPrefix(head, []byte(csrMagic)) {
 		return "csr"
+	}
+	if isLigra(head) {
+		return "adj"
+	}
+	if bytes.HasPrefix(head, zipMagic) || bytes.HasPrefix(head, zipEmptyMagic) {
+		return "npz"
 	}
 	return ""
 }
@@ -345,7 +364,7 @@ func (s *source) read() (*Graph, *Report, error) {
 	var el *EdgeList
 	var err error
 	parseStart := time.Now()
-	var declared uint64 // vertices an .mtx size line declared
+	var declared uint64 // vertices an .mtx size line, Ligra header or .npz shape declared
 	switch s.format {
 	case "text":
 		el, err = s.readText(rep)
@@ -353,6 +372,10 @@ func (s *source) read() (*Graph, *Report, error) {
 		el, declared, err = s.readMTX(rep)
 	case "bin32", "bin64":
 		el, err = s.readBinary(rep)
+	case "adj":
+		el, declared, err = s.readLigra(rep)
+	case "npz":
+		el, declared, err = s.readNPZ(rep)
 	case "csr":
 		size := s.size
 		if s.gz {
@@ -380,8 +403,8 @@ func (s *source) read() (*Graph, *Report, error) {
 		return nil, nil, &InputError{File: s.name, Msg: err.Error()}
 	}
 	if declared > 0 {
-		// Every id lies in 1..declared, so the declared vertices not kept
-		// are exactly those with no edge (loop-only ones included).
+		// Every id is one of the declared vertices, so those not kept are
+		// exactly those with no edge (loop-only ones included).
 		rep.Isolated = declared - uint64(g.N())
 	}
 	return g, rep, nil

@@ -192,3 +192,40 @@ func TestCountAsymmetricCSR(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatsEndToEnd: convert writes Ligra's .adj (gzipped too) and
+// SciPy's .npz; count, stats and convert read them back with the
+// manifest's counts; malformed ones exit 3 with one line naming the file.
+func TestFormatsEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	for _, row := range gputest.Pick(t, gputest.Manifest(t), "karate", "lastfm_asia") {
+		for _, ext := range []string{".adj", ".adj.gz", ".npz"} {
+			p := filepath.Join(dir, row.Name+ext)
+			if code, _, errs := tcgen(t, "-q", "--no-cache", "convert", row.Path, "-o", p); code != exitOK {
+				t.Fatalf("convert -o %s: exit %d: %s", ext, code, errs)
+			}
+			code, out, errs := tcgen(t, "-q", "--no-cache", "count", p, "--backend", "cpu", "--json")
+			if r := countJSON(t, code, out, errs); r.Triangles != row.Triangles || r.Vertices != row.Vertices || r.Edges != row.EdgesUndirected {
+				t.Errorf("%s%s: %d triangles, %d vertices, %d edges; want %d, %d, %d", row.Name, ext,
+					r.Triangles, r.Vertices, r.Edges, row.Triangles, row.Vertices, row.EdgesUndirected)
+			}
+			if code, out, errs := tcgen(t, "-q", "--no-cache", "stats", p); code != exitOK || !strings.Contains(out, "format            "+strings.TrimSuffix(ext[1:], ".gz")) {
+				t.Errorf("stats %s%s: exit %d, %q %s", row.Name, ext, code, out, errs)
+			}
+		}
+	}
+	bad := map[string]string{
+		"bad.adj": "AdjacencyGraph\n2\n1\n0\n1\n7\n",
+		"bad.npz": "PK\x03\x04 not a zip",
+	}
+	for name, data := range bad {
+		p := writeFile(t, dir, name, data)
+		code, _, errs := tcgen(t, "-q", "--no-cache", "count", p, "--backend", "cpu")
+		if code != exitBadInput || !strings.HasPrefix(errs, "tcgen: "+p) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%s: exit %d, stderr %q", name, code, errs)
+		}
+	}
+	if code, _, errs := tcgen(t, "-q", "--no-cache", "convert", filepath.Join(dir, "karate.npz"), "-o", filepath.Join(dir, "x.npz.gz")); code != exitUsage {
+		t.Errorf("convert -o x.npz.gz: exit %d: %s", code, errs)
+	}
+}
