@@ -119,6 +119,8 @@ func FuzzText(f *testing.F) {
 			src.blockSize = 1 + int(block)%32
 			g, rep, err = src.read()
 		}
+		// A pipe's short reads, with the usual blocks: the same verdict.
+		sameThroughStream(t, data, "f.txt", ReadOptions{Format: "text"}, block, g, err)
 		if err == nil {
 			if cerr := g.CheckCanonical(); cerr != nil {
 				t.Fatal(cerr)
@@ -177,6 +179,8 @@ func FuzzMTX(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, rep, err := Read(bytes.NewReader(data), "f.mtx", ReadOptions{Format: "mtx"})
+		// A pipe's short reads: the same verdict.
+		sameThroughStream(t, data, "f.mtx", ReadOptions{Format: "mtx"}, uint8(len(data)), g, err)
 		if err != nil {
 			var ie *InputError
 			if !errors.As(err, &ie) {
