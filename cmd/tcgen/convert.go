@@ -10,7 +10,7 @@ import (
 // holds), or as an edge list when the output name says so.
 type ConvertCmd struct {
 	GraphArg
-	Output  string `short:"o" required:"" help:"Output file: .tcsr for tcgen's CSR format; .mtx, .bin32, .bin64 or any other name (text edge list) write edges; a trailing .gz compresses edge lists." placeholder:"FILE" type:"path"`
+	Output  string `short:"o" required:"" help:"Output file: .tcsr for tcgen's CSR format; .adj (Ligra's AdjacencyGraph) or .npz (SciPy's sparse csr) for the adjacency; .mtx, .bin32, .bin64 or any other name (text edge list) write edges; a trailing .gz compresses text formats." placeholder:"FILE" type:"path"`
 	Orient  string `help:"Write the oriented graph (.tcsr only): none, degree or id. count then skips orienting it, for plans of that orientation (and --relabel)." enum:"none,degree,id" default:"none"`
 	Relabel bool   `help:"With --orient: renumber the vertices in the orientation's order (what plans with relabel: true need)."`
 	Pack    string `help:"Store the lists in 3 bytes an entry (.tcsr, at most 16777216 vertices): a quarter smaller, and faster onto the GPU, which unpacks them. auto packs oriented graphs that fit; readers on the host unpack them on all cores." enum:"auto,yes,no" default:"auto"`
@@ -64,6 +64,9 @@ func writeGraph(path string, g *graph.Graph, meta graph.CacheMeta) error {
 			return errorf(exitUsage, "%s: the CSR format is not gzipped; drop the .gz", path)
 		}
 		return graph.WriteCSR(path, g, meta)
+	}
+	if format == "npz" && gz {
+		return errorf(exitUsage, "%s: .npz is a (compressed) zip already, which SciPy reads only so; drop the .gz", path)
 	}
 	if err := graph.WriteEdgesFile(path, g); err != nil {
 		return fmt.Errorf("writing %w", err)

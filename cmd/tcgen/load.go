@@ -10,7 +10,7 @@ import (
 
 // GraphArg is the graph a command reads, with its format override.
 type GraphArg struct {
-	Graph  string `arg:"" help:"Graph file: text edge list (SNAP, CSV), Matrix Market (.mtx), binary pairs (.bin32/.bin64) or tcgen CSR (.tcsr); gzip is read transparently." type:"path"`
+	Graph  string `arg:"" help:"Graph file: text edge list (SNAP, CSV), Matrix Market (.mtx), binary pairs (.bin32/.bin64), tcgen CSR (.tcsr), Ligra AdjacencyGraph (.adj) or SciPy sparse .npz; gzip is read transparently; - or a pipe is read once, as a stream." type:"path"`
 	Format string `help:"Input format (${formats}); auto picks it from the extension and content." enum:"${formats}" default:"auto"`
 }
 
