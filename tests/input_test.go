@@ -55,7 +55,7 @@ func feed(t *testing.T, data []byte) *os.File {
 	return r
 }
 
-func countJSON(t *testing.T, code int, out, errs string) countResult {
+func decodeCount(t *testing.T, code int, out, errs string) countResult {
 	t.Helper()
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -86,7 +86,7 @@ func TestCountStreams(t *testing.T) {
 		count := func(path string, stdin *os.File, extra []*os.File) countResult {
 			args := append(append([]string{}, flags...), "count", path, "--backend", "cpu", "--json")
 			code, out, errs := streamRun(t, stdin, extra, args...)
-			return countJSON(t, code, out, errs)
+			return decodeCount(t, code, out, errs)
 		}
 		cases := map[string]func() countResult{
 			"-":          func() countResult { return count("-", feed(t, data), nil) },
@@ -126,7 +126,7 @@ func TestCountStreams(t *testing.T) {
 		t.Fatalf("gzip -dc | tcgen convert /dev/stdin: %v: %s", err, msg)
 	}
 	code, js, errs := tcgen(t, "-q", "--no-cache", "count", out, "--backend", "cpu", "--json")
-	r := countJSON(t, code, js, errs)
+	r := decodeCount(t, code, js, errs)
 	if r.Triangles != row.Triangles {
 		t.Fatalf("converted from a pipe: %d triangles, want %d", r.Triangles, row.Triangles)
 	}
@@ -205,7 +205,7 @@ func TestFormatsEndToEnd(t *testing.T) {
 				t.Fatalf("convert -o %s: exit %d: %s", ext, code, errs)
 			}
 			code, out, errs := tcgen(t, "-q", "--no-cache", "count", p, "--backend", "cpu", "--json")
-			if r := countJSON(t, code, out, errs); r.Triangles != row.Triangles || r.Vertices != row.Vertices || r.Edges != row.EdgesUndirected {
+			if r := decodeCount(t, code, out, errs); r.Triangles != row.Triangles || r.Vertices != row.Vertices || r.Edges != row.EdgesUndirected {
 				t.Errorf("%s%s: %d triangles, %d vertices, %d edges; want %d, %d, %d", row.Name, ext,
 					r.Triangles, r.Vertices, r.Edges, row.Triangles, row.Vertices, row.EdgesUndirected)
 			}
