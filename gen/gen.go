@@ -358,6 +358,7 @@ type classData struct {
 	Iterator         string
 	Intersection     string
 	Width, Block     int
+	MinBlocks        int // __launch_bounds__'s blocks per SM; 0 = none
 	Groups           int // items per block at once
 	Team             int // min(width, warp)
 	TeamMask         string
