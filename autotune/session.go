@@ -41,6 +41,12 @@ type Options struct {
 	// Start lists indices to evaluate first where the strategy allows
 	// (the space's default point, the store's best).
 	Start []int
+	// Baseline lists the plans count would run without this tune (the
+	// built-in default, the model's pick): they are measured at full
+	// fidelity before the strategy starts, in this order and within the
+	// budget, and compete like any other candidate, so the best a search
+	// reports is never slower than them.
+	Baseline []int
 	// Observe is called after every evaluation, in order (progress bars,
 	// writing the store).
 	Observe func(Trial)
@@ -150,7 +156,10 @@ func runSession(ctx context.Context, c *Candidates, s Strategy, ev Evaluator, op
 		score:    math.Inf(1),
 		strategy: s.Name(),
 	}
-	serr := s.Search(ss)
+	var serr error
+	if ss.baseline() {
+		serr = s.Search(ss)
+	}
 	out.Best, out.Score = ss.best, ss.score
 	out.Evals = ss.evals
 	out.Trials = ss.trials
@@ -171,6 +180,20 @@ func runSession(ctx context.Context, c *Candidates, s Strategy, ev Evaluator, op
 		}
 	}
 	return out, nil
+}
+
+// baseline measures Options.Baseline at full fidelity; false when the
+// search stopped (budget spent, context cancelled, evaluator failed).
+func (s *Session) baseline() bool {
+	for _, i := range s.opt.Baseline {
+		if i < 0 || i >= len(s.c.Points) {
+			continue // a plan the space could not take (culled): nothing to measure
+		}
+		if _, ok := s.Eval(i); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Eval measures candidate i at full fidelity (Options.Runs passes). false

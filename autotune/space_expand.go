@@ -454,3 +454,49 @@ func PlansSpace(name string, plans []ir.Plan, labels []string, target gen.Target
 	}
 	return sp
 }
+
+// With is sp with plans added as fixed points on its plan axis (made when
+// sp has none), each culled against target like any point; a plan already
+// in sp is not repeated. at[k] is the index of plans[k] in the result, -1
+// when culled. A tune adds the plans count would otherwise run this way
+// (Options.Baseline), so they are measured and compete like the others.
+func (sp *Space) With(plans []ir.Plan, labels []string, target gen.Target) (out *Space, at []int) {
+	out = &Space{File: sp.File, lay: sp.lay, Plans: slices.Clone(sp.Plans), Labels: slices.Clone(sp.Labels)}
+	out.Cands = Candidates{Name: sp.Cands.Name, Dims: slices.Clone(sp.Cands.Dims), Plans: slices.Clone(sp.Cands.Plans),
+		Points: slices.Clone(sp.Cands.Points), Culled: sp.Cands.Culled}
+	index := make(map[string]int, len(out.Plans))
+	for i, name := range out.Cands.Plans {
+		index[name] = i
+	}
+	for k, p := range plans {
+		at = append(at, -1)
+		if i, ok := index[p.Name()]; ok {
+			at[k] = i
+			continue
+		}
+		if Restrict(p, target) != nil {
+			continue
+		}
+		if out.lay.plan < 0 { // a space of generated points only: a plan axis, -1 on the points so far
+			out.lay.plan = len(out.Cands.Dims)
+			out.Cands.Dims = append(out.Cands.Dims, Dim{Name: "plan"})
+			for i, pt := range out.Cands.Points {
+				out.Cands.Points[i] = append(slices.Clone(pt), -1)
+			}
+		}
+		d := &out.Cands.Dims[out.lay.plan]
+		d.Values = append(slices.Clone(d.Values), labels[k])
+		pt := make(Point, len(out.Cands.Dims))
+		for i := range pt {
+			pt[i] = -1
+		}
+		pt[out.lay.plan] = len(d.Values) - 1
+		at[k] = len(out.Plans)
+		index[p.Name()] = at[k]
+		out.Cands.Points = append(out.Cands.Points, pt)
+		out.Cands.Plans = append(out.Cands.Plans, p.Name())
+		out.Plans = append(out.Plans, p)
+		out.Labels = append(out.Labels, labels[k])
+	}
+	return out, at
+}

@@ -108,6 +108,8 @@ func TestParseSpaceErrors(t *testing.T) {
 		{"name: x", "strategies or plans"},
 		{"name: x\nbogus: 1", "bogus"},
 		{"name: x\nstrategies: [{iterator: edge, intersection: merge, width: [wide]}]", "width"},
+		{"name: x\ncuts: [8.5]\nplans: [preset:polak]", "line 2: cuts[0]: 8.5 is not an integer; allowed: integers"},
+		{"name: x\nstrategies: [{iterator: vertex, intersection: hash, params: {buckets: [64, 1e2]}}]", "strategies[0].params.buckets[1]: 1e2 is not an integer"},
 	} {
 		_, err := ParseSpace([]byte(tc.src), "s.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "s.yaml: ") {

@@ -85,6 +85,29 @@ type Output struct {
 	// the compiler gets them with the source (gpu.CompileInput.Headers).
 	Headers  map[string]string
 	Manifest Manifest
+
+	fd      fileData    // what SourceFor renders again
+	classes []classData // every variant's classes, in order
+}
+
+// SourceFor returns the source of variant vi alone: the helpers and the
+// classes of that variant, under the names the manifest gives, so a guarded
+// plan compiles only the class list a graph takes. Without a guard it is
+// Source.
+func (o *Output) SourceFor(vi int) (string, error) {
+	if o.Manifest.Feature == "" || o.classes == nil {
+		return o.Source, nil
+	}
+	if vi < 0 || vi >= len(o.Manifest.Variants) {
+		return "", fmt.Errorf("gen: plan %s has no variant %d", o.Manifest.Plan, vi)
+	}
+	var keep []classData
+	for _, cd := range o.classes {
+		if cd.Variant == vi {
+			keep = append(keep, cd)
+		}
+	}
+	return render(o.fd, o.Manifest, keep)
 }
 
 var (
@@ -184,7 +207,7 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Output{FileName: m.Source, Source: src, Headers: templates.Headers(), Manifest: m}, nil
+	return &Output{FileName: m.Source, Source: src, Headers: templates.Headers(), Manifest: m, fd: fd, classes: classes}, nil
 }
 
 // lowerVariants lowers the classes of every variant: the partials' data of
@@ -195,7 +218,7 @@ func lowerVariants(name string, guarded bool, variants []ir.Variant, idOrdered b
 	var mvs []Variant
 	needSrc := false
 	for vi, v := range variants {
-		mv := Variant{Lo: v.Lo, Hi: v.Hi, Work: ir.WorkModelOf(v.Classes), Core: v.Core}
+		mv := Variant{Lo: v.Lo, Hi: v.Hi, When: v.When, Work: ir.WorkModelOf(v.Classes), Core: v.Core}
 		for ci, cl := range v.Classes {
 			cd, mc, err := lowerClass(name, guarded, vi, ci, cl, idOrdered, t)
 			if err != nil {
@@ -335,6 +358,7 @@ type classData struct {
 	Iterator         string
 	Intersection     string
 	Width, Block     int
+	MinBlocks        int // __launch_bounds__'s blocks per SM; 0 = none
 	Groups           int // items per block at once
 	Team             int // min(width, warp)
 	TeamMask         string
@@ -429,6 +453,17 @@ func selectText(s ir.Selector) string {
 	return fmt.Sprintf("%s in [%d, %d)", s.Key, s.Lo, s.Hi)
 }
 
+// condText writes a variant's condition as the summary shows it.
+func condText(c ir.Cond) string {
+	if c.Hi == 0 {
+		return fmt.Sprintf("%s >= %g", c.Feature, c.Lo)
+	}
+	if c.Lo == 0 {
+		return fmt.Sprintf("%s < %g", c.Feature, c.Hi)
+	}
+	return fmt.Sprintf("%s in [%g, %g)", c.Feature, c.Lo, c.Hi)
+}
+
 // summary is the class table printed at the top of the source.
 func summary(m Manifest) []string {
 	var out []string
@@ -439,7 +474,11 @@ func summary(m Manifest) []string {
 			if v.Hi != 0 {
 				hi = fmt.Sprintf("%g", v.Hi)
 			}
-			out = append(out, fmt.Sprintf("Variant %d: %s in [%g, %s)", vi, m.Feature, v.Lo, hi))
+			line := fmt.Sprintf("Variant %d: %s in [%g, %s)", vi, m.Feature, v.Lo, hi)
+			for _, c := range v.When {
+				line += " and " + condText(c)
+			}
+			out = append(out, line)
 			ind = "  "
 		}
 		for _, c := range v.Classes {

@@ -62,7 +62,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-var externRE = regexp.MustCompile(`extern "C" __global__ void __launch_bounds__\((\w+)\)\n(\w+)\(`)
+var externRE = regexp.MustCompile(`extern "C" __global__ void __launch_bounds__\((\w+)(?:, \d+)?\)\n(\w+)\(`)
 
 // checkOutput checks the properties every generated unit has.
 func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {

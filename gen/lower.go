@@ -137,6 +137,7 @@ func layoutGroups(cd *classData, mc *Class, t Target) {
 func lowerMerge(cd *classData, _ *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial = "merge"
 	cd.Merge.Tile = int(ir.Get(s, ir.ParamTile))
+	cd.MinBlocks = int(ir.Get(s, ir.ParamMinBlocks))
 }
 
 // lowerEdgeMerge: lowerMerge over edges, which the blocks may take last to

@@ -49,10 +49,13 @@ type Helper struct {
 }
 
 // Variant is one class list, taken when Lo <= feature < Hi (Hi == 0:
-// unbounded).
+// unbounded) and every condition of When holds.
 type Variant struct {
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi,omitempty"`
+	// When holds the variant's further conditions (ir.Variant.When): the
+	// first variant whose range and conditions all hold is taken.
+	When []ir.Cond `json:"when,omitempty"`
 	// Work is the estimate a work-keyed list ranges over (ir.WorkModelOf):
 	// "merge" = d+u + d+v, "search" = min * ceil(log2(max+1)). Empty when
 	// the list is keyed by out-degree.

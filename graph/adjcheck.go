@@ -14,7 +14,8 @@ import (
 
 // AdjCheck holds the checks of a CSR file's adjacency section: every
 // neighbour a vertex, every list strictly increasing without self loops,
-// and, for a mapped file, the section's share of the file's checksum (a
+// every edge stored both ways in an undirected file (symcheck.go), and,
+// for a mapped file, the section's share of the file's checksum (a
 // file read as a stream has its checksum checked as it is read). The section is most of the file,
 // and checking it on the mapping touches every page once before the upload
 // touches them again (docs/performance.md, "Reading and uploading"). With
@@ -33,20 +34,24 @@ import (
 // verdict (ListsChecked) or to Verify, which then unpacks and checks them
 // on the host. Finish also unpacks the entries into the graph's Adj.
 type AdjCheck struct {
-	name     string
-	f        *os.File // Fill's reads; closed by Finish
-	at       int64    // file offset of the section
-	off      []uint64 // the graph's offsets, already checked
-	adj      []uint32 // the section, mapped (packed: where Finish unpacks it)
-	raw      []byte   // packed: the section as stored, mapped
-	packed   bool
-	lazy     bool // adj is an anonymous mapping of its own (lazyWords)
-	n        uint64
-	before   uint32 // CRC-32C of the file before the section (checksum field zeroed)
-	after    uint32 // of the bytes after it
-	afterLen int64
-	want     uint32 // the stored checksum
-	crcDone  bool   // the file's checksum was checked as it was read (not mapped)
+	name   string
+	f      *os.File // Fill's reads; closed by Finish
+	at     int64    // file offset of the section
+	off    []uint64 // the graph's offsets, already checked
+	adj    []uint32 // the section, mapped (packed: where Finish unpacks it)
+	raw    []byte   // packed: the section as stored, mapped
+	packed bool
+	lazy   bool // adj is an anonymous mapping of its own (lazyWords)
+	n      uint64
+	// undirected: the file holds the canonical graph, so its lists must
+	// be symmetric; the caller's verdict on the lists (ListsChecked) does
+	// not cover that, so the host checks them all.
+	undirected bool
+	before     uint32 // CRC-32C of the file before the section (checksum field zeroed)
+	after      uint32 // of the bytes after it
+	afterLen   int64
+	want       uint32 // the stored checksum
+	crcDone    bool   // the file's checksum was checked as it was read (not mapped)
 
 	// listsOK: the caller checked the lists FillChecksum copied and found
 	// them sound (ListsChecked); without it Finish checks them itself.
@@ -70,6 +75,7 @@ type adjPiece struct {
 	bad         uint64 // the first bad position in it, or noBad
 	msg         string // what is wrong there
 	sumOnly     bool   // FillChecksum's: the lists were not checked
+	sym         uint64 // undirected: the entries' signed pair hashes (symcheck.go)
 }
 
 const noBad = ^uint64(0)
@@ -126,7 +132,8 @@ func (a *AdjCheck) FillChecksum(dst []byte, pos uint64) error { return a.fill(ds
 
 // ListsChecked gives the caller's verdict on the lists FillChecksum copied:
 // ok says every list is increasing, below n and without a self loop. It
-// must come before Finish; ok false, or no call, makes Finish check them.
+// must come before Finish; ok false, or no call, makes Finish check them,
+// and so does an undirected file, whose lists must also be symmetric.
 func (a *AdjCheck) ListsChecked(ok bool) { a.listsOK.Store(ok) }
 
 func (a *AdjCheck) fill(dst []byte, pos uint64, sumOnly bool) error {
@@ -235,7 +242,7 @@ func (a *AdjCheck) finishPacked() error {
 			return a.corrupt(fmt.Sprintf("checksum mismatch (stored %08x, computed %08x)", a.want, crc))
 		}
 	}
-	if a.listsOK.Load() {
+	if a.listsOK.Load() && !a.undirected {
 		return nil
 	}
 	unpack24Par(a.adj, a.raw)
@@ -304,7 +311,7 @@ func joinCRC(crc uint32, ps []adjPiece, unit uint64) uint32 {
 }
 
 func (a *AdjCheck) finish() error {
-	if !a.listsOK.Load() {
+	if !a.listsOK.Load() || a.undirected {
 		// Lists FillChecksum copied without a good verdict: checked here,
 		// from the mapping, each piece keeping its checksum.
 		var todo []int
@@ -337,15 +344,17 @@ func (a *AdjCheck) finish() error {
 	slices.SortFunc(a.pieces, byLo)
 
 	bad, msg := noBad, ""
+	var sym uint64
 	for i, p := range a.pieces {
+		sym += p.sym
 		if p.bad < bad {
 			bad, msg = p.bad, p.msg
 		}
 		if i > 0 && p.lo < bad {
 			// The boundary p.lo continues a list unless a list starts there.
 			v := a.owner(p.lo)
-			if a.off[v] < p.lo && a.pieces[i-1].last >= p.first {
-				bad, msg = p.lo, fmt.Sprintf("neighbours of vertex %d not increasing", v)
+			if prev := a.pieces[i-1].last; a.off[v] < p.lo && prev >= p.first {
+				bad, msg = p.lo, entryMsg(a.off, p.lo, v, "neighbour %d does not follow %d (lists must be strictly increasing)", p.first, prev)
 			}
 		}
 	}
@@ -357,6 +366,9 @@ func (a *AdjCheck) finish() error {
 	}
 	if bad != noBad {
 		return a.corrupt(msg)
+	}
+	if a.undirected && sym != 0 {
+		return a.corrupt(a.asymmetricMsg())
 	}
 	return nil
 }
@@ -372,7 +384,8 @@ func (a *AdjCheck) owner(p uint64) uint32 {
 
 // checkWords checks words [lo, lo+len(ws)) of the section, ws holding them:
 // every entry a vertex, no self loop, each list increasing within ws (the
-// order across the piece's start is Finish's).
+// order across the piece's start is Finish's); of an undirected file it
+// also sums the entries' pair hashes, for Finish's symmetry check.
 func (a *AdjCheck) checkWords(lo uint64, ws []uint32, crc uint32) adjPiece {
 	hi := lo + uint64(len(ws))
 	p := adjPiece{lo: lo, hi: hi, crc: crc, bad: noBad}
@@ -384,21 +397,31 @@ func (a *AdjCheck) checkWords(lo uint64, ws []uint32, crc uint32) adjPiece {
 		end := min(a.off[v+1], hi)
 		seg := ws[at-lo : end-lo]
 		at = end
-		if sortedFrom(seg, v, a.n) {
+		ok := false
+		if a.undirected {
+			var sym uint64
+			ok, sym = sortedSym(seg, v, a.n)
+			p.sym += sym
+		} else {
+			ok = sortedFrom(seg, v, a.n)
+		}
+		if ok {
 			continue
 		}
 		at -= uint64(len(seg))
 		for i, w := range seg { // find the first bad entry
+			pos := at + uint64(i)
 			switch {
 			case uint64(w) >= a.n:
-				p.bad, p.msg = at+uint64(i), fmt.Sprintf("neighbour %d at position %d is not a vertex (n = %d)", w, at+uint64(i), a.n)
+				p.msg = entryMsg(a.off, pos, v, "neighbour %d is not a vertex (n = %d)", w, a.n)
 			case w == v:
-				p.bad, p.msg = at+uint64(i), fmt.Sprintf("self loop at vertex %d", v)
+				p.msg = entryMsg(a.off, pos, v, "neighbour %d is the vertex itself (a self loop)", w)
 			case i > 0 && seg[i-1] >= w:
-				p.bad, p.msg = at+uint64(i), fmt.Sprintf("neighbours of vertex %d not increasing", v)
+				p.msg = entryMsg(a.off, pos, v, "neighbour %d does not follow %d (lists must be strictly increasing)", w, seg[i-1])
 			default:
 				continue
 			}
+			p.bad = pos
 			return p
 		}
 		at = end

@@ -297,16 +297,22 @@ func (c *Cache) Path(sum [32]byte, format string) string {
 // entry exists (Report.FromCache), else by reading the source and writing
 // the entry atomically. A stale or corrupt entry is never used: it is
 // rebuilt and overwritten, and Report.CacheNote says so. Failing to write
-// the cache is not an error (Report.CacheNote says why). Standard input and
-// CSR sources are read directly. Nothing is ever written beside the input.
+// the cache is not an error (Report.CacheNote says why). CSR sources are
+// read directly, and so is any input that is not a regular file (standard
+// input, a pipe, a FIFO, a device): it is read once, as a stream, and never
+// cached, since it cannot be hashed first and read again. Nothing is ever
+// written beside the input.
 func (c *Cache) Load(srcPath string, opt ReadOptions) (*Graph, *Report, error) {
-	if srcPath == StdinPath {
-		return Open(srcPath, opt)
-	}
-	format, _, err := DetectFormat(srcPath, opt.Format)
+	src, err := openSource(srcPath, opt, nil)
 	if err != nil {
 		return nil, nil, err
 	}
+	if !src.regular {
+		defer src.close()
+		return src.read()
+	}
+	format := src.format
+	src.close()
 	if format == "csr" {
 		return Open(srcPath, opt)
 	}
@@ -342,7 +348,7 @@ func (c *Cache) Load(srcPath string, opt ReadOptions) (*Graph, *Report, error) {
 	// Read the source, hashing what is read, so that a source changed since
 	// it was hashed is not cached under the old hash.
 	h := sha256.New()
-	src, err := openSource(srcPath, opt, h)
+	src, err = openSource(srcPath, opt, h)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // cancelAfter is a reader that cancels its context once n bytes were read,
@@ -83,12 +84,37 @@ func TestGenerateContext(t *testing.T) {
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, gen := range []Generator{DefaultRMAT(16), ErdosRenyi{N: 1000, M: 100000, Seed: 1}, ErdosRenyi{N: 100000, M: 100000, Seed: 1},
-		Grid{Rows: 100, Cols: 100}, Complete{N: 300}, CompleteBipartite{A: 100, B: 100}} {
+		Grid{Rows: 100, Cols: 100}, Complete{N: 300}, CompleteBipartite{A: 100, B: 100},
+		BarabasiAlbert{N: 10000, M: 4, Seed: 1}, WattsStrogatz{N: 10000, K: 6, P: 0.1, Seed: 1},
+		RandomGeometric{N: 10000, Dim: 2, Degree: 8, Shuffle: true, Seed: 1}, RandomGeometric{N: 10000, Dim: 3, Radius: 0.05, Seed: 1},
+		ChungLu{N: 10000, Degree: 8, Gamma: 2.5, Seed: 1}, SBM{N: 10000, Blocks: 10, DegreeIn: 6, DegreeOut: 2, Seed: 1},
+		Road{Rows: 100, Cols: 100, Delete: 0.1, Links: 50, Seed: 1}} {
 		if _, ok := gen.(ContextGenerator); !ok {
 			t.Errorf("%T cannot be stopped", gen)
 		}
 		if _, _, err := GenerateContext(done, gen); !errors.Is(err, context.Canceled) {
 			t.Errorf("%T: %v", gen, err)
+		}
+	}
+}
+
+// TestGenerateContextMidway: the newer generators cancelled while they
+// run (drawing points, weights or records) stop with the context's error
+// and nothing else: partial state is dropped, never indexed.
+func TestGenerateContextMidway(t *testing.T) {
+	for _, gen := range []Generator{
+		BarabasiAlbert{N: 400000, M: 4, Seed: 1}, WattsStrogatz{N: 400000, K: 8, P: 0.1, Seed: 1},
+		RandomGeometric{N: 400000, Dim: 3, Degree: 8, Shuffle: true, Seed: 1},
+		ChungLu{N: 400000, Degree: 8, Gamma: 2.5, Seed: 1}, SBM{N: 400000, Blocks: 20, DegreeIn: 6, DegreeOut: 2, Seed: 1},
+		Road{Rows: 700, Cols: 700, Delete: 0.1, Links: 5000, Seed: 1},
+	} {
+		for _, after := range []time.Duration{time.Millisecond, 5 * time.Millisecond} {
+			ctx, cancel := context.WithTimeout(context.Background(), after)
+			el, err := gen.(ContextGenerator).EdgeListContext(ctx)
+			cancel()
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) || err == nil && el == nil {
+				t.Errorf("%T cancelled after %v: %v", gen, after, err)
+			}
 		}
 	}
 }
@@ -106,15 +132,15 @@ func TestCountContext(t *testing.T) {
 		t.Errorf("oracle: %v", err)
 	}
 	o := Orient(g, ByDegree, true)
-	if _, err := CountTrianglesContext(done, o); !errors.Is(err, context.Canceled) {
+	if _, err := CountTrianglesContext(done, o, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("count: %v", err)
 	}
-	if _, _, err := CountPerVertexContext(done, o); !errors.Is(err, context.Canceled) {
+	if _, _, err := CountPerVertexContext(done, o, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("per vertex: %v", err)
 	}
 	want := Oracle(g)
 	got, err := OracleContext(context.Background(), g)
-	total, per, err2 := CountPerVertexContext(context.Background(), o)
+	total, per, err2 := CountPerVertexContext(context.Background(), o, nil)
 	var sum uint64
 	for _, x := range per {
 		sum += x

@@ -288,11 +288,7 @@ func (p Grid) EdgeListContext(ctx context.Context) (*EdgeList, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	count := p.Rows*(p.Cols-1) + (p.Rows-1)*p.Cols
-	if p.Diagonals {
-		count += (p.Rows - 1) * (p.Cols - 1)
-	}
-	w := newRecords(count)
+	w := newRecords(p.records())
 	for r := range p.Rows {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -330,10 +326,18 @@ type Complete struct{ N uint64 }
 // EdgeList returns the C(N,2) edges.
 func (p Complete) EdgeList() (*EdgeList, error) { return p.EdgeListContext(context.Background()) }
 
+// Validate reports a size no graph can have.
+func (p Complete) Validate() error {
+	if p.N > MaxVertices {
+		return fmt.Errorf("complete: %d vertices exceed the %d a graph can have", p.N, uint64(MaxVertices))
+	}
+	return nil
+}
+
 // EdgeListContext implements ContextGenerator: ctx is checked every vertex.
 func (p Complete) EdgeListContext(ctx context.Context) (*EdgeList, error) {
-	if p.N > MaxVertices {
-		return nil, fmt.Errorf("complete: %d vertices exceed the %d a graph can have", p.N, uint64(MaxVertices))
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	w := newRecords(choose2(p.N))
 	for u := range p.N {
@@ -368,11 +372,19 @@ func (p CompleteBipartite) EdgeList() (*EdgeList, error) {
 	return p.EdgeListContext(context.Background())
 }
 
+// Validate reports sizes no graph can have.
+func (p CompleteBipartite) Validate() error {
+	if p.A+p.B > MaxVertices || p.A+p.B < p.A {
+		return fmt.Errorf("complete bipartite: %d+%d vertices exceed the %d a graph can have", p.A, p.B, uint64(MaxVertices))
+	}
+	return nil
+}
+
 // EdgeListContext implements ContextGenerator: ctx is checked every vertex
 // of the first side.
 func (p CompleteBipartite) EdgeListContext(ctx context.Context) (*EdgeList, error) {
-	if p.A+p.B > MaxVertices || p.A+p.B < p.A {
-		return nil, fmt.Errorf("complete bipartite: %d+%d vertices exceed the %d a graph can have", p.A, p.B, uint64(MaxVertices))
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	w := newRecords(p.A * p.B)
 	for u := range p.A {
@@ -395,8 +407,8 @@ type Wheel struct{ Rim uint64 }
 
 // EdgeList returns the 2*Rim edges: rim cycle, then spokes.
 func (p Wheel) EdgeList() (*EdgeList, error) {
-	if p.Rim < 3 || p.Rim >= MaxVertices {
-		return nil, fmt.Errorf("wheel: rim of %d vertices; need 3 to %d", p.Rim, uint64(MaxVertices-1))
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	w := newRecords(2 * p.Rim)
 	for i := range p.Rim {
@@ -406,6 +418,14 @@ func (p Wheel) EdgeList() (*EdgeList, error) {
 		w.put(0, 1+i)
 	}
 	return w.done(), nil
+}
+
+// Validate reports a rim too small for a wheel or too large for a graph.
+func (p Wheel) Validate() error {
+	if p.Rim < 3 || p.Rim >= MaxVertices {
+		return fmt.Errorf("wheel: rim of %d vertices; need 3 to %d", p.Rim, uint64(MaxVertices-1))
+	}
+	return nil
 }
 
 // Triangles is Rim for Rim >= 4 (hub with each rim edge; the rim cycle is
@@ -424,14 +444,22 @@ type Star struct{ Leaves uint64 }
 
 // EdgeList returns the Leaves spokes.
 func (p Star) EdgeList() (*EdgeList, error) {
-	if p.Leaves >= MaxVertices {
-		return nil, fmt.Errorf("star: %d leaves exceed %d", p.Leaves, uint64(MaxVertices-1))
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	w := newRecords(p.Leaves)
 	for i := range p.Leaves {
 		w.put(0, 1+i)
 	}
 	return w.done(), nil
+}
+
+// Validate reports more leaves than a graph can hold.
+func (p Star) Validate() error {
+	if p.Leaves >= MaxVertices {
+		return fmt.Errorf("star: %d leaves exceed %d", p.Leaves, uint64(MaxVertices-1))
+	}
+	return nil
 }
 
 // Triangles is 0: every edge touches the hub, and two leaves never meet.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"math"
 )
 
 // Reading under a memory limit (ReadOptions.Memory): checkMemory refuses a
@@ -97,6 +98,33 @@ func (s *source) sampleRecords() (records uint64, ok bool) {
 		return 0, false
 	}
 	return uint64(float64(s.size) * float64(lines) / float64(bytesIn)), true
+}
+
+// readWhole reads the rest of s into memory (an .npz, whose directory is
+// at its end), refusing (a *TooLargeError) a file whose size is over the
+// memory limit before reading it, and a stream once it is.
+func (s *source) readWhole() ([]byte, error) {
+	if s.mem.Bytes == 0 {
+		data, err := io.ReadAll(s.r)
+		if err != nil {
+			return nil, s.ioError(err)
+		}
+		return data, nil
+	}
+	if s.size >= 0 && !s.gz {
+		if err := s.mem.Check(s.name, uint64(s.size)); err != nil {
+			return nil, err
+		}
+	}
+	// One byte past the limit is enough to know it is passed.
+	data, err := io.ReadAll(io.LimitReader(s.r, int64(min(s.mem.Bytes, math.MaxInt64-1))+1))
+	if err != nil {
+		return nil, s.ioError(err)
+	}
+	if err := s.mem.Check(s.name, uint64(len(data))); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 // guard stops reading a stream once the records read so far need more

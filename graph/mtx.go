@@ -47,15 +47,15 @@ func (s *source) readMTX(rep *Report) (*EdgeList, uint64, error) {
 	}
 	switch {
 	case f[1] != "matrix":
-		return nil, 0, bad("Matrix Market object %q is not supported (only matrix)", f[1])
+		return nil, 0, bad("Matrix Market object %s is not supported (only matrix)", quoteToken([]byte(f[1])))
 	case f[2] == "array":
 		return nil, 0, bad("dense (array) Matrix Market files are not supported: a graph needs the coordinate format")
 	case f[2] != "coordinate":
-		return nil, 0, bad("unknown Matrix Market format %q (want coordinate)", f[2])
+		return nil, 0, bad("unknown Matrix Market format %s (want coordinate)", quoteToken([]byte(f[2])))
 	case !mtxFields[f[3]]:
-		return nil, 0, bad("unknown Matrix Market field %q (want pattern, integer, real or complex)", f[3])
+		return nil, 0, bad("unknown Matrix Market field %s (want pattern, integer, real or complex)", quoteToken([]byte(f[3])))
 	case !mtxSymmetries[f[4]]:
-		return nil, 0, bad("unknown Matrix Market symmetry %q (want general, symmetric, skew-symmetric or hermitian)", f[4])
+		return nil, 0, bad("unknown Matrix Market symmetry %s (want general, symmetric, skew-symmetric or hermitian)", quoteToken([]byte(f[4])))
 	}
 
 	// Comments and blank lines, then the size line.
@@ -86,7 +86,7 @@ func (s *source) readMTX(rep *Report) (*EdgeList, uint64, error) {
 	for i, x := range size {
 		v, err := strconv.ParseUint(x, 10, 64)
 		if err != nil || v > maxID {
-			return nil, 0, bad("size line should be \"rows cols entries\" (integers up to 2^63-1), got %q", x)
+			return nil, 0, bad("size line should be \"rows cols entries\" (integers up to 2^63-1), got %s", quoteToken([]byte(x)))
 		}
 		dims[i] = v
 	}
@@ -95,7 +95,7 @@ func (s *source) readMTX(rep *Report) (*EdgeList, uint64, error) {
 		return nil, 0, bad("matrix is %d x %d: an adjacency matrix must be square", rows, cols)
 	}
 	sizeLine := lineNo
-	if err := s.mem.Check(s.name, BuildBytes(nnz, rows)); err != nil {
+	if err := s.mem.Check(s.name, buildBytes(nnz, rows)); err != nil {
 		return nil, 0, err
 	}
 

@@ -61,20 +61,37 @@ func inArcs(c *CSR) (offsets []uint64, arcs []inArc) {
 //
 // It runs on GOMAXPROCS goroutines that claim chunks of middle vertices
 // through an atomic counter; the count does not depend on their number.
-func CountTriangles(o *Oriented) uint64 {
-	t, _ := CountTrianglesContext(context.Background(), o)
+func CountTriangles(o *Oriented) uint64 { return CountTrianglesProgress(o, nil) }
+
+// Progress is told, as a count runs, how many of the graph's edges (arcs
+// of the orientation) have been counted at their head, the middle vertex,
+// out of all; it is called from several goroutines at once.
+type Progress func(done, total int64)
+
+// chunkDone reports the in-arcs of the middle vertices [lo, hi) as done.
+func (p Progress) chunkDone(done *atomic.Int64, inOff []uint64, lo, hi, total int) {
+	if p != nil {
+		p(done.Add(int64(inOff[hi]-inOff[lo])), int64(total))
+	}
+}
+
+// CountTrianglesProgress is CountTriangles telling progress (nil: nothing)
+// after each chunk of middle vertices.
+func CountTrianglesProgress(o *Oriented, progress Progress) uint64 {
+	t, _ := CountTrianglesContext(context.Background(), o, progress)
 	return t
 }
 
-// CountTrianglesContext is CountTriangles, stopped by ctx: its workers
-// check it at every chunk of middle vertices, and it then returns
+// CountTrianglesContext is CountTrianglesProgress, stopped by ctx: its
+// workers check it at every chunk of middle vertices, and it then returns
 // ctx.Err().
-func CountTrianglesContext(ctx context.Context, o *Oriented) (uint64, error) {
+func CountTrianglesContext(ctx context.Context, o *Oriented, progress Progress) (uint64, error) {
 	mustBeOriented(o)
 	c := &o.CSR
 	n := c.N()
 	inOff, in := inArcs(c)
 	skip := tailSkip(o)
+	var done atomic.Int64
 	words := (n + 63) / 64
 	type acc struct {
 		mark  []uint64
@@ -103,6 +120,7 @@ func CountTrianglesContext(ctx context.Context, o *Oriented) (uint64, error) {
 				}
 			}
 			a.count += count
+			progress.chunkDone(&done, inOff, lo, hi, len(in))
 		})
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -124,18 +142,25 @@ func CountTrianglesContext(ctx context.Context, o *Oriented) (uint64, error) {
 // summed locally and published with one atomic add per arc rather than one
 // per triangle. Likewise each tail u gets one add per in-arc, and v one.
 func CountPerVertex(o *Oriented) (total uint64, perVertex []uint64) {
-	total, perVertex, _ = CountPerVertexContext(context.Background(), o)
+	return CountPerVertexProgress(o, nil)
+}
+
+// CountPerVertexProgress is CountPerVertex telling progress (nil: nothing)
+// after each chunk of middle vertices.
+func CountPerVertexProgress(o *Oriented, progress Progress) (total uint64, perVertex []uint64) {
+	total, perVertex, _ = CountPerVertexContext(context.Background(), o, progress)
 	return total, perVertex
 }
 
-// CountPerVertexContext is CountPerVertex, stopped by ctx as
+// CountPerVertexContext is CountPerVertexProgress, stopped by ctx as
 // CountTrianglesContext is.
-func CountPerVertexContext(ctx context.Context, o *Oriented) (total uint64, perVertex []uint64, err error) {
+func CountPerVertexContext(ctx context.Context, o *Oriented, progress Progress) (total uint64, perVertex []uint64, err error) {
 	mustBeOriented(o)
 	c := &o.CSR
 	n := c.N()
 	inOff, in := inArcs(c)
 	skip := tailSkip(o)
+	var done atomic.Int64
 	counts := make([]uint64, n) // indexed by the ids of o
 	type acc struct {
 		slot  []uint32
@@ -180,6 +205,7 @@ func CountPerVertexContext(ctx context.Context, o *Oriented) (total uint64, perV
 				}
 				a.count += atV
 			}
+			progress.chunkDone(&done, inOff, lo, hi, len(in))
 		})
 	if err := ctx.Err(); err != nil {
 		return 0, nil, err
@@ -211,7 +237,7 @@ func OracleContext(ctx context.Context, g *Graph) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return CountTrianglesContext(ctx, o)
+	return CountTrianglesContext(ctx, o, nil)
 }
 
 // tailSkip is 1 when the scan for w may start just past v in N+(u): ids

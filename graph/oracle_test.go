@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -357,5 +358,33 @@ func TestOracleManifest(t *testing.T) {
 					f.Vertices, f.Edges, f.DegreeMax, row.Vertices, row.EdgesUndirected, row.MaxDegree)
 			}
 		})
+	}
+}
+
+// TestOracleProgress: a count tells its progress once per chunk of middle
+// vertices, up to all of the graph's arcs, and counts what it counts
+// without.
+func TestOracleProgress(t *testing.T) {
+	g := rmatGraph(t, 12)
+	o := Orient(g, ByDegree, true)
+	for _, perVertex := range []bool{false, true} {
+		var mu sync.Mutex
+		var last, calls, total int64
+		progress := func(done, tot int64) {
+			mu.Lock()
+			defer mu.Unlock()
+			last, total = max(last, done), tot
+			calls++
+		}
+		var got uint64
+		if perVertex {
+			got, _ = CountPerVertexProgress(o, progress)
+		} else {
+			got = CountTrianglesProgress(o, progress)
+		}
+		if got != Oracle(g) || last != int64(o.Arcs()) || total != int64(o.Arcs()) || calls != int64((o.N()+oracleChunk-1)/oracleChunk) {
+			t.Errorf("per vertex %v: %d triangles (oracle %d), progress %d of %d in %d calls; want %d arcs in %d calls",
+				perVertex, got, Oracle(g), last, total, calls, o.Arcs(), (o.N()+oracleChunk-1)/oracleChunk)
+		}
 	}
 }

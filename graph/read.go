@@ -17,7 +17,7 @@ import (
 )
 
 // Formats lists the input formats Open understands, for flag enums and help.
-var Formats = []string{"text", "mtx", "bin32", "bin64", "csr"}
+var Formats = []string{"text", "mtx", "bin32", "bin64", "csr", "adj", "npz"}
 
 // ReadOptions tune Open.
 type ReadOptions struct {
@@ -85,32 +85,39 @@ var (
 const StdinPath = "-"
 
 // Open reads the graph in path (StdinPath for standard input) and returns
-// the canonical graph and a report of what was read and dropped. Gzip input
+// the canonical graph and a report of what was read and dropped. A path
+// that is not a regular file (a pipe, a FIFO, /dev/stdin, a process
+// substitution's /dev/fd/N, a character device) is opened once and read
+// once, as a stream: its bytes cannot be read again. Gzip input
 // is decompressed transparently (recognised by its magic bytes). The format
 // comes from opt.Format, else the extension (after any .gz: .mtx, .tcsr,
-// .bin32, .bin64), else the content (a Matrix Market banner, tcgen's CSR
-// magic), else text. Errors about the input are *InputError.
+// .bin32, .bin64, .adj, .npz), else the content (a Matrix Market banner,
+// tcgen's CSR magic, Ligra's AdjacencyGraph header, a zip's signature for
+// .npz), else text. Errors about the input are *InputError.
 func Open(path string, opt ReadOptions) (*Graph, *Report, error) {
-	if opt.Map && path != StdinPath {
-		if format, gz, err := DetectFormat(path, opt.Format); err == nil && format == "csr" && !gz {
-			g, meta, ok, err := mapCSR(path, opt.DeferAdjCheck)
-			if ok {
-				if err != nil {
-					return nil, nil, err
-				}
-				r := meta.Report
-				r.Format = "csr"
-				r.Orientation, r.Relabelled = meta.Orientation, meta.Relabelled
-				if opt.Progress != nil {
-					opt.Progress(1, 1)
-				}
-				return g, &r, nil
-			}
-		}
-	}
 	src, err := openSource(path, opt, nil)
 	if err != nil {
 		return nil, nil, err
+	}
+	if opt.Map && src.regular && src.format == "csr" && !src.gz {
+		// A regular file may be opened again: mapped, it is read in place.
+		src.close()
+		g, meta, ok, err := mapCSR(path, opt.DeferAdjCheck)
+		if ok {
+			if err != nil {
+				return nil, nil, err
+			}
+			r := meta.Report
+			r.Format = "csr"
+			r.Orientation, r.Relabelled = meta.Orientation, meta.Relabelled
+			if opt.Progress != nil {
+				opt.Progress(1, 1)
+			}
+			return g, &r, nil
+		}
+		if src, err = openSource(path, opt, nil); err != nil {
+			return nil, nil, err
+		}
 	}
 	defer src.close()
 	return src.read()
@@ -129,7 +136,8 @@ func Read(r io.Reader, name string, opt ReadOptions) (*Graph, *Report, error) {
 }
 
 // DetectFormat returns the format Open would read path as, and whether the
-// file is gzip-compressed.
+// file is gzip-compressed. It reads the start of the file: on a pipe or
+// FIFO those bytes are gone for a later Open.
 func DetectFormat(path string, format string) (string, bool, error) {
 	src, err := openSource(path, ReadOptions{Format: format}, nil)
 	if err != nil {
@@ -144,11 +152,14 @@ type source struct {
 	name   string
 	closer io.Closer
 	size   int64 // -1 when unknown
-	gz     bool
-	format string
-	r      *bufio.Reader // decompressed content, positioned after any BOM
-	count  *countingReader
-	gzr    *gzip.Reader
+	// regular: a regular file, which may be opened and read again (hashed
+	// for the cache, mapped); anything else is read once, as a stream.
+	regular bool
+	gz      bool
+	format  string
+	r       *bufio.Reader // decompressed content, positioned after any BOM
+	count   *countingReader
+	gzr     *gzip.Reader
 	// blockSize overrides textBlockSize; tests use tiny blocks to put
 	// block boundaries everywhere.
 	blockSize int
@@ -189,11 +200,18 @@ func openSource(path string, opt ReadOptions, h hash.Hash) (*source, error) {
 		f.Close()
 		return nil, &InputError{File: path, Msg: "is a directory"}
 	}
+	// An empty "regular" file may still have content (procfs and sysfs
+	// report size 0): it is read as a stream, which needs no size.
+	regular := st.Mode().IsRegular() && st.Size() > 0
 	size := int64(-1)
-	if st.Mode().IsRegular() {
+	if regular {
 		size = st.Size()
 	}
-	return newSource(path, f, f, size, opt, h)
+	s, err := newSource(path, f, f, size, opt, h)
+	if err == nil {
+		s.regular = regular
+	}
+	return s, err
 }
 
 // newSource sniffs r (compression, BOM, format). closer, when not nil, is
@@ -261,6 +279,10 @@ func (s *source) checkDeclared(content string, head []byte) error {
 		return &InputError{File: s.name, Line: 1, Msg: "no %%MatrixMarket banner: not a Matrix Market file (wrong format?)"}
 	case s.format == "csr" && content != "csr":
 		return &InputError{File: s.name, Msg: "no " + csrMagic + " magic: not a tcgen CSR file (wrong format?)", Err: ErrCorrupt}
+	case s.format == "adj" && content != "adj":
+		return &InputError{File: s.name, Line: 1, Msg: "no " + ligraHeader + " header: not a Ligra adjacency graph (wrong format?)"}
+	case s.format == "npz" && content != "npz":
+		return &InputError{File: s.name, Msg: "no zip signature: not a SciPy sparse .npz file (wrong format?)"}
 	}
 	if (s.format == "bin32" || s.format == "bin64") && len(head) > 0 && looksLikeText(head) {
 		return &InputError{File: s.name, Msg: fmt.Sprintf("content looks like text, not a %s binary edge list (wrong format?)", s.format)}
@@ -276,6 +298,10 @@ func formatName(f string) string {
 		return "a tcgen CSR file"
 	case "text":
 		return "a text edge list"
+	case "adj":
+		return "a Ligra adjacency graph"
+	case "npz":
+		return "a zip (.npz) file"
 	}
 	return f
 }
@@ -301,6 +327,10 @@ func formatFromName(path string) string {
 		return "bin32"
 	case ".bin64":
 		return "bin64"
+	case ".adj":
+		return "adj"
+	case ".npz":
+		return "npz"
 	}
 	return ""
 }
@@ -313,6 +343,12 @@ func formatFromContent(head []byte) string {
 	}
 	if bytes.HasPrefix(head, []byte(csrMagic)) {
 		return "csr"
+	}
+	if isLigra(head) {
+		return "adj"
+	}
+	if bytes.HasPrefix(head, zipMagic) || bytes.HasPrefix(head, zipEmptyMagic) {
+		return "npz"
 	}
 	return ""
 }
@@ -343,7 +379,7 @@ func (s *source) read() (*Graph, *Report, error) {
 	var el *EdgeList
 	var err error
 	parseStart := time.Now()
-	var declared uint64 // vertices an .mtx size line declared
+	var declared uint64 // vertices an .mtx size line, Ligra header or .npz shape declared
 	if err := s.checkMemory(); err != nil {
 		return nil, nil, err
 	}
@@ -354,6 +390,10 @@ func (s *source) read() (*Graph, *Report, error) {
 		el, declared, err = s.readMTX(rep)
 	case "bin32", "bin64":
 		el, err = s.readBinary(rep)
+	case "adj":
+		el, declared, err = s.readLigra(rep)
+	case "npz":
+		el, declared, err = s.readNPZ(rep)
 	case "csr":
 		size := s.size
 		if s.gz {
@@ -384,8 +424,8 @@ func (s *source) read() (*Graph, *Report, error) {
 		return nil, nil, &InputError{File: s.name, Msg: err.Error()}
 	}
 	if declared > 0 {
-		// Every id lies in 1..declared, so the declared vertices not kept
-		// are exactly those with no edge (loop-only ones included).
+		// Every id is one of the declared vertices, so those not kept are
+		// exactly those with no edge (loop-only ones included).
 		rep.Isolated = declared - uint64(g.N())
 	}
 	return g, rep, nil

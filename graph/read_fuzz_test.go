@@ -53,7 +53,8 @@ func refText(data []byte) (pairs [][2]uint64, header string, headerLine, errLine
 			}
 		}
 		if !isInt(f[0]) || len(f) > 1 && !isInt(f[1]) {
-			if first {
+			// Only a line that cannot start a record is a header.
+			if first && !strings.ContainsRune("0123456789+-.", rune(f[0][0])) {
 				header, headerLine = l, no
 				continue
 			}
@@ -95,7 +96,9 @@ var textSeeds = []string{
 	"1,,2\n,3,4\n",
 	"5 5\n6 6\n5 6\n",
 	"0 0 \x00",             // control bytes after the second field are extra columns
-	"+-0",                  // one sign at most: not an integer, so a header
+	"+-0",                  // one sign at most: not an integer, and data-like, so an error
+	"x-0\n1 2\n",           // a header
+	"1 2x\n3 4\n",          // data-like: an error, not a header
 	"1 2\r 5\n# c\n3\t4\n", // a CR inside the first two fields' span is refused
 }
 
@@ -116,6 +119,8 @@ func FuzzText(f *testing.F) {
 			src.blockSize = 1 + int(block)%32
 			g, rep, err = src.read()
 		}
+		// A pipe's short reads, with the usual blocks: the same verdict.
+		sameThroughStream(t, data, "f.txt", ReadOptions{Format: "text"}, block, g, err)
 		if err == nil {
 			if cerr := g.CheckCanonical(); cerr != nil {
 				t.Fatal(cerr)
@@ -174,6 +179,8 @@ func FuzzMTX(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, rep, err := Read(bytes.NewReader(data), "f.mtx", ReadOptions{Format: "mtx"})
+		// A pipe's short reads: the same verdict.
+		sameThroughStream(t, data, "f.mtx", ReadOptions{Format: "mtx"}, uint8(len(data)), g, err)
 		if err != nil {
 			var ie *InputError
 			if !errors.As(err, &ie) {

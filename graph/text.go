@@ -342,7 +342,10 @@ func classifyLine(text []byte, m *textMode) (u, v uint64, bl *badLine) {
 	notInt := kinds[0] == idNotInteger || (nf == 2 && kinds[1] == idNotInteger)
 	switch {
 	case notInt:
-		return 0, 0, &badLine{msg: "expected two vertex ids, got " + quoted, header: true, text: string(text)}
+		// Only a line that cannot start a record may be a header ("source,
+		// target"): one that starts like data but is malformed ("1 2x",
+		// "1e0 2") is an error, never skipped.
+		return 0, 0, &badLine{msg: "expected two vertex ids, got " + quoted, header: !startsLikeData(fields[0]), text: string(text)}
 	case nf < 2:
 		return 0, 0, &badLine{msg: "expected two vertex ids, got one field " + quoted}
 	}
@@ -353,9 +356,9 @@ func classifyLine(text []byte, m *textMode) (u, v uint64, bl *badLine) {
 	for f := 0; f < 2; f++ {
 		switch kinds[f] {
 		case idNegative:
-			return 0, 0, &badLine{msg: fmt.Sprintf("negative %s %q", what[f], fields[f])}
+			return 0, 0, &badLine{msg: fmt.Sprintf("negative %s %s", what[f], quoteToken(fields[f]))}
 		case idTooBig:
-			return 0, 0, &badLine{msg: fmt.Sprintf("%s %s exceeds 2^63-1", what[f], fields[f])}
+			return 0, 0, &badLine{msg: fmt.Sprintf("%s %s exceeds 2^63-1", what[f], cutToken(fields[f]))}
 		}
 	}
 	if m.mtx {
@@ -402,6 +405,40 @@ func parseID(f []byte) (uint64, idKind) {
 		return 0, idTooBig
 	}
 	return x, idOK
+}
+
+// startsLikeData reports whether a line whose first field is f could be
+// the start of a record: f begins with a digit, a sign or a decimal point.
+// Anything else (a letter, a quote, other punctuation) may be a header.
+func startsLikeData(f []byte) bool {
+	if len(f) == 0 {
+		return false
+	}
+	c := f[0]
+	return c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+// maxTokenQuoted: an offending token is quoted up to 40 bytes, enough to
+// recognise it, so a 100,000-digit id does not flood the one-line error.
+const maxTokenQuoted = 40
+
+// cutToken returns a token for an error message as it is, or its first
+// maxTokenQuoted bytes, an ellipsis and its length when it is longer. For
+// tokens known to be printable (digits).
+func cutToken(tok []byte) string {
+	if len(tok) > maxTokenQuoted {
+		return fmt.Sprintf("%s... (%d bytes)", tok[:maxTokenQuoted], len(tok))
+	}
+	return string(tok)
+}
+
+// quoteToken quotes a token of the input for an error message, cut as
+// cutToken cuts it.
+func quoteToken(tok []byte) string {
+	if len(tok) > maxTokenQuoted {
+		return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(string(tok[:maxTokenQuoted])), len(tok))
+	}
+	return strconv.Quote(string(tok))
 }
 
 // quoteLine quotes a line for an error message, cut to a readable length.

@@ -15,8 +15,9 @@ import (
 )
 
 // OutputFormat picks a written format from a file name: .tcsr (tcgen's CSR
-// cache format), .mtx (Matrix Market), .bin32/.bin64 (binary pairs), anything
-// else a text edge list; a trailing .gz compresses text formats.
+// cache format), .mtx (Matrix Market), .bin32/.bin64 (binary pairs), .adj
+// (Ligra's AdjacencyGraph), .npz (SciPy's sparse csr), anything else a text
+// edge list; a trailing .gz compresses text formats.
 func OutputFormat(path string) (format string, gz bool) {
 	base := strings.ToLower(filepath.Base(path))
 	if strings.HasSuffix(base, ".gz") {
@@ -32,6 +33,10 @@ func OutputFormat(path string) (format string, gz bool) {
 		return "bin32", gz
 	case ".bin64":
 		return "bin64", gz
+	case ".adj":
+		return "adj", gz
+	case ".npz":
+		return "npz", gz
 	}
 	return "text", gz
 }
@@ -39,8 +44,15 @@ func OutputFormat(path string) (format string, gz bool) {
 // WriteEdges writes each undirected edge of g once (u < v) in format: "text"
 // (tab-separated input ids, one edge a line), "mtx" (coordinate pattern
 // symmetric, 1-based dense ids), "bin32" or "bin64" (little-endian input-id
-// pairs).
+// pairs); or the whole adjacency, each edge both ways, over dense ids:
+// "adj" (ligra.go) or "npz" (npz.go).
 func WriteEdges(w io.Writer, g *Graph, format string) error {
+	switch format {
+	case "adj":
+		return writeLigra(w, g)
+	case "npz":
+		return writeNPZ(w, g)
+	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	n := g.N()
 	var buf []byte

@@ -45,7 +45,11 @@ func (p Plan) Canonical() Plan {
 	if p.Guard != nil {
 		g := &Guard{Feature: strings.ToLower(strings.TrimSpace(p.Guard.Feature))}
 		for _, v := range p.Guard.Variants {
-			g.Variants = append(g.Variants, Variant{Lo: v.Lo, Hi: v.Hi, Core: v.Core, Classes: canonClasses(v.Classes)})
+			var when []Cond
+			for _, c := range v.When {
+				when = append(when, Cond{Feature: strings.ToLower(strings.TrimSpace(c.Feature)), Lo: c.Lo, Hi: c.Hi})
+			}
+			g.Variants = append(g.Variants, Variant{Lo: v.Lo, Hi: v.Hi, When: when, Core: v.Core, Classes: canonClasses(v.Classes)})
 		}
 		q.Guard = g
 	}
@@ -116,6 +120,7 @@ func (p Plan) Clone() Plan {
 		g.Variants = slices.Clone(p.Guard.Variants)
 		for i := range g.Variants {
 			g.Variants[i].Classes = cloneClasses(g.Variants[i].Classes)
+			g.Variants[i].When = slices.Clone(g.Variants[i].When)
 		}
 		q.Guard = &g
 	}

@@ -66,8 +66,8 @@ const (
 // Hi == 0 means unbounded.
 type Selector struct {
 	Key Key   `yaml:"key" json:"key"`
-	Lo  int64 `yaml:"lo" json:"lo"`
-	Hi  int64 `yaml:"hi,omitempty" json:"hi,omitempty"`
+	Lo  int64 `yaml:"lo" json:"lo" range:"0.."`
+	Hi  int64 `yaml:"hi,omitempty" json:"hi,omitempty" range:"1.."`
 }
 
 // Strategy is how one class's items are processed.
@@ -77,9 +77,9 @@ type Strategy struct {
 	// Width is the number of threads that share one item: 1, 2, 4, ..., 32
 	// (a group within a warp), or equal to Block (a whole block per item).
 	// 0 (left out of a spec) means DefaultWidth.
-	Width int `yaml:"width,omitempty" json:"width,omitempty"`
+	Width int `yaml:"width,omitempty" json:"width,omitempty" range:"1..1024"`
 	// Block is the number of threads per CUDA block; 0 means DefaultBlock.
-	Block int `yaml:"block,omitempty" json:"block,omitempty"`
+	Block int `yaml:"block,omitempty" json:"block,omitempty" range:"32..1024"`
 	// Params holds the strategy's tunables by name (buckets, slots, levels,
 	// chunk, ...). Which names apply, their ranges and defaults are declared
 	// in the pair table (pairs.go); missing ones take their default.
@@ -97,14 +97,28 @@ type Class struct {
 }
 
 // Variant is one alternative class list of a Guard, taken when the guard's
-// feature lies in [Lo, Hi) (Hi == 0: unbounded).
+// feature lies in [Lo, Hi) (Hi == 0: unbounded) and every condition of When
+// holds. Variants are tried in order: one with conditions shares its range
+// with the variants after it, the last of which has none and takes the rest.
 type Variant struct {
-	Lo float64 `yaml:"lo" json:"lo"`
-	Hi float64 `yaml:"hi,omitempty" json:"hi,omitempty"`
+	Lo   float64 `yaml:"lo" json:"lo"`
+	Hi   float64 `yaml:"hi,omitempty" json:"hi,omitempty"`
+	When []Cond  `yaml:"when,omitempty" json:"when,omitempty"`
 	// Core is the variant's core, as Plan.Core is a plan's (CoreSpec).
 	Core    int     `yaml:"core,omitempty" json:"core,omitempty"`
 	Classes []Class `yaml:"classes" json:"classes"`
 }
+
+// Cond is a further condition of a guard variant: the graph feature lies in
+// [Lo, Hi) (Hi == 0: unbounded).
+type Cond struct {
+	Feature string  `yaml:"feature" json:"feature"`
+	Lo      float64 `yaml:"lo,omitempty" json:"lo,omitempty"`
+	Hi      float64 `yaml:"hi,omitempty" json:"hi,omitempty"`
+}
+
+// Holds reports whether x lies in the condition's range.
+func (c Cond) Holds(x float64) bool { return x >= c.Lo && (c.Hi == 0 || x < c.Hi) }
 
 // Guard chooses between class lists by a graph-level feature (Bisson picks
 // thread, warp or block per vertex by the average out-degree).

@@ -111,8 +111,10 @@ const (
 	ParamChunk = "chunk"
 
 	// merge
-	ParamTile    = "tile"
-	ParamReverse = "reverse"
+	ParamTile = "tile"
+	// ParamMinBlocks: blocks per SM the compiler must fit (registers capped)
+	ParamMinBlocks = "min_blocks"
+	ParamReverse   = "reverse"
 )
 
 // Enumerated parameter values.
@@ -285,6 +287,15 @@ var specReverse = ParamSpec{
 	Name: ParamReverse, Default: 0, Min: 0, Max: 1, Enum: []string{"forward", "reverse"}, OmitDefault: true,
 	Source: "Polak (comparative study §III-A): a thread per edge in edge order",
 	Doc:    "order in which the blocks take the items: forward, or reverse (the last items, the heaviest after relabelling by degree, dispatched first, the light ones filling the tail)",
+}
+
+// specMinBlocks: a merge over short lists waits on a chain of dependent
+// loads, so the resident threads hide the latency; a second launch bound
+// caps the registers so that more blocks fit on each SM.
+var specMinBlocks = ParamSpec{
+	Name: ParamMinBlocks, Default: 0, Min: 0, Max: 32, Values: []int64{0, 4, 8}, OmitDefault: true,
+	Source: "tcgen default: the compiler's own register choice (__launch_bounds__ with the block size alone)",
+	Doc:    "blocks per SM the kernel must fit (__launch_bounds__'s second argument, which caps the registers per thread); 0 = the compiler's choice",
 }
 
 // Iterators and Intersections list the enum values in a stable order.

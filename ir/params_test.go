@@ -66,8 +66,8 @@ func TestParamsForPairs(t *testing.T) {
 		is   Intersection
 		want []string
 	}{
-		{IterEdge, Merge, []string{"tile", "reverse"}},
-		{IterVertex, Merge, []string{"tile"}},
+		{IterEdge, Merge, []string{"tile", "reverse", "min_blocks"}},
+		{IterVertex, Merge, []string{"tile", "min_blocks"}},
 		{IterEdge, MergePath, nil},
 		{IterEdge, BinarySearch, []string{"levels"}},
 		{IterVertex, BinarySearch, []string{"cache"}},

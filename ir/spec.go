@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -21,14 +22,20 @@ import (
 func Load(path string) (Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Plan{}, fmt.Errorf("%s: %v", path, unwrapPathErr(err))
+		return Plan{}, fmt.Errorf("%s: %w", path, unwrapPathErr(err))
 	}
-	p, err := Parse(data, path)
+	return ParseValid(data, path)
+}
+
+// ParseValid is Load for a spec already read (an embedded example): Parse,
+// then Validate, with errors that start with name.
+func ParseValid(data []byte, name string) (Plan, error) {
+	p, err := Parse(data, name)
 	if err != nil {
 		return Plan{}, err
 	}
 	if err := p.Validate(); err != nil {
-		return Plan{}, fmt.Errorf("%s: %s", path, OneLine(err))
+		return Plan{}, fmt.Errorf("%s: %s", name, OneLine(err))
 	}
 	return p, nil
 }
@@ -139,6 +146,19 @@ func DecodeYAML(data []byte, name string, v any) error {
 		}
 		return fmt.Errorf("%s: line %d: one YAML document expected, found another", name, extra.Line)
 	}
+	return checkNumbersOf(data, name, v)
+}
+
+// checkNumbersOf runs checkNumbers on data (YAML, or JSON: YAML reads it)
+// for v's type; data that YAML cannot read was checked by its decoder.
+func checkNumbersOf(data []byte, name string, v any) error {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	if err := checkNumbers(&doc, reflect.TypeOf(v)); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
 	return nil
 }
 
@@ -205,7 +225,7 @@ func parseJSON(data []byte, name string) (Plan, error) {
 		}
 		return Plan{}, fmt.Errorf("%s: line %d: trailing data after the spec (%v)", name, lineAt(data, off), tok)
 	}
-	return p, nil
+	return p, checkNumbersOf(data, name, &p)
 }
 
 func jsonMsg(err error, data []byte, off int64) string {

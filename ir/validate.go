@@ -18,6 +18,7 @@ const (
 	FeatureMaxOutDeg = "max_outdeg"
 	FeatureVertices  = "vertices"
 	FeatureEdges     = "edges"
+	FeatureDegreeCV  = "degree_cv" // stddev / mean of the undirected degree
 )
 
 // Features lists the guard features with what each measures.
@@ -28,6 +29,7 @@ var Features = []struct{ Name, Doc string }{
 	{FeatureMaxOutDeg, "largest out-degree after orientation"},
 	{FeatureVertices, "vertices of the cleaned graph"},
 	{FeatureEdges, "undirected edges of the cleaned graph"},
+	{FeatureDegreeCV, "coefficient of variation of the undirected degree, stddev / mean: near 0 for even lists (grids, meshes, uniform random graphs), 1 and above for power-law graphs"},
 }
 
 func knownFeature(f string) bool {
@@ -131,7 +133,13 @@ func (g *Guard) validate() []error {
 	}
 	for i, v := range g.Variants {
 		where := fmt.Sprintf("guard variant %d [%s)", i, floatRange(v.Lo, v.Hi))
+		errs = append(errs, condProblems(v.When, where)...)
+		// A variant with conditions shares its range with the next one.
+		shared := i > 0 && len(g.Variants[i-1].When) > 0
 		switch {
+		case shared && (v.Lo != g.Variants[i-1].Lo || v.Hi != g.Variants[i-1].Hi):
+			add("%s: variant %d before it has conditions (when), so this one must cover the same range [%s) and take what they leave", where, i-1, floatRange(g.Variants[i-1].Lo, g.Variants[i-1].Hi))
+		case shared:
 		case i == 0 && v.Lo != 0:
 			add("%s: the first variant must start at 0, got %g", where, v.Lo)
 		case i > 0 && g.Variants[i-1].Hi == 0:
@@ -153,12 +161,34 @@ func (g *Guard) validate() []error {
 		if i == len(g.Variants)-1 && v.Hi != 0 {
 			add("%s: the last variant must be unbounded (leave hi out) so every graph gets a class list", where)
 		}
+		if i == len(g.Variants)-1 && len(v.When) > 0 {
+			add("%s: the last variant must have no conditions (when) so every graph gets a class list", where)
+		}
 		if len(v.Classes) == 0 {
 			add("%s: no classes", where)
 			continue
 		}
 		errs = append(errs, validateClasses(v.Classes, where+": ")...)
 		errs = append(errs, coreProblems(v.Core, v.Classes, where+": ")...) // ir/params_pivot_hash.go
+	}
+	return errs
+}
+
+// condProblems checks a variant's further conditions.
+func condProblems(when []Cond, where string) []error {
+	var errs []error
+	for j, c := range when {
+		at := fmt.Sprintf("%s: when[%d] %s", where, j, c.Feature)
+		switch {
+		case !knownFeature(c.Feature):
+			errs = append(errs, fmt.Errorf("%s: unknown feature", at))
+		case c.Lo < 0:
+			errs = append(errs, fmt.Errorf("%s: lo must be >= 0", at))
+		case c.Hi != 0 && c.Hi <= c.Lo:
+			errs = append(errs, fmt.Errorf("%s: hi must be greater than lo (or left out for unbounded)", at))
+		case c.Lo == 0 && c.Hi == 0:
+			errs = append(errs, fmt.Errorf("%s: holds for every graph; give lo or hi", at))
+		}
 	}
 	return errs
 }

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -246,6 +247,14 @@ func TestValidateGuard(t *testing.T) {
 		{func(p *Plan) { p.Guard.Variants[1].Classes[0].Params[ParamBuckets] = 3 },
 			`guard variant 1 [3.8, 38): class "all": buckets must be a power of two in 16..4096, got 3`},
 		{func(p *Plan) { p.Guard.Variants = nil }, `guard has no variants`},
+		// Conditions (when): a variant with them shares its range with the next.
+		{func(p *Plan) { p.Guard.Variants[0].When = []Cond{{Feature: FeatureDegreeCV, Hi: 1}} },
+			`guard variant 1 [3.8, 38): variant 0 before it has conditions (when), so this one must cover the same range [0, 3.8)`},
+		{func(p *Plan) { p.Guard.Variants[2].When = []Cond{{Feature: FeatureDegreeCV, Hi: 1}} },
+			`guard variant 2 [38, inf): the last variant must have no conditions`},
+		{func(p *Plan) { p.Guard.Variants[1].When = []Cond{{Feature: "density", Hi: 1}} }, `when[0] density: unknown feature`},
+		{func(p *Plan) { p.Guard.Variants[1].When = []Cond{{Feature: FeatureEdges}} }, `when[0] edges: holds for every graph`},
+		{func(p *Plan) { p.Guard.Variants[1].When = []Cond{{Feature: FeatureEdges, Lo: 5, Hi: 2}} }, `when[0] edges: hi must be greater than lo`},
 	}
 	for _, c := range cases {
 		p := base()
@@ -257,6 +266,17 @@ func TestValidateGuard(t *testing.T) {
 	}
 	if err := base().Validate(); err != nil {
 		t.Errorf("base: %v", err)
+	}
+	// A conditional variant followed by the catch-all of the same range.
+	p := base()
+	v := p.Guard.Variants[1]
+	v.When = []Cond{{Feature: FeatureDegreeCV, Hi: 1}, {Feature: FeatureAvgDegree, Lo: 2}}
+	p.Guard.Variants = slices.Insert(p.Guard.Variants, 1, v)
+	if err := p.Validate(); err != nil {
+		t.Errorf("conditional variant: %v", err)
+	}
+	if base().Name() == p.Name() {
+		t.Error("the conditions do not change the plan's name")
 	}
 }
 

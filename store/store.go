@@ -458,16 +458,20 @@ func (s *Store) query(what, q string, args ...any) ([]Row, error) {
 	return out, nil
 }
 
-// Best returns the fastest (smallest MedianMs) StatusOK row for graph on
-// gpu. If any such row has Version preferVersion, the fastest of those wins
-// even if an older version measured something faster: a new tcgen's plans
-// may name different kernels, so its own measurements are the trustworthy
-// ones. Otherwise the fastest ok row of any version is returned. Ties go to
-// the smaller plan name, then version. ok is false if no ok row exists.
+// Best returns the row count runs for graph on gpu: among its StatusOK rows
+// of version preferVersion (of any version when it has none: a new tcgen's
+// plans may name different kernels, so its own measurements are the
+// trustworthy ones), only those measured with the most timed passes (Runs)
+// compete, and the fastest (smallest MedianMs) of them wins; ties go to the
+// smaller plan name, then version. So a row with fewer passes never wins
+// over one with more: a 1-pass screening of successive halving cannot
+// outrank a full measurement by a lucky pass. (A tune measures the plans
+// count would otherwise run with its full passes, so they compete too.)
+// ok is false if no ok row exists.
 func (s *Store) Best(graph, gpu, preferVersion string) (Row, bool, error) {
 	r, err := scanRow(s.db.QueryRow(`SELECT `+columns+` FROM measurements
 		WHERE graph = ? AND gpu = ? AND status = 'ok'
-		ORDER BY version = ? DESC, median_ms, plan, version LIMIT 1`,
+		ORDER BY version = ? DESC, runs DESC, median_ms, plan, version LIMIT 1`,
 		graph, gpu, preferVersion))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Row{}, false, nil

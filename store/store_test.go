@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,6 +206,36 @@ func TestBest(t *testing.T) {
 	put(t, s, wrong)
 	if r, ok, err := s.Best("g3", "h100", "v1"); ok || err != nil {
 		t.Errorf("Best of failed rows: %s %v %v", r.Plan, ok, err)
+	}
+}
+
+// Best: only the rows with the most passes compete, so successive
+// halving's 1- and 3-pass screenings never win over a full measurement,
+// however fast they looked; the version preference comes first.
+func TestBestMostPasses(t *testing.T) {
+	s, _ := openTemp(t)
+	runs := func(r Row, n int) Row {
+		r.Runs, r.Samples = n, slices.Repeat([]float64{r.MedianMs}, n)
+		return r
+	}
+	put(t, s,
+		runs(row("g", "h100", "v1", "screen", 0.01), 1),
+		runs(row("g", "h100", "v1", "rung", 0.02), 3),
+		runs(row("g", "h100", "v1", "full-slow", 0.1258), 10),
+		runs(row("g", "h100", "v1", "default", 0.0516), 10),
+	)
+	if r, ok, err := s.Best("g", "h100", "v1"); err != nil || !ok || r.Plan != "default" || r.Runs != 10 {
+		t.Errorf("Best = %s (%d passes), want default (10)", r.Plan, r.Runs)
+	}
+	// A faster full measurement wins; the screenings still do not.
+	put(t, s, runs(row("g", "h100", "v1", "tuned", 0.04), 10))
+	if r, _, _ := s.Best("g", "h100", "v1"); r.Plan != "tuned" {
+		t.Errorf("Best = %s, want tuned", r.Plan)
+	}
+	// This version's rows come first, even with fewer passes than older ones.
+	put(t, s, runs(row("g", "h100", "v2", "new-rung", 0.3), 3), runs(row("g", "h100", "v2", "new-screen", 0.2), 1))
+	if r, _, _ := s.Best("g", "h100", "v2"); r.Plan != "new-rung" {
+		t.Errorf("Best preferring v2 = %s, want new-rung", r.Plan)
 	}
 }
 

@@ -67,15 +67,15 @@ type Graph struct {
 // RMAT generates Graph500 RMAT graphs, one per scale.
 type RMAT struct {
 	Scales     []int  `yaml:"scales"`
-	EdgeFactor int    `yaml:"edge_factor,omitempty"` // default 16
-	Seed       uint64 `yaml:"seed,omitempty"`        // default 42
+	EdgeFactor int    `yaml:"edge_factor,omitempty" range:"1.."` // default 16
+	Seed       uint64 `yaml:"seed,omitempty" range:"1.."`        // default 42
 }
 
 // ER generates an Erdos-Renyi G(n, m) graph.
 type ER struct {
 	Vertices uint64 `yaml:"vertices"`
 	Edges    uint64 `yaml:"edges"`
-	Seed     uint64 `yaml:"seed,omitempty"`
+	Seed     uint64 `yaml:"seed,omitempty" range:"1.."` // default 42
 }
 
 // Grid generates a rows x cols grid (with diagonals: 2(r-1)(c-1) triangles).
@@ -91,6 +91,7 @@ type Source struct {
 	Path   string          // a file to read ("" for a generated graph)
 	Gen    graph.Generator // the generator when Path is ""
 	Expect *uint64         // known count, when there is one
+	Note   string          // DrySources: why neither Path nor Gen is set
 }
 
 // Load reads a sweep file.
@@ -249,6 +250,36 @@ func glob(p, s string) bool {
 		s = s[i+len(part):]
 	}
 	return strings.HasSuffix(s, parts[len(parts)-1])
+}
+
+// DrySources is Sources for a dry run, which reads no graph: when datasets
+// holds no MANIFEST.tsv, the dataset entries are listed by name, with a
+// Note that says so, instead of failing.
+func (f *File) DrySources(datasets string) ([]Source, error) {
+	_, err := os.Stat(filepath.Join(datasets, "MANIFEST.tsv"))
+	if !errors.Is(err, fs.ErrNotExist) {
+		return f.Sources(datasets)
+	}
+	var out []Source
+	for _, g := range f.Graphs {
+		names := g.Names
+		if g.Dataset != "" {
+			names = []string{g.Dataset}
+		}
+		for _, n := range names {
+			out = append(out, Source{Label: n, Expect: g.Expect, Note: "dataset (no MANIFEST.tsv in " + datasets + ")"})
+		}
+		if len(names) == 0 {
+			one := *f
+			one.Graphs = []Graph{g}
+			srcs, err := one.Sources(datasets)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, srcs...)
+		}
+	}
+	return out, nil
 }
 
 // Sources lists the graphs, datasets resolved in datasets (a directory

@@ -110,6 +110,10 @@ func TestParseErrors(t *testing.T) {
 		{"name: x\ngraphs: [{rmat: {scales: [8]}, expect: 3}]\nspace: x.yaml", "expect"},
 		{"name: x\ngraphs: [{file: a}]\nspace: x.yaml\ninclude: ['']", "empty pattern"},
 		{"name: x\ngraphs: [{file: a}]\nspace: x.yaml\nbogus: 1", "bogus"},
+		{"name: x\ngraphs: [{rmat: {scales: [8], edge_factor: 0}}]\nspace: x.yaml",
+			"line 2: graphs[0].rmat.edge_factor: 0 is out of range; allowed: integers 1 and up (leave edge_factor out for the default)"},
+		{"name: x\ngraphs: [{rmat: {scales: [8.5]}}]\nspace: x.yaml", "line 2: graphs[0].rmat.scales[0]: 8.5 is not an integer; allowed: integers"},
+		{"name: x\ngraphs: [{er: {vertices: 10, edges: 5, seed: 0}}]\nspace: x.yaml", "graphs[0].er.seed: 0 is out of range"},
 	} {
 		_, err := Parse([]byte(tc.src), "w.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "w.yaml: ") {
@@ -187,5 +191,29 @@ func TestModelSweep(t *testing.T) {
 	}
 	if len(sp.Plans) != 24 {
 		t.Errorf("%d plans, want the 15 fixed and 9 one-class points: %q", len(sp.Plans), sp.Labels)
+	}
+}
+
+// TestDrySources: without the datasets' manifest, a dry run's sources list
+// the datasets by name with a note, and the other graphs as Sources does.
+func TestDrySources(t *testing.T) {
+	f, err := Parse([]byte("name: x\ngraphs: [{dataset: karate}, {rmat: {scales: [8, 9]}}, {datasets: [jazz, lastfm]}]\nspace: x.yaml"), "w.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := f.Sources(dir); err == nil {
+		t.Fatal("Sources without a manifest: no error")
+	}
+	srcs, err := f.DrySources(dir)
+	var labels []string
+	for _, s := range srcs {
+		labels = append(labels, s.Label)
+		if (s.Note != "") != (s.Gen == nil) || s.Path != "" {
+			t.Errorf("%+v", s)
+		}
+	}
+	if err != nil || strings.Join(labels, " ") != "karate rmat8 rmat9 jazz lastfm" || !strings.Contains(srcs[0].Note, "no MANIFEST.tsv in "+dir) {
+		t.Errorf("%v: %q, %+v", err, labels, srcs)
 	}
 }

@@ -2,9 +2,12 @@ package tests
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,7 +45,7 @@ func TestCountAutoFallsBackToCPU(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "triangles  4") && !strings.Contains(out, "triangles   4") {
 		t.Fatalf("exit %d, out %q, err %q", code, out, errs)
 	}
-	if strings.Contains(out, "backend     cpu") && !strings.Contains(errs, "counting on the CPU") {
+	if strings.Contains(out, "backend     cpu") && !strings.Contains(errs, "counting with the CPU oracle") {
 		t.Errorf("a CPU fallback must say so on stderr: %q", errs)
 	}
 }
@@ -305,4 +308,103 @@ func TestExitCodesHelp(t *testing.T) {
 			t.Errorf("--help does not document %q", want)
 		}
 	}
+}
+
+// TestGraphFamilies generates one small graph of each synthetic family as a
+// text edge list, counts it with tcgen count, and checks the count against
+// the edges of the file counted here by brute force; a second run with
+// GOMAXPROCS=1 must write the same file. A bad parameter is a usage error.
+func TestGraphFamilies(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+		bad  []string // the same family with one parameter out of range
+		msg  string
+	}{
+		{"ba", []string{"--vertices", "400", "--m", "4", "--seed", "3"}, []string{"--vertices", "400", "--m", "0"}, "barabasi-albert: m"},
+		{"ws", []string{"--vertices", "300", "--k", "8", "--p", "0.2"}, []string{"--vertices", "300", "--k", "7", "--p", "0.2"}, "must be even"},
+		{"rgg", []string{"--vertices", "500", "--dim", "3", "--degree", "12", "--torus"}, []string{"--vertices", "500", "--radius", "0.7", "--torus"}, "radius 0.7"},
+		{"rgg", []string{"--vertices", "500", "--radius", "0.08", "--shuffle"}, nil, ""},
+		{"chung-lu", []string{"--vertices", "500", "--degree", "10", "--gamma", "2.1", "--max-degree", "200"}, []string{"--vertices", "500", "--degree", "10", "--gamma", "3.5"}, "gamma = 3.5"},
+		{"sbm", []string{"--vertices", "300", "--sizes", "100,200", "--degree-in", "15", "--degree-out", "2"}, []string{"--vertices", "300", "--blocks", "3", "--degree-in", "150", "--degree-out", "2"}, "degree-in 150"},
+		{"road", []string{"--rows", "20", "--cols", "25", "--diagonals", "--delete", "0.2", "--links", "30"}, []string{"--rows", "20", "--cols", "25", "--delete", "1.5"}, "delete fraction 1.5"},
+	} {
+		out := filepath.Join(dir, c.name+".txt")
+		args := append([]string{"-q", "graph", c.name}, c.args...)
+		if code, _, errs := tcgen(t, append(args, "-o", out)...); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errs)
+		}
+		text, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edges, tri := bruteCount(t, string(text))
+		code, js, errs := tcgen(t, "-q", "--no-cache", "count", out, "--backend", "cpu", "--json")
+		if code != exitOK {
+			t.Fatalf("%s: count: exit %d: %s", c.name, code, errs)
+		}
+		var r countResult
+		if err := json.Unmarshal([]byte(js), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Edges != edges || r.Triangles != tri || tri == 0 {
+			t.Errorf("%s %v: count says %d edges, %d triangles; the file has %d and %d", c.name, c.args, r.Edges, r.Triangles, edges, tri)
+		}
+		cmd := exec.Command(tcgenBin, append(args, "-o", out+".1")...)
+		cmd.Env = append(slices.Clone(tcgenEnv), "GOMAXPROCS=1")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s with GOMAXPROCS=1: %v: %s", c.name, err, msg)
+		}
+		if again, err := os.ReadFile(out + ".1"); err != nil || !bytes.Equal(again, text) {
+			t.Errorf("%s: GOMAXPROCS=1 wrote another graph (%v)", c.name, err)
+		}
+		if c.bad != nil {
+			bad := filepath.Join(dir, "bad.txt")
+			code, _, errs := tcgen(t, append(append([]string{"-q", "graph", c.name}, c.bad...), "-o", bad)...)
+			// One line saying what is wrong, then the usage hint.
+			msg, hint, _ := strings.Cut(errs, "\n")
+			if code != exitUsage || !strings.HasPrefix(msg, "tcgen: ") || !strings.Contains(msg, c.msg) || hint != "Run \"tcgen help graph "+c.name+"\" for usage.\n" {
+				t.Errorf("%s %v: exit %d, stderr %q; want %d, one line with %q and the usage hint", c.name, c.bad, code, errs, exitUsage, c.msg)
+			}
+			if _, err := os.Stat(bad); !os.IsNotExist(err) {
+				t.Errorf("%s: a refused graph left %s", c.name, bad)
+			}
+		}
+	}
+}
+
+// bruteCount reads a text edge list and returns its distinct edges and,
+// trying every edge against every vertex, its triangles.
+func bruteCount(t *testing.T, text string) (edges, triangles uint64) {
+	t.Helper()
+	adj := map[[2]uint64]bool{}
+	var n uint64
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || strings.HasPrefix(f[0], "#") || strings.HasPrefix(f[0], "%") {
+			continue
+		}
+		u, err1 := strconv.ParseUint(f[0], 10, 64)
+		v, err2 := strconv.ParseUint(f[1], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("line %q", line)
+		}
+		if u != v && !adj[[2]uint64{u, v}] {
+			adj[[2]uint64{u, v}], adj[[2]uint64{v, u}] = true, true
+			edges++
+		}
+		n = max(n, u+1, v+1)
+	}
+	for e := range adj {
+		if e[0] >= e[1] {
+			continue
+		}
+		for w := e[1] + 1; w < n; w++ {
+			if adj[[2]uint64{e[0], w}] && adj[[2]uint64{e[1], w}] {
+				triangles++
+			}
+		}
+	}
+	return edges, triangles
 }

@@ -24,6 +24,12 @@ func TestGenerateTooLarge(t *testing.T) {
 		{"graph", "er", "--vertices", "4000000000", "--edges", "8000000000000"},
 		{"graph", "grid", "--rows", "60000", "--cols", "60000", "--diagonals"},
 		{"graph", "wheel", "4000000000"},
+		{"graph", "ba", "--vertices", "4000000000", "--m", "1000"},
+		{"graph", "ws", "--vertices", "4000000000", "--k", "1000", "--p", "0.1"},
+		{"graph", "rgg", "--vertices", "4000000000", "--degree", "100"},
+		{"graph", "chung-lu", "--vertices", "4000000000", "--degree", "1000"},
+		{"graph", "sbm", "--vertices", "4000000000", "--blocks", "10", "--degree-in", "100", "--degree-out", "10"},
+		{"graph", "road", "--rows", "60000", "--cols", "60000", "--links", "1000000000"},
 	} {
 		// 8G: the same answer on any machine.
 		code, _, errs := tcgen(t, append([]string{"--memory-limit", "8G"}, append(args, "-o", out)...)...)
@@ -40,6 +46,16 @@ func TestGenerateTooLarge(t *testing.T) {
 	oneLine(t, "default limit", errs, "generating Complete {N:100000000}: needs about 120 PiB of memory, more than the limit of ")
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Error("an output was written")
+	}
+	// Parameters no graph can have are a usage error, whatever their size.
+	for _, c := range []struct{ args, want string }{
+		{"graph complete 5000000000", "complete: 5000000000 vertices exceed the 4294967295 a graph can have"},
+		{"graph ba --vertices 5000000000 --m 1000", "barabasi-albert: "},
+	} {
+		code, _, errs := tcgen(t, append([]string{"--memory-limit", "8G"}, append(strings.Fields(c.args), "-o", out)...)...)
+		if code != exitUsage || !strings.HasPrefix(errs, "tcgen: "+c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", c.args, code, errs, exitUsage, c.want)
+		}
 	}
 	if code, _, errs := tcgen(t, "--memory-limit", "8Q", "graph", "complete", "5", "-o", out); code != exitUsage {
 		t.Errorf("--memory-limit 8Q: exit %d: %s", code, errs)

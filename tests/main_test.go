@@ -179,10 +179,12 @@ type fuzzSummary struct {
 
 // tuneOutcome is the part of tune --json the tests read.
 type tuneOutcome struct {
-	Points  int    `json:"points"`
-	Evals   int    `json:"evaluations"`
-	Best    string `json:"best_plan"`
-	Exhaust *struct {
+	Points   int      `json:"points"`
+	Evals    int      `json:"evaluations"`
+	Best     string   `json:"best_plan"`
+	BestMs   float64  `json:"best_ms"`
+	Baseline []string `json:"baseline"`
+	Exhaust  *struct {
 		Ratio float64 `json:"ratio"`
 	} `json:"replay_truth"`
 }

@@ -3,33 +3,12 @@
 package tests
 
 import (
-	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 )
-
-// tcgenIn runs the binary in dir and returns its exit code and output.
-func tcgenIn(t *testing.T, dir string, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	cmd := exec.Command(tcgenBin, args...)
-	cmd.Dir, cmd.Stdout, cmd.Stderr, cmd.Env = dir, &out, &errb, tcgenEnv
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return exitOK, out.String(), errb.String()
-	case errors.As(err, &ee) && ee.Exited():
-		return ee.ExitCode(), out.String(), errb.String()
-	}
-	t.Fatalf("tcgen %q: %v\nstderr: %s", args, err, errb.String())
-	return 0, "", ""
-}
 
 // oneLine checks that stderr is one "tcgen: " line holding want, with no
 // temporary file name and no Go stack in it.
@@ -129,14 +108,14 @@ func TestOutputForceFollowsLink(t *testing.T) {
 }
 
 // TestOutputStdout: -o - writes to standard output (a text edge list by
-// default, any format with --output-format when it is not a terminal) and
-// creates no file named "-".
+// default, any format with --output-format, Ligra's and SciPy's included,
+// when it is not a terminal) and creates no file named "-".
 func TestOutputStdout(t *testing.T) {
 	dir := t.TempDir()
 	in := writeFile(t, dir, "k4.txt", k4)
 	for _, c := range []struct {
 		format, file string
-	}{{"auto", "k4.out.txt"}, {"mtx", "k4.mtx"}, {"csr", "k4.tcsr"}, {"bin64", "k4.bin64"}} {
+	}{{"auto", "k4.out.txt"}, {"mtx", "k4.mtx"}, {"csr", "k4.tcsr"}, {"bin64", "k4.bin64"}, {"adj", "k4.adj"}, {"npz", "k4.npz"}} {
 		code, out, errs := tcgenIn(t, dir, "-q", "--no-cache", "convert", in, "-o", "-", "--output-format", c.format)
 		if code != exitOK {
 			t.Fatalf("%s: exit %d: %s", c.format, code, errs)
@@ -152,6 +131,11 @@ func TestOutputStdout(t *testing.T) {
 	code, out, _ := tcgenIn(t, dir, "-q", "graph", "wheel", "4", "-o", "-")
 	if code != exitOK || strings.Count(out, "\n") != 8 {
 		t.Errorf("graph -o -: exit %d, %q", code, out)
+	}
+	// The newer generators write through the same path, in any format.
+	code, out, _ = tcgenIn(t, dir, "-q", "graph", "ba", "--vertices", "5", "--m", "1", "-o", "-", "--output-format", "adj")
+	if code != exitOK || !strings.HasPrefix(out, "AdjacencyGraph\n5\n8\n") {
+		t.Errorf("graph ba -o - --output-format adj: exit %d, %q", code, out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "-")); !os.IsNotExist(err) {
 		t.Error(`a file named "-" was made`)

@@ -8,8 +8,8 @@ import (
 // holds), or as an edge list when the output name says so.
 type ConvertCmd struct {
 	GraphArg
-	Output    string `short:"o" required:"" help:"Output file: .tcsr for tcgen's CSR format; .mtx, .bin32, .bin64 or any other name (text edge list) write edges; a trailing .gz compresses edge lists; - writes to standard output (a text edge list unless --output-format says otherwise). Only a regular file is replaced." placeholder:"FILE" type:"path"`
-	OutFormat string `name:"output-format" help:"Format to write, whatever the output's name: auto (from the name), text, mtx, bin32, bin64 or csr." enum:"auto,text,mtx,bin32,bin64,csr" default:"auto"`
+	Output    string `short:"o" required:"" help:"Output file: .tcsr for tcgen's CSR format; .adj (Ligra's AdjacencyGraph) or .npz (SciPy's sparse csr) for the adjacency; .mtx, .bin32, .bin64 or any other name (text edge list) write edges; a trailing .gz compresses text formats; - writes to standard output (a text edge list unless --output-format says otherwise). Only a regular file is replaced." placeholder:"FILE" type:"path"`
+	OutFormat string `name:"output-format" help:"Format to write, whatever the output's name: auto (from the name), text, mtx, bin32, bin64, adj, npz or csr." enum:"auto,text,mtx,bin32,bin64,adj,npz,csr" default:"auto"`
 	Orient    string `help:"Write the oriented graph (.tcsr only): none, degree or id. count then skips orienting it, for plans of that orientation (and --relabel)." enum:"none,degree,id" default:"none"`
 	Relabel   bool   `help:"With --orient: renumber the vertices in the orientation's order (what plans with relabel: true need)."`
 	Pack      string `help:"Store the lists in 3 bytes an entry (.tcsr, at most 16777216 vertices): a quarter smaller, and faster onto the GPU, which unpacks them. auto packs oriented graphs that fit; readers on the host unpack them on all cores." enum:"auto,yes,no" default:"auto"`
@@ -39,7 +39,9 @@ func (c *ConvertCmd) Run(g *Globals) error {
 	if err := c.packable(l.g.N()); err != nil {
 		return err
 	}
-	if err := g.writeGraph(c.Output, c.OutFormat, l.g, graph.CacheMeta{Packed: c.Pack == "yes"}); err != nil {
+	// The source's report goes with the graph, so that count and stats of
+	// the file say what cleaning dropped.
+	if err := g.writeGraph(c.Output, c.OutFormat, l.g, graph.CacheMeta{Packed: c.Pack == "yes", Report: *l.rep}); err != nil {
 		return err
 	}
 	g.notice("wrote %s: %d vertices, %d edges (dropped %s)", outputName(c.Output), l.g.N(), l.g.Edges(), droppedLine(l.rep))

@@ -6,6 +6,7 @@ import (
 	"github.com/tcgen/tcgen/runtime/executor"
 	"io"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -20,10 +21,10 @@ type CountCmd struct {
 	PlanArg
 	GPUFlags
 	Backend   string  `help:"Where to count: auto (the GPU when one opens, else the CPU with a notice), cpu, or gpu (fail with exit code 5 when no GPU opens)." enum:"auto,cpu,gpu" default:"auto"`
-	Check     bool    `help:"Compare a GPU count with the CPU oracle; exit code 4 when they differ."`
+	Check     bool    `help:"Compare a GPU count with the CPU oracle; exit code 4 when they differ. A count on the CPU is the oracle's own: nothing to compare, and the output says so."`
 	Expect    *uint64 `help:"Compare the count with N (a known count); exit code 4 when they differ." placeholder:"N"`
-	Repeat    int     `help:"Timed GPU runs; the kernel time reported is their median." default:"1"`
-	Warmup    int     `help:"Untimed GPU runs before the timed ones." default:"1"`
+	Repeat    int     `help:"Timed runs, on the GPU or of the CPU oracle; the time reported is their median." default:"1"`
+	Warmup    int     `help:"Untimed runs before the timed ones (on the CPU only with --repeat above 1)." default:"1"`
 	PassOnly  bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
 	JSON      bool    `help:"Print the result as JSON."`
 	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (input ids, tab-separated; CPU only for now)." placeholder:"FILE" type:"path"`
@@ -37,13 +38,17 @@ type countResult struct {
 	Plan    string `json:"plan,omitempty"`
 	// PlanSource says where a plan chosen without --preset or --spec came
 	// from: "store" (this graph's tuned best on this GPU), "model"
-	// (predicted from the tuned graphs), "default" (examples/hybrid.yaml).
-	PlanSource string  `json:"plan_source,omitempty"`
-	Vertices   uint64  `json:"vertices"`
-	Edges      uint64  `json:"edges"`
-	DegreeMax  uint64  `json:"degree_max,omitempty"` // 0 for an oriented file (in-degrees not counted)
-	Triangles  uint64  `json:"triangles"`
-	LoadMs     float64 `json:"load_ms"`
+	// (predicted from the tuned graphs), "default" (examples/default.yaml).
+	PlanSource string `json:"plan_source,omitempty"`
+	// NotRun names the plan asked for when the CPU oracle counted instead
+	// (no usable GPU, --backend auto): "preset trust", "spec FILE", "the
+	// default plan".
+	NotRun    string  `json:"plan_not_run,omitempty"`
+	Vertices  uint64  `json:"vertices"`
+	Edges     uint64  `json:"edges"`
+	DegreeMax uint64  `json:"degree_max,omitempty"` // 0 for an oriented file (in-degrees not counted)
+	Triangles uint64  `json:"triangles"`
+	LoadMs    float64 `json:"load_ms"`
 	// An edge-list source read now (not from the cache): load_ms split into
 	// parsing and cleaning (graph.Report).
 	ParseMs   float64 `json:"parse_ms,omitempty"`
@@ -83,6 +88,14 @@ type countResult struct {
 	SelfLoops  uint64           `json:"self_loops_dropped"`
 	Duplicates uint64           `json:"duplicates_dropped"`
 	Isolated   uint64           `json:"isolated_dropped"`
+	// DroppedUnknown: a CSR file that does not record what cleaning its
+	// source dropped (written by an older tcgen); the three counts above
+	// are then 0 and mean nothing.
+	DroppedUnknown bool `json:"dropped_not_recorded,omitempty"`
+	// CPU counts with --repeat: count_ms is the median of Runs, these the
+	// extremes.
+	CountMinMs float64 `json:"count_min_ms,omitempty"`
+	CountMaxMs float64 `json:"count_max_ms,omitempty"`
 }
 
 // Run implements the command.
@@ -129,6 +142,9 @@ func (c *CountCmd) Run(g *Globals) error {
 		SelfLoops:  l.rep.SelfLoops,
 		Duplicates: l.rep.Duplicates,
 		Isolated:   l.rep.Isolated,
+		// The cleaning of a CSR file's source is unknown when the file
+		// does not record it (droppedRecorded).
+		DroppedUnknown: !droppedRecorded(l.g, l.rep),
 	}
 	if o != nil {
 		res.Edges = o.Arcs() // each edge once
@@ -141,7 +157,8 @@ func (c *CountCmd) Run(g *Globals) error {
 		switch {
 		case err == nil:
 		case c.Backend == "auto" && noGPU(err):
-			g.notice("count: no usable GPU (%v); counting on the CPU", err)
+			res.NotRun = c.planLabel()
+			g.notice("count: no usable GPU (%v); %s was not run: counting with the CPU oracle", err, res.NotRun)
 			gpu = false
 		default:
 			return err
@@ -203,19 +220,15 @@ func (c *CountCmd) verify(g *Globals, gr *graph.Graph, o *graph.Oriented, res *c
 		ref, res.Checked = *c.Expect, "expected (--expect)"
 	case c.Check && res.Backend == "cpu":
 		// The CPU count is the oracle: checking it against itself proves
-		// nothing.
+		// nothing, and the output says so.
+		res.Checked = "nothing: the count is the CPU oracle's own"
+		if res.NotRun != "" {
+			res.Checked += "; " + res.NotRun + " was not run"
+		}
 		return nil
 	case c.Check:
-		if err := g.oracleFits(gr, o, false); err != nil {
-			return err
-		}
 		var err error
-		if o != nil {
-			ref, err = graph.CountTrianglesContext(g.ctx, o)
-		} else {
-			ref, err = graph.OracleContext(g.ctx, gr)
-		}
-		if err != nil {
+		if ref, err = g.oracle(gr, o, "checking (CPU oracle)"); err != nil {
 			return err
 		}
 		res.Checked = "CPU oracle"
@@ -239,7 +252,8 @@ func maxDegree(g *graph.Graph) uint64 {
 }
 
 // countCPU runs the oracle: degree orientation with relabelling (prepare),
-// then the parallel exact count.
+// then the parallel exact count; with --repeat above 1, --warmup untimed
+// counts and --repeat timed ones, of which count_ms is the median.
 func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, o *graph.Oriented, res *countResult, perVertex *[]uint64) error {
 	res.Backend = "cpu"
 	res.Device = fmt.Sprintf("CPU, %d threads", goruntime.GOMAXPROCS(0))
@@ -255,16 +269,55 @@ func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, o *graph.Oriented, res 
 		}
 	}
 	res.PrepareMs = msSince(start)
-	pb := newSpinner(g.Quiet, "counting")
-	start = time.Now()
-	if c.PerVertex != "" {
-		res.Triangles, *perVertex, err = graph.CountPerVertexContext(g.ctx, o)
-	} else {
-		res.Triangles, err = graph.CountTrianglesContext(g.ctx, o)
+	runs, warmup := 1, 0
+	if c.Repeat > 1 {
+		runs, warmup = c.Repeat, c.Warmup
 	}
-	res.CountMs = msSince(start)
-	pb.Done()
-	return err
+	var ms []float64
+	for i := range warmup + runs {
+		desc := "counting (CPU oracle)"
+		if warmup+runs > 1 {
+			desc = fmt.Sprintf("counting (CPU oracle), run %d of %d", i+1, warmup+runs)
+		}
+		pb := newProgress(g.Quiet, desc, "edges")
+		start = time.Now()
+		if c.PerVertex != "" {
+			res.Triangles, *perVertex, err = graph.CountPerVertexContext(g.ctx, o, pb.Update)
+		} else {
+			res.Triangles, err = graph.CountTrianglesContext(g.ctx, o, pb.Update)
+		}
+		if i >= warmup {
+			ms = append(ms, msSince(start))
+		}
+		pb.Done()
+		if err != nil {
+			return err
+		}
+	}
+	slices.Sort(ms)
+	res.CountMs = ms[len(ms)/2]
+	if runs > 1 {
+		res.Runs, res.CountMinMs, res.CountMaxMs = runs, ms[0], ms[len(ms)-1]
+	}
+	return nil
+}
+
+// oracle counts the triangles of gr, or of o when it is not nil (an
+// oriented file), with the CPU oracle and a progress line, once it fits
+// the memory limit; ctx stops it.
+func (g *Globals) oracle(gr *graph.Graph, o *graph.Oriented, desc string) (uint64, error) {
+	if err := g.oracleFits(gr, o, false); err != nil {
+		return 0, err
+	}
+	pb := newProgress(g.Quiet, desc, "edges")
+	defer pb.Done()
+	if o == nil {
+		var err error
+		if o, err = graph.OrientContext(g.ctx, gr, graph.ByDegree, true); err != nil {
+			return 0, err
+		}
+	}
+	return graph.CountTrianglesContext(g.ctx, o, pb.Update)
 }
 
 // oracleFits refuses a CPU count whose orientation, in-lists and
@@ -280,6 +333,17 @@ func (g *Globals) oracleFits(gr *graph.Graph, o *graph.Oriented, perVertex bool)
 		arcs = 2 * o.Arcs() // OracleBytes counts the symmetric arcs
 	}
 	return mem.Check("counting on the CPU", graph.OracleBytes(n, arcs, goruntime.GOMAXPROCS(0), perVertex))
+}
+
+// planLabel names the plan count was asked to run, for messages.
+func (c *CountCmd) planLabel() string {
+	switch {
+	case c.Preset != "":
+		return "preset " + c.Preset
+	case c.Spec != "":
+		return "spec " + c.Spec
+	}
+	return "the default plan"
 }
 
 func printCount(g *Globals, asJSON bool, r *countResult) error {
@@ -300,9 +364,16 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 	if r.DegreeMax > 0 {
 		fmt.Fprintf(tw, "max degree\t%d\n", r.DegreeMax)
 	}
-	fmt.Fprintf(tw, "dropped\t%d self loops, %d duplicate edges, %d isolated vertices\n", r.SelfLoops, r.Duplicates, r.Isolated)
+	if r.DroppedUnknown {
+		fmt.Fprintf(tw, "dropped\tnot recorded (the file does not say what cleaning its source dropped)\n")
+	} else {
+		fmt.Fprintf(tw, "dropped\t%d self loops, %d duplicate edges, %d isolated vertices\n", r.SelfLoops, r.Duplicates, r.Isolated)
+	}
 	fmt.Fprintf(tw, "backend\t%s (%s)\n", r.Backend, r.Device)
-	if r.Plan != "" {
+	switch {
+	case r.NotRun != "":
+		fmt.Fprintf(tw, "plan\t%s (%s was not run: no usable GPU)\n", r.Plan, r.NotRun)
+	case r.Plan != "":
 		fmt.Fprintf(tw, "plan\t%s\n", r.Plan)
 	}
 	fmt.Fprintf(tw, "load\t%.3f ms (%s)\n", r.LoadMs, src)
@@ -329,15 +400,19 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 			fmt.Fprintf(tw, "clocks\tSM %d MHz, memory %d MHz (NVML, after the runs)\n", d.Device.ClockMHz, d.Device.MemClockMHz)
 		}
 		fmt.Fprintf(tw, "total\t%.3f ms (start to first count)\n", r.TotalMs)
+	} else if r.Runs > 1 {
+		fmt.Fprintf(tw, "count\t%.3f ms median of %d runs (min %.3f, max %.3f)\n", r.CountMs, r.Runs, r.CountMinMs, r.CountMaxMs)
 	} else {
 		fmt.Fprintf(tw, "count\t%.3f ms\n", r.CountMs)
 	}
-	if r.Reference != nil {
-		if *r.Reference == r.Triangles {
-			fmt.Fprintf(tw, "checked\tequal to the %s\n", r.Checked)
-		} else {
-			fmt.Fprintf(tw, "checked\tMISMATCH: the %s says %d\n", r.Checked, *r.Reference)
-		}
+	switch {
+	case r.Reference == nil && r.Checked != "":
+		fmt.Fprintf(tw, "checked\t%s\n", r.Checked)
+	case r.Reference == nil:
+	case *r.Reference == r.Triangles:
+		fmt.Fprintf(tw, "checked\tequal to the %s\n", r.Checked)
+	default:
+		fmt.Fprintf(tw, "checked\tMISMATCH: the %s says %d\n", r.Checked, *r.Reference)
 	}
 	fmt.Fprintf(tw, "rate\t%.4g edges/s\n", r.EdgesPerSec)
 	return tw.Flush()

@@ -6,18 +6,42 @@ import (
 	"testing"
 
 	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/runtime/executor"
 )
 
 // The commands run end to end, on files in and out, in tests/ (the tcgen
 // binary); these test count's pieces.
 
-// TestDefaultPlanIsHybrid: the plan count runs without --preset or --spec
-// is examples/hybrid.yaml, byte for byte, and valid.
-func TestDefaultPlanIsHybrid(t *testing.T) {
+// TestDefaultPlan: the plan count runs without --preset or --spec is
+// examples/default.yaml, valid, and its guard gives each shape its design:
+// even low-degree lists a vertex merge, even denser ones and small skewed
+// graphs an edge merge, large skewed graphs the pivot.
+func TestDefaultPlan(t *testing.T) {
 	p, err := PlanArg{}.plan()
-	if err != nil || p.Prefix != "hybrid" || gen.Check(p) != nil {
+	if err != nil || p.Prefix != "default" || gen.Check(p) != nil {
 		t.Fatalf("default plan %s: %v, %v", p.Prefix, err, gen.Check(p))
+	}
+	for _, c := range []struct {
+		name string
+		gen  graph.Generator
+		want int
+	}{
+		{"small grid", graph.Grid{Rows: 100, Cols: 100, Diagonals: true}, 0},
+		{"small dense uniform", graph.ErdosRenyi{N: 2000, M: 40000, Seed: 1}, 1},
+		{"small rmat", graph.DefaultRMAT(12), 1},
+		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 2},
+		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 3},
+		{"rmat", graph.DefaultRMAT(18), 4},
+	} {
+		g, _, err := graph.Generate(c.gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _, err := executor.Workload(p, g)
+		if err != nil || v != c.want {
+			t.Errorf("%s (%d edges): variant %d, %v; want %d", c.name, g.Edges(), v, err, c.want)
+		}
 	}
 }
 

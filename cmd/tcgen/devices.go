@@ -27,11 +27,24 @@ type deviceRow struct {
 	NVML *nvml.Facts `json:"nvml,omitempty"`
 }
 
+// devicesJSON is what devices --json prints: the GPUs, and why there are
+// none when none opens.
+type devicesJSON struct {
+	Devices []deviceRow `json:"devices"`
+	Error   string      `json:"error,omitempty"`
+}
+
 // Run implements the command.
 func (c *DevicesCmd) Run(g *Globals) error {
 	facts, err := cuda.Devices()
 	if err != nil {
-		return withCode(exitNoGPU, fmt.Errorf("devices: %w", err))
+		err = withCode(exitNoGPU, fmt.Errorf("devices: %w", err))
+		if c.JSON { // valid JSON all the same: no devices, and the reason
+			if perr := printJSON(g, devicesJSON{Devices: []deviceRow{}, Error: err.Error()}); perr != nil {
+				return perr
+			}
+		}
+		return err
 	}
 	rows := make([]deviceRow, len(facts))
 	for i, f := range facts {
@@ -47,9 +60,7 @@ func (c *DevicesCmd) Run(g *Globals) error {
 		}
 	}
 	if c.JSON {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return printJSON(g, devicesJSON{Devices: rows})
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tNAME\tCC\tSMS\tMEMORY\tL2\tSHARED/BLOCK\tDRIVER\tCLOCK\tTEMP")
@@ -65,4 +76,11 @@ func (c *DevicesCmd) Run(g *Globals) error {
 			float64(r.MemoryBytes)/(1<<30), r.L2Bytes>>20, r.SharedOptin>>10, r.Driver/1000, r.Driver%1000/10, clock, temp)
 	}
 	return tw.Flush()
+}
+
+// printJSON writes v indented on stdout.
+func printJSON(g *Globals, v any) error {
+	enc := json.NewEncoder(g.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -162,7 +162,7 @@ func (c *FuzzCmd) Run(g *Globals) error {
 		}
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, 0x7463_6765_6e66_757a)) // "tcgenfuz": a fixed stream id
-	pb := newProgress(g.Quiet, "fuzzing", false)
+	pb := newProgress(g.Quiet, "fuzzing", "plans")
 	defer pb.Done()
 	for i := 0; i < c.Plans; i++ {
 		if err := g.ctx.Err(); err != nil {

@@ -142,7 +142,7 @@ func gpuError(err error) error {
 // a store that cannot be read only costs the notice.
 func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, facts gpu.DeviceFacts, comp gpu.Compiler) (ir.Plan, string) {
 	fallback := func(why string) (ir.Plan, string) {
-		g.notice("plan: %s, the built-in default (examples/hybrid.yaml)%s", def.Name(), why)
+		g.notice("plan: %s, the built-in default (examples/default.yaml)%s", def.Name(), why)
 		return def, "default"
 	}
 	if g.NoStore {
@@ -169,7 +169,7 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 	fp := graph.Fingerprint(&gr.CSR) // an oriented file: its own CSR, as tune keyed it
 	if row, ok, err := st.Best(fp, key, toolVersion()); err == nil && ok {
 		if p, err := ir.Parse([]byte(row.Spec), "the tuning store's plan "+row.Plan); err == nil && usable(p) {
-			g.notice("plan: %s, the tuning store's best for this graph on this GPU (%.4f ms when tuned, tcgen %s)", p.Name(), row.MedianMs, row.Version)
+			g.notice("plan: %s, the tuning store's best for this graph on this GPU (%.4f ms median of %d passes when tuned, tcgen %s)", p.Name(), row.MedianMs, row.Runs, row.Version)
 			return p, "store"
 		}
 	}
@@ -180,15 +180,10 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 	case o != nil:
 		return fallback("; the model needs the undirected graph's features, this file is oriented")
 	}
-	m := autotune.Train(rows, 0)
-	pred, ok := m.Predict(graph.ComputeFeatures(gr), fp)
+	p, pred, graphs, ok := predictPlan(rows, graph.ComputeFeatures(gr), fp, target)
 	if !ok {
 		return fallback("")
 	}
-	p, err := ir.Parse([]byte(pred.Spec), "the model's plan "+pred.Plan)
-	if err != nil || !usable(p) {
-		return fallback("")
-	}
-	g.notice("plan: %s, predicted from %d tuned graphs (nearest: %s; %.2fx their best there)", p.Name(), m.Graphs(), strings.Join(pred.Neighbors, ", "), pred.Score)
+	g.notice("plan: %s, predicted from %d tuned graphs (nearest: %s; %.2fx their best there)", p.Name(), graphs, strings.Join(pred.Neighbors, ", "), pred.Score)
 	return p, "model"
 }

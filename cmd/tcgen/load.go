@@ -10,7 +10,7 @@ import (
 
 // GraphArg is the graph a command reads, with its format override.
 type GraphArg struct {
-	Graph  string `arg:"" help:"Graph file: text edge list (SNAP, CSV), Matrix Market (.mtx), binary pairs (.bin32/.bin64) or tcgen CSR (.tcsr); gzip is read transparently." type:"path"`
+	Graph  string `arg:"" help:"Graph file: text edge list (SNAP, CSV), Matrix Market (.mtx), binary pairs (.bin32/.bin64), tcgen CSR (.tcsr), Ligra AdjacencyGraph (.adj) or SciPy sparse .npz; gzip is read transparently; - or a pipe is read once, as a stream." type:"path"`
 	Format string `help:"Input format (${formats}); auto picks it from the extension and content." enum:"${formats}" default:"auto"`
 }
 
@@ -44,7 +44,7 @@ func (g *Globals) loadDeferred(a GraphArg, deferAdj bool) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	pb := newProgress(g.Quiet, "reading "+filepath.Base(a.Graph), true)
+	pb := newProgress(g.Quiet, "reading "+filepath.Base(a.Graph), unitBytes)
 	// CSR files are mapped, not copied (graph.ReadOptions.Map).
 	opt := graph.ReadOptions{Format: format, Progress: pb.Update, Map: true, DeferAdjCheck: deferAdj, Context: g.ctx, Memory: mem}
 	start := time.Now()
@@ -107,4 +107,13 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) 
 // droppedLine says what cleaning dropped.
 func droppedLine(r *graph.Report) string {
 	return fmt.Sprintf("%d self loops, %d duplicate edges, %d isolated vertices", r.SelfLoops, r.Duplicates, r.Isolated)
+}
+
+// droppedRecorded reports whether rep says what cleaning dropped. It does
+// for a source read now or a cache entry; a CSR file records it when
+// convert or graph wrote it, and then it counted the source's edge records
+// (input_edges): a file of edges with no records counted was written
+// without its source's report.
+func droppedRecorded(g *graph.Graph, rep *graph.Report) bool {
+	return rep.InputEdges > 0 || g.Arcs() == 0
 }

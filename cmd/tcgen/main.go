@@ -17,6 +17,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/tcgen/tcgen/autotune"
+	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
 )
@@ -32,6 +33,8 @@ type Globals struct {
 	// take; past it tcgen refuses with exit code 6 before allocating.
 	MemoryLimit string `help:"Most host memory a graph may take, as bytes or with a suffix K, M, G, T (powers of 1024: 8G, 512M), or none. Default: what the machine has available now (MemAvailable, the memory cgroup's limit, ulimit -v)." placeholder:"BYTES"`
 	Force       bool   `help:"Write an output that is a symbolic link through the link (its target is replaced, the link kept); without it links are refused. Devices, FIFOs and directories are never replaced."`
+	// VersionFlag is --version (the version command's field has the name).
+	VersionFlag kong.VersionFlag `name:"version" help:"Print tcgen's version and exit."`
 
 	ctx    context.Context
 	stdout io.Writer
@@ -46,19 +49,21 @@ type Globals struct {
 type CLI struct {
 	Globals
 
-	Count    CountCmd   `cmd:"" help:"Count the triangles of a graph."`
-	Stats    StatsCmd   `cmd:"" help:"Print a graph's size, degree statistics and features."`
-	Convert  ConvertCmd `cmd:"" help:"Convert a graph to tcgen's binary CSR format."`
-	Graph    GraphCmd   `cmd:"" help:"Generate a synthetic graph (RMAT, Erdos-Renyi, grid, closed forms)."`
-	Cuda     CudaCmd    `cmd:"" help:"Write a plan's generated CUDA source and launch manifest."`
-	List     ListCmd    `cmd:"" help:"List the presets and every dimension of the design space."`
-	Devices  DevicesCmd `cmd:"" help:"List the GPUs and their facts."`
-	StoreCmd StoreCmd   `cmd:"" name:"store" help:"Export the tuning store, list its best plans, judge its model."`
-	Bench    BenchCmd   `cmd:"" help:"Run the fixed, versioned benchmark: every preset, the default and each graph's tuned plan on the shared datasets and RMAT 16-24."`
-	Sweep    SweepCmd   `cmd:"" help:"Run a declared part of the design space over a set of graphs: verified timings, tables, plots, report."`
-	Tune     TuneCmd    `cmd:"" help:"Search a space of plans for the fastest exact one on a graph and this GPU, through the tuning store."`
-	Fuzz     FuzzCmd    `cmd:"" help:"Check random valid plans on random graphs against the CPU oracle (on the GPU; without one, generate and compile them)."`
-	Version  VersionCmd `cmd:"" help:"Print tcgen's version."`
+	Count      CountCmd      `cmd:"" help:"Count the triangles of a graph."`
+	Stats      StatsCmd      `cmd:"" help:"Print a graph's size, degree statistics and features."`
+	Convert    ConvertCmd    `cmd:"" help:"Convert a graph to tcgen's binary CSR format."`
+	Graph      GraphCmd      `cmd:"" help:"Generate a synthetic graph (RMAT, Erdos-Renyi, grid, closed forms, Barabasi-Albert, Watts-Strogatz, geometric, Chung-Lu, block model, road-like)."`
+	Cuda       CudaCmd       `cmd:"" help:"Write a plan's generated CUDA source and launch manifest."`
+	List       ListCmd       `cmd:"" help:"List the presets and every dimension of the design space."`
+	Devices    DevicesCmd    `cmd:"" help:"List the GPUs and their facts."`
+	StoreCmd   StoreCmd      `cmd:"" name:"store" help:"Export the tuning store, list its best plans, judge its model."`
+	Bench      BenchCmd      `cmd:"" help:"Run the fixed, versioned benchmark: every preset, the default and each graph's tuned plan on the shared datasets and RMAT 16-24."`
+	Sweep      SweepCmd      `cmd:"" help:"Run a declared part of the design space over a set of graphs: verified timings, tables, plots, report."`
+	Tune       TuneCmd       `cmd:"" help:"Search a space of plans for the fastest exact one on a graph and this GPU, through the tuning store."`
+	Fuzz       FuzzCmd       `cmd:"" help:"Check random valid plans on random graphs against the CPU oracle (on the GPU; without one, generate and compile them)."`
+	Version    VersionCmd    `cmd:"" help:"Print tcgen's version."`
+	Help       HelpCmd       `cmd:"" help:"Show the help of a command (tcgen help graph rmat)."`
+	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
 }
 
 // VersionCmd prints the version.
@@ -132,20 +137,15 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 
 	var cli CLI
 	cli.ctx, cli.stdout, cli.stderr = ctx, stdout, stderr
-	parser, err := kong.New(&cli,
-		kong.Name("tcgen"),
-		kong.Description("Generate, compile, run and tune CUDA kernels for exact triangle counting.\n\n"+exitCodesHelp),
-		kong.UsageOnError(),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(c int) { panic(kongExit(c)) }),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars(cliVars()),
-	)
+	parser, err := newParser(&cli, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "tcgen: internal error: %v\n", err)
 		return exitInternal
 	}
-	kctx, code, done := parse(parser, args)
+	if len(args) > 0 && args[0] == completeCommand {
+		return complete(parser, args[1:], stdout)
+	}
+	kctx, code, done := parse(parser, joinNegativeValues(parser.Model, args))
 	if done {
 		return code
 	}
@@ -158,9 +158,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	if err != nil {
 		code := exitCode(err)
-		if code == exitInterrupted {
+		switch code {
+		case exitInterrupted:
 			fmt.Fprintln(stderr, "tcgen: interrupted")
-		} else {
+		case exitUsage:
+			fmt.Fprintf(stderr, "tcgen: %v\n%s\n", err, usageHint(kctx.Selected()))
+		default:
 			fmt.Fprintf(stderr, "tcgen: %v\n", err)
 		}
 		return code
@@ -168,8 +171,21 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	return exitOK
 }
 
-// kongExit is how kong's exit (after --help, or a parse error with
-// UsageOnError) reaches run without leaving the process.
+// newParser is kong's parser of the command tree.
+func newParser(cli *CLI, stdout, stderr io.Writer) (*kong.Kong, error) {
+	return kong.New(cli,
+		kong.Name("tcgen"),
+		kong.Description("Generate, compile, run and tune CUDA kernels for exact triangle counting.\n\n"+exitCodesHelp),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(kongExit(c)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Help(helpPrinter),
+		kong.Vars(cliVars()),
+	)
+}
+
+// kongExit is how kong's exit (after --help or --version) reaches run
+// without leaving the process.
 type kongExit int
 
 func parse(parser *kong.Kong, args []string) (kctx *kong.Context, code int, done bool) {
@@ -187,13 +203,14 @@ func parse(parser *kong.Kong, args []string) (kctx *kong.Context, code int, done
 	}()
 	kctx, err := parser.Parse(args)
 	if err != nil {
+		// The error and where the help is, on stderr: stdout stays empty
+		// for whatever reads it.
+		var sel *kong.Node
 		var pe *kong.ParseError
-		if errors.As(err, &pe) {
-			fmt.Fprintf(parser.Stderr, "tcgen: %v\n", err)
-			_ = pe.Context.PrintUsage(true)
-			return nil, exitUsage, true
+		if errors.As(err, &pe) && pe.Context != nil {
+			sel = pe.Context.Selected()
 		}
-		fmt.Fprintf(parser.Stderr, "tcgen: %v\n", err)
+		fmt.Fprintf(parser.Stderr, "tcgen: %s\n%s\n", parseMessage(err), usageHint(sel))
 		return nil, exitUsage, true
 	}
 	return kctx, 0, false
@@ -202,8 +219,12 @@ func parse(parser *kong.Kong, args []string) (kctx *kong.Context, code int, done
 // cliVars feeds enum values into flag help so help never drifts from the code.
 func cliVars() kong.Vars {
 	return kong.Vars{
+		"version":    "tcgen " + toolVersion(),
 		"formats":    "auto,text,mtx,bin32,bin64,csr",
 		"presets":    strings.Join(ir.PresetNames(), ", "),
+		"specs":      strings.Join(examples.Names(examples.Plans), ", "),
+		"spaces":     strings.Join(examples.Names(examples.Spaces), ", "),
+		"sweeps":     strings.Join(examples.Names(examples.Sweeps), ", "),
 		"strategies": strings.Join(autotune.StrategyNames(), ","),
 	}
 }

@@ -61,8 +61,11 @@ func outFormat(path, format string) (string, bool) {
 // (outFormat), a CSR file with meta; files are written atomically.
 func (g *Globals) writeGraph(path, format string, gr *graph.Graph, meta graph.CacheMeta) error {
 	format, gz := outFormat(path, format)
-	if format == "csr" && gz {
+	switch {
+	case format == "csr" && gz:
 		return errorf(exitUsage, "%s: the CSR format is not gzipped; drop the .gz", path)
+	case format == "npz" && gz:
+		return errorf(exitUsage, "%s: .npz is a (compressed) zip already, which SciPy reads only so; drop the .gz", path)
 	}
 	if path == stdoutPath {
 		return g.writeGraphStdout(format, gr, meta)
@@ -76,7 +79,7 @@ func (g *Globals) writeGraph(path, format string, gr *graph.Graph, meta graph.Ca
 // writeGraphStdout writes gr to standard output: text formats anywhere,
 // binary ones only where they do not land on a terminal.
 func (g *Globals) writeGraphStdout(format string, gr *graph.Graph, meta graph.CacheMeta) error {
-	if format != "text" && format != "mtx" && isTerminal(g.stdout) {
+	if format != "text" && format != "mtx" && format != "adj" && isTerminal(g.stdout) {
 		return errorf(exitUsage, "-o -: the %s format is binary and standard output is a terminal; redirect it, or name a file", format)
 	}
 	w := graph.ContextWriter(g.ctx, g.stdout)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -20,24 +21,33 @@ import (
 )
 
 // defaultSpecName is what count runs when no plan is given and the tuning
-// store knows nothing better (embedded from examples/): a tiled edge merge
-// below 2 M edges and one pivot class above (docs/performance.md, "The
-// default plan").
-const defaultSpecName = "hybrid.yaml"
+// store knows nothing better (embedded from examples/): a design picked by
+// the graph's shape (docs/performance.md, "The default plan").
+const defaultSpecName = "default.yaml"
 
 // PlanArg selects a plan: a preset or a spec file.
 type PlanArg struct {
 	Preset string `help:"Preset plan (${presets})." placeholder:"NAME" xor:"plan"`
-	Spec   string `help:"Plan spec file (YAML or JSON) written by a user." placeholder:"FILE" type:"path" xor:"plan"`
+	Spec   string `help:"Plan spec file (YAML or JSON), or the name of a built-in example (${specs}) when no such file exists." placeholder:"FILE" xor:"plan"`
 }
 
-// plan returns the selected plan, or the default preset when none is given.
+// plan returns the selected plan, or the default plan when none is given.
 func (a PlanArg) plan() (ir.Plan, error) {
 	switch {
 	case a.Spec != "":
-		p, err := ir.Load(a.Spec)
+		var p ir.Plan
+		var err error
+		if fsys, name := exampleFile(examples.Plans, a.Spec); fsys != nil {
+			data, rerr := fs.ReadFile(fsys, name)
+			if rerr != nil {
+				return ir.Plan{}, rerr
+			}
+			p, err = ir.ParseValid(data, builtIn(name))
+		} else {
+			p, err = ir.Load(name)
+		}
 		if err != nil {
-			return ir.Plan{}, withCode(exitBadInput, err)
+			return ir.Plan{}, withCode(exitBadInput, withExamples(examples.Plans, err))
 		}
 		return p, nil
 	case a.Preset != "":
@@ -47,6 +57,13 @@ func (a PlanArg) plan() (ir.Plan, error) {
 		}
 		return p, nil
 	}
+	return defaultPlan()
+}
+
+// defaultPlan is the plan count runs when none is given and neither the
+// tuning store nor the model knows better. Whatever needs "the default"
+// (count, the plans a tune measures first) asks here, not the file.
+func defaultPlan() (ir.Plan, error) {
 	data, err := examples.FS.ReadFile(defaultSpecName)
 	if err != nil {
 		return ir.Plan{}, fmt.Errorf("the built-in default plan: %w", err)
@@ -63,11 +80,14 @@ type CudaCmd struct {
 	PlanArg
 	Output    string `short:"o" required:"" help:"Directory to write NAME.cu, NAME.json and the header tcgen.cuh into (created if missing)." placeholder:"DIR" type:"path"`
 	Arch      string `default:"compute_90" help:"Target architecture recorded in the manifest (the source is the same for every architecture)."`
-	SharedKiB int    `default:"99" help:"Most shared memory per block the target allows, in KiB (99: the smallest opt-in limit of compute 8.x and 9.0)."`
+	SharedKiB int    `name:"shared-kib" default:"99" help:"Most shared memory per block the target allows, in KiB (99: the smallest opt-in limit of compute 8.x and 9.0)."`
 }
 
 // Run implements the command.
 func (c *CudaCmd) Run(g *Globals) error {
+	if c.SharedKiB < 1 {
+		return errorf(exitUsage, "cuda: --shared-kib must be at least 1, got %d", c.SharedKiB)
+	}
 	p, err := c.plan()
 	if err != nil {
 		return err
@@ -130,7 +150,8 @@ func (c *ListCmd) Run(g *Globals) error {
 		}
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"presets": rows, "dimensions": dims})
+		return enc.Encode(map[string]any{"presets": rows, "dimensions": dims, "examples": map[string][]string{
+			"specs": examples.Names(examples.Plans), "spaces": examples.Names(examples.Spaces), "sweeps": examples.Names(examples.Sweeps)}})
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PRESET\tPLAN\tGENERATED\tDESCRIPTION")
@@ -144,6 +165,10 @@ func (c *ListCmd) Run(g *Globals) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	fmt.Fprintln(g.stdout, "\nBUILT-IN EXAMPLES (by name: --spec NAME, --space NAME, tcgen sweep NAME)")
+	for _, k := range []string{examples.Plans, examples.Spaces, examples.Sweeps} {
+		fmt.Fprintf(g.stdout, "%s: %s\n", kindName(k), strings.Join(examples.Names(k), ", "))
 	}
 	fmt.Fprintln(g.stdout, "\nDESIGN SPACE")
 	for _, d := range dims {

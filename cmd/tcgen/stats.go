@@ -32,20 +32,26 @@ type planWork struct {
 }
 
 type statsResult struct {
-	Graph      string         `json:"graph"`
-	Format     string         `json:"format"`
-	Gzip       bool           `json:"gzip"`
-	FromCache  bool           `json:"from_cache"`
-	InputEdges uint64         `json:"input_edges"`
-	SelfLoops  uint64         `json:"self_loops_dropped"`
-	Duplicates uint64         `json:"duplicates_dropped"`
-	Isolated   uint64         `json:"isolated_dropped"`
-	Features   graph.Features `json:"features"`
-	Work       *planWork      `json:"work,omitempty"`
+	Graph      string `json:"graph"`
+	Format     string `json:"format"`
+	Gzip       bool   `json:"gzip"`
+	FromCache  bool   `json:"from_cache"`
+	InputEdges uint64 `json:"input_edges"`
+	SelfLoops  uint64 `json:"self_loops_dropped"`
+	Duplicates uint64 `json:"duplicates_dropped"`
+	Isolated   uint64 `json:"isolated_dropped"`
+	// DroppedUnknown: a CSR file that does not record its source's
+	// cleaning (count's field of the name).
+	DroppedUnknown bool           `json:"dropped_not_recorded,omitempty"`
+	Features       graph.Features `json:"features"`
+	Work           *planWork      `json:"work,omitempty"`
 }
 
 // Run implements the command.
 func (c *StatsCmd) Run(g *Globals) error {
+	if !(c.DRAMTBps > 0 && c.SmemTBps > 0) { // !(x > 0) also refuses NaN
+		return errorf(exitUsage, "stats: --dram-tbps and --smem-tbps must be above 0")
+	}
 	l, err := g.load(c.GraphArg)
 	if err != nil {
 		return err
@@ -57,6 +63,7 @@ func (c *StatsCmd) Run(g *Globals) error {
 		Graph: c.Graph, Format: l.rep.Format, Gzip: l.rep.Gzip, FromCache: l.rep.FromCache,
 		InputEdges: l.rep.InputEdges, SelfLoops: l.rep.SelfLoops, Duplicates: l.rep.Duplicates,
 		Isolated: l.rep.Isolated, Features: graph.ComputeFeatures(l.g),
+		DroppedUnknown: !droppedRecorded(l.g, l.rep),
 	}
 	if c.Preset != "" || c.Spec != "" {
 		p, err := c.plan()
@@ -83,7 +90,11 @@ func (c *StatsCmd) Run(g *Globals) error {
 	fmt.Fprintf(tw, "vertices\t%d\n", f.Vertices)
 	fmt.Fprintf(tw, "edges\t%d (undirected)\n", f.Edges)
 	fmt.Fprintf(tw, "input records\t%d\n", r.InputEdges)
-	fmt.Fprintf(tw, "dropped\t%s\n", droppedLine(l.rep))
+	if r.DroppedUnknown {
+		fmt.Fprintf(tw, "dropped\tnot recorded (the file does not say what cleaning its source dropped)\n")
+	} else {
+		fmt.Fprintf(tw, "dropped\t%s\n", droppedLine(l.rep))
+	}
 	fmt.Fprintf(tw, "degree\tmax %d, mean %.3f, stddev %.3f\n", f.DegreeMax, f.DegreeMean, f.DegreeStddev)
 	fmt.Fprintf(tw, "degree histogram\t")
 	for k, n := range f.DegreeHist {

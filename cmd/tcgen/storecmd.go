@@ -15,7 +15,7 @@ import (
 // StoreCmd reads the tuning store.
 type StoreCmd struct {
 	Export StoreExportCmd `cmd:"" help:"Write measurements as JSON Lines (a tune --replay recording) or Kernel Tuner's T4 results format."`
-	Best   StoreBestCmd   `cmd:"" help:"List each graph's best plan on each GPU."`
+	Best   StoreBestCmd   `cmd:"" help:"List each graph's best plan on each GPU: the one count runs (of the rows with the most passes, the fastest)."`
 	Model  StoreModelCmd  `cmd:"" help:"Judge the plan model by leave-one-out over the graphs tuned on one GPU."`
 }
 
@@ -92,26 +92,33 @@ type StoreBestCmd struct {
 	JSON bool `help:"Print as JSON."`
 }
 
-// Run implements the command.
+// Run implements the command: for each graph and GPU the filter selects,
+// the plan count runs there (store.Best, preferring this tcgen's rows).
 func (c *StoreBestCmd) Run(g *Globals) error {
 	rows, err := c.rows(g)
 	if err != nil {
 		return err
 	}
+	st, err := g.openStore() // rows succeeded: there is a store
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	type key struct{ graph, gpu string }
 	best := map[key]store.Row{}
 	var order []key
 	for _, r := range rows {
-		if r.Status != store.StatusOK {
+		k := key{r.Graph, r.GPU}
+		if _, seen := best[k]; seen || r.Status != store.StatusOK {
 			continue
 		}
-		k := key{r.Graph, r.GPU}
-		b, ok := best[k]
-		if !ok {
-			order = append(order, k)
+		b, ok, err := st.Best(r.Graph, r.GPU, toolVersion())
+		if err != nil {
+			return err
 		}
-		if !ok || r.MedianMs < b.MedianMs {
-			best[k] = r
+		if ok {
+			best[k] = b
+			order = append(order, k)
 		}
 	}
 	if c.JSON {
@@ -165,6 +172,9 @@ func (c *StoreModelCmd) Run(g *Globals) error {
 			}
 		}
 		rows = mine
+	}
+	if len(rows) == 0 {
+		return errorf(exitBadInput, "store model: the tuning store holds no measurements yet; tune (tcgen tune, tcgen sweep) at least 2 graphs on a GPU first")
 	}
 	rep := autotune.LeaveOneOut(rows, c.K)
 	if len(rep.Rows) < 2 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tcgen/tcgen/autotune"
+	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
@@ -24,7 +25,7 @@ import (
 
 // SweepCmd runs a declared part of the design space over a set of graphs.
 type SweepCmd struct {
-	File string `arg:"" help:"Sweep file (YAML): graphs, space, include/exclude filters." type:"path"`
+	File string `arg:"" help:"Sweep file (YAML): graphs, space, include/exclude filters; or the name of a built-in sweep (${sweeps}) when no such file exists."`
 	GPUFlags
 	SearchFlags
 	Datasets   string  `help:"Directory of the shared datasets (MANIFEST.tsv) that dataset entries name." env:"TCGEN_DATASETS" default:"../shared/datasets" type:"path" placeholder:"DIR"`
@@ -32,14 +33,15 @@ type SweepCmd struct {
 	DryRun     bool    `help:"List the graphs and the points that would run, and those the restrictions or filters cull with the reason; run nothing."`
 	ProfileTop int     `help:"Profile the N fastest points with Nsight Compute (ncu, clocks left alone), at most 20." placeholder:"N"`
 	SlowMs     float64 `help:"A point whose verifying pass takes longer than this many ms is timed with 3 runs instead of --runs." default:"2000"`
-	SharedKiB  int     `help:"Shared memory a block may opt into, for --dry-run's restrictions (the GPU's own limit otherwise)." default:"227"`
+	SharedKiB  int     `name:"shared-kib" help:"Shared memory a block may opt into, for --dry-run's restrictions (the GPU's own limit otherwise)." default:"227"`
 }
 
 // Run implements the command.
 func (c *SweepCmd) Run(g *Globals) error {
-	f, err := sweep.Load(c.File)
+	fsys, name := exampleFile(examples.Sweeps, c.File)
+	f, err := sweep.LoadFS(fsys, name)
 	if err != nil {
-		return withCode(exitBadInput, err)
+		return withCode(exitBadInput, withExamples(examples.Sweeps, err))
 	}
 	return c.run(g, f, "tcgen sweep "+c.File, nil)
 }
@@ -54,18 +56,12 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 	if err := c.checkFlags(); err != nil {
 		return err
 	}
+	if c.DryRun {
+		return c.dryRun(g, f)
+	}
 	srcs, err := f.Sources(c.Datasets)
 	if err != nil {
 		return withCode(exitBadInput, err)
-	}
-	if c.DryRun {
-		t := gen.DefaultTarget()
-		t.MaxSharedPerBlock = c.SharedKiB << 10
-		sp, err := f.Expand(t)
-		if err != nil {
-			return withCode(exitBadInput, err)
-		}
-		return c.dryRun(g, f, srcs, sp)
 	}
 	if g.NoStore {
 		return errorf(exitUsage, "sweep: measurements go through the tuning store (it makes a sweep resumable); drop --no-store or give --store FILE")
@@ -76,7 +72,7 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 	}
 	defer dev.Close()
 	total := int64(len(sp.Plans) * len(srcs))
-	pb := newProgress(g.Quiet, "sweep", false)
+	pb := newProgress(g.Quiet, "sweep", "points")
 	var done int64
 	start := time.Now()
 	var graphs []string // fingerprints, in the sweep's order
@@ -156,6 +152,9 @@ func (c *SweepCmd) checkFlags() error {
 	}
 	if c.Runs < 1 || c.Warmup < 0 {
 		return errorf(exitUsage, "sweep: --runs must be at least 1 and --warmup at least 0")
+	}
+	if c.SharedKiB < 1 || c.SlowMs <= 0 {
+		return errorf(exitUsage, "sweep: --shared-kib must be at least 1 and --slow-ms above 0")
 	}
 	return nil
 }
@@ -352,12 +351,28 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-func (c *SweepCmd) dryRun(g *Globals, f *sweep.File, srcs []sweep.Source, sp *autotune.Space) error {
+// dryRun lists the graphs, the points and the culled points with their
+// reasons; it compiles and runs nothing.
+func (c *SweepCmd) dryRun(g *Globals, f *sweep.File) error {
+	// A dry run reads no graph: the datasets may be elsewhere.
+	srcs, err := f.DrySources(c.Datasets)
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
+	t := gen.DefaultTarget()
+	t.MaxSharedPerBlock = c.SharedKiB << 10
+	sp, err := f.Expand(t)
+	if err != nil {
+		return withCode(exitBadInput, err)
+	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "sweep\t%s: %d points x %d graphs = %d runs (%d culled)\n", f.Name, len(sp.Plans), len(srcs), len(sp.Plans)*len(srcs), len(sp.Cands.Culled))
 	for _, s := range srcs {
 		what := s.Path
-		if what == "" {
+		switch {
+		case s.Note != "":
+			what = s.Note
+		case what == "":
 			what = fmt.Sprintf("generated %T%+v", s.Gen, s.Gen)
 		}
 		exp := "CPU oracle"

@@ -19,6 +19,7 @@ import (
 	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/runtime/nvml"
 	"github.com/tcgen/tcgen/store"
 )
@@ -40,7 +41,7 @@ type TuneCmd struct {
 	Format string `help:"Input format (${formats})." enum:"${formats}" default:"auto"`
 	GPUFlags
 	SearchFlags
-	Space    string        `help:"Space file (YAML) declaring the plans to search (default: the built-in examples/spaces/default.yaml)." type:"path" placeholder:"FILE"`
+	Space    string        `help:"Space file (YAML) declaring the plans to search, or the name of a built-in space (${spaces}) when no such file exists (default: default)." placeholder:"FILE"`
 	Strategy string        `help:"Search strategy: ${strategies}." default:"tpe" enum:"${strategies}"`
 	Evals    int           `help:"Stop after N evaluations (0: no limit)." placeholder:"N"`
 	Time     time.Duration `help:"Stop after this wall time (0: no limit)." placeholder:"DURATION"`
@@ -67,7 +68,8 @@ type tuneOutcome struct {
 	BestLabel string       `json:"best_label,omitempty"`
 	BestMs    float64      `json:"best_ms,omitempty"`
 	Exhaust   *replayTruth `json:"replay_truth,omitempty"`
-	WarmStart []string     `json:"warm_start,omitempty"` // the plans measured first: the store's best or the model's
+	WarmStart []string     `json:"warm_start,omitempty"` // the plans the strategy starts from: the store's best or the model's
+	Baseline  []string     `json:"baseline,omitempty"`   // the plans count would otherwise run (default, model), measured first
 	SpecFile  string       `json:"spec_file,omitempty"`
 	CUDAFile  string       `json:"cuda_file,omitempty"`
 	Seconds   float64      `json:"seconds"`
@@ -89,9 +91,10 @@ func (c *TuneCmd) space() (*autotune.SpaceFile, error) {
 		}
 		return s, nil
 	}
-	s, err := autotune.LoadSpace(c.Space)
+	fsys, name := exampleFile(examples.Spaces, c.Space)
+	s, err := autotune.LoadSpaceFS(fsys, name)
 	if err != nil {
-		return nil, withCode(exitBadInput, err)
+		return nil, withCode(exitBadInput, withExamples(examples.Spaces, err))
 	}
 	return s, nil
 }
@@ -116,7 +119,6 @@ func (c *TuneCmd) Run(g *Globals) error {
 }
 
 func (c *TuneCmd) options(g *Globals, sp *autotune.Space, pb *progress, best func() (string, float64)) autotune.Options {
-	start := time.Now()
 	return autotune.Options{
 		Budget: autotune.Budget{Evals: c.Evals, Time: c.Time, Patience: c.Patience},
 		Runs:   c.Runs, Seed: c.Seed,
@@ -125,13 +127,12 @@ func (c *TuneCmd) options(g *Globals, sp *autotune.Space, pb *progress, best fun
 				return
 			}
 			name, ms := best()
-			rate := float64(t.N) / max(time.Since(start).Seconds(), 1e-9)
 			total := int64(len(sp.Plans))
 			if c.Evals > 0 {
 				total = int64(min(c.Evals, len(sp.Plans)))
 			}
-			pb.Describe(fmt.Sprintf("trial %d, best %.4f ms (%s), %.2f evals/s", t.N, ms, name, rate))
-			pb.Update(int64(t.N), total)
+			pb.Describe(fmt.Sprintf("tuning, best %.4f ms (%s)", ms, name))
+			pb.Update(int64(t.N), total) // the line adds the rate and the time left
 		},
 	}
 }
@@ -183,18 +184,23 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 	if len(sp.Plans) == 0 {
 		return errorf(exitBadInput, "%s: no point of space %s is recorded for %s", c.Replay, sf.Name, c.Graph)
 	}
+	var gpu []store.Row // the model learns from one GPU's measurements
+	for _, r := range rows {
+		if r.GPU == mine[0].GPU {
+			gpu = append(gpu, r)
+		}
+	}
+	sp, base, err := replayBaselines(sp, gpu, mine[0], have, t)
+	if err != nil {
+		return err
+	}
 	rp, err := autotune.NewReplay(&sp.Cands, mine)
 	if err != nil {
 		return withCode(exitBadInput, err)
 	}
 	opt := c.options(g, sp, nil, nil)
+	opt.Baseline = base
 	if !c.Cold { // as a tune of an unseen graph: the model learns from the other graphs
-		var gpu []store.Row // the model learns from one GPU's measurements
-		for _, r := range rows {
-			if r.GPU == mine[0].GPU {
-				gpu = append(gpu, r)
-			}
-		}
 		opt.Start = autotune.WarmStartFrom(gpu, mine[0].Graph, mine[0].Features, &sp.Cands, autotune.WarmStartN)
 	}
 	out, err := autotune.Run(g.ctx, &sp.Cands, strat, rp, opt)
@@ -206,10 +212,34 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 	for _, i := range opt.Start {
 		res.WarmStart = append(res.WarmStart, sp.Cands.Plans[i])
 	}
+	res.Baseline = planNames(sp, base)
 	if bi, bs := rp.Best(); bi >= 0 && out.Best >= 0 {
 		res.Exhaust = &replayTruth{Plan: sp.Cands.Plans[bi], Ms: bs, Ratio: out.Score / bs}
 	}
 	return printTune(g.stdout, c.JSON, res)
+}
+
+// replayBaselines adds to sp the plans count would run for the recorded
+// graph of row one (as tuneGPU does), those of them the recording has:
+// the model learns from gpu, one GPU's rows.
+func replayBaselines(sp *autotune.Space, gpu []store.Row, one store.Row, have map[string]bool, t gen.Target) (*autotune.Space, []int, error) {
+	var feats *graph.Features
+	if one.Features.Vertices > 0 { // an oriented file's rows carry no features
+		feats = &one.Features
+	}
+	plans, labels, err := baselines(gpu, feats, one.Graph, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ps []ir.Plan
+	var ls []string
+	for k, p := range plans {
+		if have[p.Name()] {
+			ps, ls = append(ps, p), append(ls, labels[k])
+		}
+	}
+	sp, at := sp.With(ps, ls, t)
+	return sp, at, nil
 }
 
 func (c *TuneCmd) outcome(sp *autotune.Space, out autotune.Outcome, start time.Time) tuneOutcome {
@@ -256,24 +286,11 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 	if st != nil {
 		defer st.Close()
 	}
-	var startIdx []int
-	if st != nil { // resume from the store's best, if it is a point of this space
-		if row, ok, err := st.Best(ev.Base.Graph, ev.Base.GPU, ev.Base.Version); err == nil && ok {
-			for i, p := range sp.Cands.Plans {
-				if p == row.Plan {
-					startIdx = append(startIdx, i)
-				}
-			}
-		}
-		// A graph not tuned here yet starts from the model's best plans
-		// for it (the oriented files carry no undirected features).
-		if len(startIdx) == 0 && !c.Cold && l.rep.Orientation == graph.Undirected {
-			if rows, err := st.Rows(store.Filter{GPU: ev.Base.GPU}); err == nil && len(rows) > 0 {
-				startIdx = autotune.WarmStartFrom(rows, ev.Base.Graph, graph.ComputeFeatures(l.g), &sp.Cands, autotune.WarmStartN)
-			}
-		}
+	sp, ev, startIdx, baseIdx, err := c.starts(st, sp, ev, executor.Target(facts, ""))
+	if err != nil {
+		return err
 	}
-	pb := newProgress(g.Quiet, "tuning", false)
+	pb := newProgress(g.Quiet, "tuning", "evals")
 	bestName, bestMs := "-", math.Inf(1)
 	opt := c.options(g, sp, pb, func() (string, float64) { return bestName, bestMs })
 	observe := opt.Observe
@@ -283,7 +300,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 		}
 		observe(t)
 	}
-	opt.Start = startIdx
+	opt.Start, opt.Baseline = startIdx, baseIdx
 	out, err := autotune.Run(g.ctx, &sp.Cands, strat, ev, opt)
 	pb.Done()
 	if err != nil {
@@ -294,6 +311,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 	for _, i := range startIdx {
 		res.WarmStart = append(res.WarmStart, sp.Cands.Plans[i])
 	}
+	res.Baseline = planNames(sp, baseIdx)
 	if out.Best >= 0 {
 		res.SpecFile, res.CUDAFile, err = writeWinner(c.Out, sp, out.Best, facts)
 		if err != nil {
@@ -312,6 +330,51 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 	return nil
 }
 
+// starts adds to sp the plans count would otherwise run for the graph
+// (baselines) and returns the space, its evaluator, the indices to start
+// from (the store's best if it is a point of the space, else for a graph not
+// tuned here yet the model's best plans) and the baselines' indices.
+func (c *TuneCmd) starts(st *store.Store, sp *autotune.Space, ev *autotune.GPU, target gen.Target) (_ *autotune.Space, _ *autotune.GPU, startIdx, baseIdx []int, err error) {
+	var rows []store.Row // this GPU's, failures too: the model never predicts a plan that counted wrong
+	if st != nil {
+		rows, _ = st.Rows(store.Filter{GPU: ev.Base.GPU}) // unreadable: the default alone is measured first
+	}
+	var feats *graph.Features // the oriented files carry no undirected features
+	if ev.Oriented == nil {
+		feats = &ev.Base.Features
+	}
+	plans, labels, err := baselines(rows, feats, ev.Base.Graph, target)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	sp, baseIdx = sp.With(plans, labels, target)
+	ev = ev.WithSpace(sp)
+	if st != nil {
+		if row, ok, err := st.Best(ev.Base.Graph, ev.Base.GPU, ev.Base.Version); err == nil && ok {
+			for i, p := range sp.Cands.Plans {
+				if p == row.Plan {
+					startIdx = append(startIdx, i)
+				}
+			}
+		}
+		if len(startIdx) == 0 && !c.Cold && feats != nil && len(rows) > 0 {
+			startIdx = autotune.WarmStartFrom(rows, ev.Base.Graph, *feats, &sp.Cands, autotune.WarmStartN)
+		}
+	}
+	return sp, ev, startIdx, baseIdx, nil
+}
+
+// planNames are the plan names of sp's candidates is (-1: none).
+func planNames(sp *autotune.Space, is []int) []string {
+	var out []string
+	for _, i := range is {
+		if i >= 0 {
+			out = append(out, sp.Cands.Plans[i])
+		}
+	}
+	return out
+}
+
 // evaluator opens the store and builds the GPU evaluator for graph l.
 func (g *Globals) evaluator(dev gpu.Device, comp gpu.Compiler, l *loaded, path string, sp *autotune.Space, expect *uint64, warmup int, source string) (*autotune.GPU, *store.Store, error) {
 	facts := dev.Facts()
@@ -325,12 +388,11 @@ func (g *Globals) evaluator(dev gpu.Device, comp gpu.Compiler, l *loaded, path s
 	switch {
 	case expect != nil:
 		ref = *expect
-	case o != nil:
-		ref = graph.CountTriangles(o)
 	default:
-		pb := newSpinner(g.Quiet, "reference count (CPU oracle)")
-		ref = graph.Oracle(l.g)
-		pb.Done()
+		var err error
+		if ref, err = g.oracle(l.g, o, "reference count (CPU oracle)"); err != nil {
+			return nil, nil, err
+		}
 	}
 	st, err := g.openStore()
 	if err != nil {
@@ -416,6 +478,9 @@ func printTune(w io.Writer, asJSON bool, r tuneOutcome) error {
 	fmt.Fprintf(tw, "graph\t%s\n", r.Graph)
 	fmt.Fprintf(tw, "space\t%s: %d points (%d culled by restrictions)\n", r.Space, r.Points, r.Culled)
 	fmt.Fprintf(tw, "strategy\t%s: %d evaluations (%d from the store, %d failed), stopped: %s, %.1f s\n", r.Strategy, r.Evals, r.Cached, r.Failed, r.Stopped, r.Seconds)
+	if len(r.Baseline) > 0 {
+		fmt.Fprintf(tw, "measured first\t%s (what count runs untuned)\n", strings.Join(r.Baseline, ", "))
+	}
 	if len(r.WarmStart) > 0 {
 		fmt.Fprintf(tw, "started from\t%s\n", strings.Join(r.WarmStart, ", "))
 	}

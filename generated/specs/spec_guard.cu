@@ -54,13 +54,31 @@ __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie,
 }
 
 // vertex counts the triangles at u (N+(u) = adj[a0, a1)): each lane merges
-// N+(u) with N+(v) for its own v's.
+// N+(u) with N+(v) for its own v's, the next v's list bounds loaded while
+// the current merge runs (on short even lists the chain of dependent loads
+// is the kernel's time).
 __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __restrict__ adj, u64 a0, u64 a1, u32 lane, u32* sm) {
+  // id order: a common neighbour w is > v, so only N+(u) after v can hold
+  // it, and the last v has nothing after it.
+  const u64 end = ID_ORDERED ? a1 - 1 : a1;
+  u64 j = a0 + lane;
+  if (j >= end) return 0;
+  u32 v = adj[j];
+  u64 b0 = off[v], b1 = off[v + 1];
   u64 c = 0;
-  for (u64 j = a0 + lane; j < a1; j += WIDTH) {
-    const u32 v = adj[j];
-    // id order: a common neighbour w is > v, so only N+(u) after v can hold it.
-    c += merge(adj, ID_ORDERED ? j + 1 : a0, a1, off[v], off[v + 1]);
+  for (;;) {
+    const u64 jn = j + WIDTH;
+    u64 nb0 = 0, nb1 = 0;
+    if (jn < end) {
+      v = adj[jn];
+      nb0 = off[v];
+      nb1 = off[v + 1];
+    }
+    c += merge(adj, ID_ORDERED ? j + 1 : a0, a1, b0, b1);
+    if (jn >= end) break;
+    j = jn;
+    b0 = nb0;
+    b1 = nb1;
   }
   return c;
 }

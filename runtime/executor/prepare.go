@@ -50,7 +50,7 @@ type preparation struct {
 	o       *graph.Oriented
 	ck      *graph.AdjCheck // the lists' deferred checks, left to the upload (nil: none, or done on the host)
 	variant int
-	fval    float64 // the guard feature's value
+	fvals   map[string]float64 // the guard's features measured on the graph
 	lists   []WorkList
 	needSrc bool
 	sp      scratchPlan
@@ -150,12 +150,9 @@ func (s *preparation) orient() error {
 // into the staging buffers, unless the host reads the lists first.
 func (s *preparation) pickVariant() error {
 	man := &s.out.Manifest
-	if man.Feature != "" {
-		var err error
-		if s.fval, err = Feature(man.Feature, s.g, s.o); err != nil {
-			return s.fail("%v", err)
-		}
-		s.variant = pickVariant(man.Variants, s.fval)
+	var err error
+	if s.variant, s.fvals, err = chooseVariant(man, s.g, s.o); err != nil {
+		return s.fail("%v", err)
 	}
 	s.ck = s.o.AdjCheck()
 	if s.ck != nil && hostReadsAdj(man.Variants[s.variant]) {
@@ -200,7 +197,7 @@ func (s *preparation) newPrepared() error {
 	pr := &Prepared{dev: s.dev, name: s.name, manifest: man, variant: s.variant, sms: s.facts.SMs, n: uint32(s.o.N()), m: s.o.Arcs()}
 	pr.res = Result{
 		Plan: s.name, Device: s.facts, Arch: s.target.Arch,
-		Variant: s.variant, Feature: man.Feature, FeatureValue: s.fval,
+		Variant: s.variant, Feature: man.Feature, FeatureValue: s.fvals[man.Feature], Features: s.fvals,
 		Vertices: uint64(pr.n), Edges: pr.m,
 		OrientMs: s.times.orient, ListsMs: s.times.lists, GenerateMs: s.times.gen,
 	}
@@ -334,14 +331,18 @@ func (s *preparation) compile() error {
 	pr, out := s.pr, s.out
 	t0 := time.Now()
 	major, minor := s.comp.Version()
-	img, err := s.comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Headers: out.Headers, Arch: s.target.Arch, Options: out.Manifest.Options})
+	in, err := compileInput(out, s.variant, s.target.Arch)
 	if err != nil {
-		return s.fail("compiling %s (kernels %s): %w", out.FileName, kernelNames(out.Manifest.Variants[s.variant]), err)
+		return s.fail("%v", err)
+	}
+	img, err := s.comp.Compile(in)
+	if err != nil {
+		return s.fail("compiling %s (kernels %s): %w", in.Name, kernelNames(out.Manifest.Variants[s.variant]), err)
 	}
 	pr.res.NVRTC, pr.res.CompileMs = [2]int{major, minor}, msSince(t0)
 	s.clk.mark("compile")
 	if pr.mod, err = s.dev.Load(img); err != nil {
-		return s.fail("loading %s: %w (NVRTC log: %s)", out.FileName, err, img.Log)
+		return s.fail("loading %s: %w (NVRTC log: %s)", in.Name, err, img.Log)
 	}
 	s.clk.mark("module load")
 	if s.ck != nil {

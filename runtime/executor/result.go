@@ -59,9 +59,11 @@ type Result struct {
 	Variant      int             `json:"variant"`
 	Feature      string          `json:"feature,omitempty"`
 	FeatureValue float64         `json:"feature_value,omitempty"`
-	Vertices     uint64          `json:"vertices"`
-	Edges        uint64          `json:"edges"`
-	Triangles    uint64          `json:"triangles"`
+	// Features holds every feature the guard measured to pick the variant.
+	Features  map[string]float64 `json:"features,omitempty"`
+	Vertices  uint64             `json:"vertices"`
+	Edges     uint64             `json:"edges"`
+	Triangles uint64             `json:"triangles"`
 	// PerClass lists the chosen variant's classes in order.
 	PerClass []ClassResult `json:"classes"`
 	// CopyMs is the event-timed upload of the graph and the work lists

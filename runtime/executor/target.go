@@ -2,6 +2,11 @@ package executor
 
 import (
 	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
@@ -54,6 +59,8 @@ func Feature(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
 			d = max(d, c.Degree(uint32(v)))
 		}
 		return float64(d), nil
+	case ir.FeatureDegreeCV:
+		return degreeCV(g, o), nil
 	case ir.FeatureVertices:
 		return n, nil
 	case ir.FeatureEdges:
@@ -62,14 +69,101 @@ func Feature(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
 	return 0, fmt.Errorf("unknown guard feature %q", f)
 }
 
-// pickVariant returns the variant whose [Lo, Hi) holds x.
-func pickVariant(vs []gen.Variant, x float64) int {
-	for i, v := range vs {
-		if x >= v.Lo && (v.Hi == 0 || x < v.Hi) {
-			return i
+// degreeCV is the coefficient of variation (stddev / mean) of the
+// undirected degrees: from g's offsets, or, for a graph read oriented, from
+// each vertex's out-degree plus the in-degree counted over o's lists (each
+// undirected edge is stored once there). Entries out of range, which the
+// list checks refuse later, are not counted.
+func degreeCV(g *graph.Graph, o *graph.Oriented) float64 {
+	var deg []uint64
+	if g != nil {
+		deg = make([]uint64, g.N())
+		for v := range deg {
+			deg[v] = g.Degree(uint32(v))
 		}
+	} else {
+		deg = inPlusOutDegrees(&o.CSR)
 	}
-	return len(vs) - 1
+	if len(deg) == 0 {
+		return 0
+	}
+	var sum, sq float64
+	for _, d := range deg {
+		x := float64(d)
+		sum += x
+		sq += x * x
+	}
+	n := float64(len(deg))
+	mean := sum / n
+	if mean == 0 {
+		return 0
+	}
+	return math.Sqrt(max(sq/n-mean*mean, 0)) / mean
+}
+
+// inPlusOutDegrees counts each vertex's entries of an oriented CSR as the
+// tail and the head of an arc, on all cores.
+func inPlusOutDegrees(c *graph.CSR) []uint64 {
+	n := c.N()
+	in := make([]uint32, n)
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(c.Adj)>>20))
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := len(c.Adj)*w/workers, len(c.Adj)*(w+1)/workers
+		wg.Go(func() {
+			for _, v := range c.Adj[lo:hi] {
+				if int(v) < n {
+					atomic.AddUint32(&in[v], 1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	deg := make([]uint64, n)
+	for v := range deg {
+		deg[v] = c.Degree(uint32(v)) + uint64(in[v])
+	}
+	return deg
+}
+
+// chooseVariant returns the variant of m's guard that the graph takes:
+// the first whose range holds the guard feature and whose conditions
+// (When) all hold, with the values of the features it measured (nil
+// without a guard).
+func chooseVariant(m *gen.Manifest, g *graph.Graph, o *graph.Oriented) (int, map[string]float64, error) {
+	if m.Feature == "" {
+		return 0, nil, nil
+	}
+	vals := map[string]float64{}
+	value := func(f string) (float64, error) {
+		if x, ok := vals[f]; ok {
+			return x, nil
+		}
+		x, err := Feature(f, g, o)
+		vals[f] = x
+		return x, err
+	}
+	x, err := value(m.Feature)
+	if err != nil {
+		return 0, nil, err
+	}
+next:
+	for i, v := range m.Variants {
+		if !(ir.Cond{Lo: v.Lo, Hi: v.Hi}).Holds(x) {
+			continue
+		}
+		for _, c := range v.When {
+			y, err := value(c.Feature)
+			if err != nil {
+				return 0, nil, err
+			}
+			if !c.Holds(y) {
+				continue next
+			}
+		}
+		return i, vals, nil
+	}
+	return len(m.Variants) - 1, vals, nil
 }
 
 // Target is the generator's target for a device: its architecture (arch,
@@ -97,10 +191,34 @@ func Compile(comp gpu.Compiler, facts gpu.DeviceFacts, p ir.Plan, arch string) e
 	if err != nil {
 		return err
 	}
-	if _, err := comp.Compile(gpu.CompileInput{Name: out.FileName, Source: out.Source, Headers: out.Headers, Arch: target.Arch, Options: out.Manifest.Options}); err != nil {
-		return fmt.Errorf("plan %s: compiling %s: %w", p.Name(), out.FileName, err)
+	for vi := range out.Manifest.Variants {
+		in, err := compileInput(out, vi, target.Arch)
+		if err != nil {
+			return err
+		}
+		if _, err := comp.Compile(in); err != nil {
+			return fmt.Errorf("plan %s: compiling %s: %w", p.Name(), in.Name, err)
+		}
+		if out.Manifest.Feature == "" {
+			break // one source for the whole plan
+		}
 	}
 	return nil
+}
+
+// compileInput is what the compiler gets for variant vi of a plan: a
+// guarded plan compiles the class list the graph takes, not every list.
+func compileInput(out *gen.Output, vi int, arch string) (gpu.CompileInput, error) {
+	in := gpu.CompileInput{Name: out.FileName, Source: out.Source, Headers: out.Headers, Arch: arch, Options: out.Manifest.Options}
+	if out.Manifest.Feature == "" {
+		return in, nil
+	}
+	src, err := out.SourceFor(vi)
+	if err != nil {
+		return in, err
+	}
+	in.Name, in.Source = fmt.Sprintf("%s_v%d.cu", strings.TrimSuffix(out.FileName, ".cu"), vi), src
+	return in, nil
 }
 
 func kernelNames(v gen.Variant) string {

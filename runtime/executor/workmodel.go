@@ -51,12 +51,8 @@ func Workload(p ir.Plan, g *graph.Graph) (variant int, work []ClassWork, err err
 	}
 	o := graph.Orient(g, by, p.Relabel)
 	m := out.Manifest
-	if m.Feature != "" {
-		x, err := Feature(m.Feature, g, o)
-		if err != nil {
-			return 0, nil, err
-		}
-		variant = pickVariant(m.Variants, x)
+	if variant, _, err = chooseVariant(&m, g, o); err != nil {
+		return 0, nil, err
 	}
 	v := m.Variants[variant]
 	if variantHasPivot(v) {
