@@ -293,7 +293,7 @@ var specReverse = ParamSpec{
 // loads, so the resident threads hide the latency; a second launch bound
 // caps the registers so that more blocks fit on each SM.
 var specMinBlocks = ParamSpec{
-	Name: ParamMinBlocks, Default: 0, Min: 0, Max: 32, Values: []int64{0, 4, 8}, OmitDefault: true,
+	Name: ParamMinBlocks, Default: 0, Min: 0, Max: 32, Values: []int64{0, 4, 8, 16}, OmitDefault: true,
 	Source: "tcgen default: the compiler's own register choice (__launch_bounds__ with the block size alone)",
 	Doc:    "blocks per SM the kernel must fit (__launch_bounds__'s second argument, which caps the registers per thread); 0 = the compiler's choice",
 }
