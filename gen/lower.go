@@ -138,6 +138,9 @@ func lowerMerge(cd *classData, _ *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial = "merge"
 	cd.Merge.Tile = int(ir.Get(s, ir.ParamTile))
 	cd.MinBlocks = int(ir.Get(s, ir.ParamMinBlocks))
+	if w := int(ir.Get(s, ir.ParamWaves)); w > 0 {
+		cd.BlocksPerSM = w * max(1, residentThreadsPerSM/cd.Block) // layoutGroups caps the grid by it
+	}
 }
 
 // lowerEdgeMerge: lowerMerge over edges, which the blocks may take last to

@@ -86,22 +86,26 @@ __device__ __forceinline__ void add_count(u64 c, u64* __restrict__ slot) {
 }
 
 // finish_count ends a one-launch class kernel (every thread of the block
-// must call it): the block's warps add their sums into the class's
-// accumulator counts[nslots + slot]; the last block to finish (a ticket
-// counted with atomicInc, which wraps back to 0 by itself) moves the total
-// into the output counts[slot] and zeroes the accumulator. The next pass
-// then needs no memset: one launch is the whole pass. Each adding lane
-// fences before the barrier, and the last block fences before reading, so
-// the total holds every block's sum (the threadfence reduction pattern).
+// calls it, once, last): the warps' sums meet in shared memory, thread 0
+// adds the block's into the class's accumulator counts[nslots + slot], and
+// the last block to finish (a ticket counted with atomicInc, which wraps
+// back to 0 by itself) moves the total into the output counts[slot] and
+// zeroes the accumulator. The next pass then needs no memset: one launch is
+// the whole pass. Thread 0 fences between its add and its ticket, and the
+// last block fences before reading, so the total holds every block's sum
+// (the threadfence reduction pattern); one fence per block, since a fence
+// per warp stalled short kernels (docs/performance.md, "Short lists").
 __device__ __forceinline__ void finish_count(u64 c, u64* __restrict__ counts, u32 slot, u32 nslots) {
+  __shared__ u64 part[WARP];  // one sum per warp (a block is at most 32 warps)
 #pragma unroll
   for (u32 d = WARP / 2; d > 0; d >>= 1) c += __shfl_down_sync(FULL_MASK, c, d);
-  if (threadIdx.x % WARP == 0) {
-    if (c != 0) atomicAdd(counts + nslots + slot, c);
-    __threadfence();
-  }
+  if (threadIdx.x % WARP == 0) part[threadIdx.x / WARP] = c;
   __syncthreads();
   if (threadIdx.x == 0) {
+    u64 s = 0;
+    for (u32 w = 0; w < blockDim.x / WARP; ++w) s += part[w];
+    if (s != 0) atomicAdd(counts + nslots + slot, s);
+    __threadfence();
     u32* const ticket = (u32*)(counts + 2 * nslots + slot);
     if (atomicInc(ticket, gridDim.x - 1) == gridDim.x - 1) {
       __threadfence();

@@ -114,7 +114,9 @@ const (
 	ParamTile = "tile"
 	// ParamMinBlocks: blocks per SM the compiler must fit (registers capped)
 	ParamMinBlocks = "min_blocks"
-	ParamReverse   = "reverse"
+	// ParamWaves: the grid capped to this many waves of resident blocks
+	ParamWaves   = "waves"
+	ParamReverse = "reverse"
 )
 
 // Enumerated parameter values.
@@ -293,9 +295,20 @@ var specReverse = ParamSpec{
 // loads, so the resident threads hide the latency; a second launch bound
 // caps the registers so that more blocks fit on each SM.
 var specMinBlocks = ParamSpec{
-	Name: ParamMinBlocks, Default: 0, Min: 0, Max: 32, Values: []int64{0, 4, 8}, OmitDefault: true,
+	Name: ParamMinBlocks, Default: 0, Min: 0, Max: 32, Values: []int64{0, 4, 8, 16}, OmitDefault: true,
 	Source: "tcgen default: the compiler's own register choice (__launch_bounds__ with the block size alone)",
 	Doc:    "blocks per SM the kernel must fit (__launch_bounds__'s second argument, which caps the registers per thread); 0 = the compiler's choice",
+}
+
+// specWaves: a one-launch kernel ends each block with its count's
+// reduction (a fence and a ticket); with a block per GROUPS items and
+// short lists that epilogue is a large share of a block's time, so a grid
+// of a few waves of resident blocks, striding over the items, pays it once
+// per block.
+var specWaves = ParamSpec{
+	Name: ParamWaves, Default: 0, Min: 0, Max: 64, Values: []int64{0, 1, 2, 4, 8}, OmitDefault: true,
+	Source: "tcgen default: a block per GROUPS items, as every published one-launch design",
+	Doc:    "grid capped to this many waves of resident blocks (2048 threads per SM), each thread striding over several items; 0 = a block per GROUPS items",
 }
 
 // Iterators and Intersections list the enum values in a stable order.

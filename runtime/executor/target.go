@@ -61,6 +61,16 @@ func Feature(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
 		return float64(d), nil
 	case ir.FeatureDegreeCV:
 		return degreeCV(g, o), nil
+	case ir.FeatureWedges:
+		if e == 0 {
+			return 0, nil
+		}
+		var w float64
+		for v := range o.N() {
+			d := float64(o.Degree(uint32(v)))
+			w += d * (d - 1) / 2
+		}
+		return w / e, nil
 	case ir.FeatureVertices:
 		return n, nil
 	case ir.FeatureEdges:
