@@ -31,7 +31,8 @@ func TestDefaultPlan(t *testing.T) {
 		{"small rmat", graph.DefaultRMAT(12), 0},
 		{"rmat", graph.DefaultRMAT(18), 1},
 		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 2},
-		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 3},
+		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 3},
+		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 4},
 	} {
 		g, _, err := graph.Generate(c.gen)
 		if err != nil {
