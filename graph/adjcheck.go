@@ -14,7 +14,8 @@ import (
 
 // AdjCheck holds the checks of a CSR file's adjacency section: every
 // neighbour a vertex, every list strictly increasing without self loops,
-// every edge stored both ways in an undirected file (symcheck.go), and,
+// every edge stored both ways in an undirected file (symcheck.go), every
+// arc forward in an oriented file's order (orientcheck.go), and,
 // for a mapped file, the section's share of the file's checksum (a
 // file read as a stream has its checksum checked as it is read). The section is most of the file,
 // and checking it on the mapping touches every page once before the upload
@@ -47,6 +48,11 @@ type AdjCheck struct {
 	// be symmetric; the caller's verdict on the lists (ListsChecked) does
 	// not cover that, so the host checks them all.
 	undirected bool
+	// by, relabelled and order: an oriented file's orientation and the
+	// order its arcs must follow (orientcheck.go).
+	by         Orientation
+	relabelled bool
+	order      ArcOrder
 	before     uint32 // CRC-32C of the file before the section (checksum field zeroed)
 	after      uint32 // of the bytes after it
 	afterLen   int64
@@ -131,9 +137,10 @@ func (a *AdjCheck) Fill(dst []byte, pos uint64) error { return a.fill(dst, pos, 
 func (a *AdjCheck) FillChecksum(dst []byte, pos uint64) error { return a.fill(dst, pos, true) }
 
 // ListsChecked gives the caller's verdict on the lists FillChecksum copied:
-// ok says every list is increasing, below n and without a self loop. It
-// must come before Finish; ok false, or no call, makes Finish check them,
-// and so does an undirected file, whose lists must also be symmetric.
+// ok says every list is increasing, below n and without a self loop, and
+// every arc follows ArcOrder. It must come before Finish; ok false, or no
+// call, makes Finish check them, and so does an undirected file, whose
+// lists must also be symmetric.
 func (a *AdjCheck) ListsChecked(ok bool) { a.listsOK.Store(ok) }
 
 func (a *AdjCheck) fill(dst []byte, pos uint64, sumOnly bool) error {
@@ -370,6 +377,11 @@ func (a *AdjCheck) finish() error {
 	if a.undirected && sym != 0 {
 		return a.corrupt(a.asymmetricMsg())
 	}
+	if a.order == ArcsByDegree && !a.listsOK.Load() {
+		if msg := a.byDegreeMsg(); msg != "" {
+			return a.corrupt(msg)
+		}
+	}
 	return nil
 }
 
@@ -384,8 +396,9 @@ func (a *AdjCheck) owner(p uint64) uint32 {
 
 // checkWords checks words [lo, lo+len(ws)) of the section, ws holding them:
 // every entry a vertex, no self loop, each list increasing within ws (the
-// order across the piece's start is Finish's); of an undirected file it
-// also sums the entries' pair hashes, for Finish's symmetry check.
+// order across the piece's start is Finish's), of an ArcsUp file above its
+// vertex; of an undirected file it also sums the entries' pair hashes, for
+// Finish's symmetry check.
 func (a *AdjCheck) checkWords(lo uint64, ws []uint32, crc uint32) adjPiece {
 	hi := lo + uint64(len(ws))
 	p := adjPiece{lo: lo, hi: hi, crc: crc, bad: noBad}
@@ -403,7 +416,8 @@ func (a *AdjCheck) checkWords(lo uint64, ws []uint32, crc uint32) adjPiece {
 			ok, sym = sortedSym(seg, v, a.n)
 			p.sym += sym
 		} else {
-			ok = sortedFrom(seg, v, a.n)
+			// Sorted, so an ArcsUp list is above v if its first entry is.
+			ok = sortedFrom(seg, v, a.n) && (a.order != ArcsUp || len(seg) == 0 || seg[0] > v)
 		}
 		if ok {
 			continue
@@ -416,6 +430,8 @@ func (a *AdjCheck) checkWords(lo uint64, ws []uint32, crc uint32) adjPiece {
 				p.msg = entryMsg(a.off, pos, v, "neighbour %d is not a vertex (n = %d)", w, a.n)
 			case w == v:
 				p.msg = entryMsg(a.off, pos, v, "neighbour %d is the vertex itself (a self loop)", w)
+			case a.order == ArcsUp && w < v:
+				p.msg = a.belowMsg(pos, v, w)
 			case i > 0 && seg[i-1] >= w:
 				p.msg = entryMsg(a.off, pos, v, "neighbour %d does not follow %d (lists must be strictly increasing)", w, seg[i-1])
 			default:

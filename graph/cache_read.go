@@ -12,7 +12,8 @@ import (
 
 // ReadCSR reads a CSR file written by WriteCSR. A file that fails any check
 // (magic, sizes, checksum, offsets, neighbour ids and order, self loops,
-// and for an undirected file every edge stored both ways) gives an *InputError
+// for an undirected file every edge stored both ways, and for an oriented
+// one every arc forward in its order) gives an *InputError
 // wrapping ErrCorrupt; one of another format version, ErrStale. The tool
 // version is returned in the meta, not checked: a converted graph stays
 // readable by later tools of the same format version (Cache.Load does
@@ -58,7 +59,8 @@ func readCSRFrom(r io.Reader, name string, size int64, gz bool) (*Graph, CacheMe
 	// checksum; a mapped file's checks may be left to the caller.
 	c.mr, c.mapped = r.(*mappedReader)
 	c.mapped = c.mapped && littleEndian
-	ck := &AdjCheck{name: name, n: hd.n, want: hd.crcWant, undirected: meta.Orientation == Undirected}
+	ck := &AdjCheck{name: name, n: hd.n, want: hd.crcWant, undirected: meta.Orientation == Undirected,
+		by: meta.Orientation, relabelled: meta.Relabelled, order: arcOrderOf(meta.Orientation, meta.Relabelled)}
 	err = c.readAdj(g, ck, &hd)
 	if ck.lazy {
 		defer func() {

@@ -69,8 +69,16 @@ func testCSRAsymmetric(t *testing.T, packed bool) {
 			t.Fatalf("read %d: %v is not ErrCorrupt", i, err)
 		}
 	}
-	// The same lists oriented (each edge once) are not checked for it.
+	// Oriented lists store each edge once: not checked for symmetry, but
+	// for going up (orientcheck.go): the lists above refused, their upper
+	// halves accepted.
 	if err := WriteCSR(p, g, CacheMeta{Packed: packed, Orientation: ByID}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := ReadCSR(p)
+	wantInputError(t, err, p, 0, "corrupt tcgen CSR file: vertex 1, list position 0 (entry 2): neighbour 0 is below the vertex")
+	up := &Graph{CSR: CSR{Offsets: []uint64{0, 2, 3, 4, 4}, Adj: []uint32{1, 2, 2, 3}}}
+	if err := WriteCSR(p, up, CacheMeta{Packed: packed, Orientation: ByID}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := ReadCSR(p); err != nil {

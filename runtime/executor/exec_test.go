@@ -157,7 +157,7 @@ type fakeModule struct{ d *fakeDevice }
 
 func (m *fakeModule) Function(name string) (gpu.Function, error) {
 	_, rows := m.d.rowsFor[name]
-	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && name != executor.CheckListsKernel && name != executor.UnpackKernel {
+	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && !isCheckKernel(name) {
 		return nil, fmt.Errorf("no kernel %s", name)
 	}
 	return &fakeFunc{d: m.d, name: name}, nil
@@ -238,21 +238,8 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 		}
 		return nil
 	}
-	if f.name == executor.CheckListsKernel { // templates/check_lists.cu
-		off, adj, n, bad := args[0].(*fakeBuf), args[1].(*fakeBuf), args[2].(uint64), args[3].(*fakeBuf)
-		if f.d.checkLies {
-			binary.LittleEndian.PutUint64(bad.data, 0)
-			return nil
-		}
-		for v := range n {
-			for e := off.u64(v); e < off.u64(v+1); e++ {
-				if w := adj.u32(e); uint64(w) >= n || uint64(w) == v || (e > off.u64(v) && adj.u32(e-1) >= w) {
-					binary.LittleEndian.PutUint64(bad.data, min(bad.u64(0), e))
-					break
-				}
-			}
-		}
-		return nil
+	if ok, err := f.d.checkLaunch(f.name, args); ok {
+		return err // check_fake_test.go
 	}
 	if c, ok := f.d.rowsFor[f.name]; ok {
 		return f.d.launchRows(c, grid, block, args) // edge_bitmap_test.go
@@ -657,10 +644,10 @@ func testExecFakeDeferredCheck(t *testing.T, packed bool) {
 }
 
 // onlyChecks reports whether every launch was the list check (or the
-// unpacking before it).
+// unpacking or the degrees before it).
 func onlyChecks(launches []string) bool {
 	for _, k := range launches {
-		if k != executor.CheckListsKernel && k != executor.UnpackKernel {
+		if !isCheckKernel(k) {
 			return false
 		}
 	}

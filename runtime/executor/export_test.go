@@ -17,6 +17,7 @@ func AdjBytes(m uint64) uint64 { return adjBytes(m) }
 // (upload.go), which the fake device emulates.
 const (
 	CheckListsKernel = checkListsKernel
+	DegreesKernel    = degreesKernel
 	UnpackKernel     = unpackKernel
 	CheckListsFile   = checkListsFile
 )

@@ -89,6 +89,9 @@ func (pr *Prepared) commonBuffers(needSrc bool, lists []WorkList, ck *graph.AdjC
 	}
 	if ck != nil {
 		b = append(b, bufferSpec{name: "list check verdict", bytes: checkVerdictBytes})
+		if ck.ArcOrder() == graph.ArcsByDegree {
+			b = append(b, bufferSpec{name: "degrees (list check)", bytes: degreesBytes(n)})
+		}
 		if ck.Packed() {
 			b = append(b, bufferSpec{name: "packed adjacency", bytes: packedUploadBytes(m)}) // until unpacked
 		}

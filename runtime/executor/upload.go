@@ -18,6 +18,7 @@ import (
 // (docs/performance.md, "End to end").
 const (
 	checkListsKernel = "tcgen_check_lists"
+	degreesKernel    = "tcgen_degrees"  // a file oriented by degree, not relabelled (graph.ArcsByDegree)
 	unpackKernel     = "tcgen_unpack24" // a packed file's lists (graph/packed.go)
 	checkListsFile   = "tcgen_check_lists.cu"
 	checkListsBlock  = 256 // the kernel's launch bounds
@@ -26,10 +27,17 @@ const (
 	checkListsWaves = 8
 	// checkVerdictBytes: the kernel's answer, the lowest bad position.
 	checkVerdictBytes = 8
+	// degreesWaves: blocks per SM for the degrees' sums, each thread
+	// adding one entry (and one vertex) at a time.
+	degreesWaves = 8
 	// unpackWaves: blocks per SM for the unpacking, each thread turning 12
 	// bytes into 4 entries as long as there are any.
 	unpackWaves = 8
 )
+
+// degreesBytes is the degrees' buffer of a file oriented by degree with n
+// vertices: a word each.
+func degreesBytes(n uint64) uint64 { return 4 * n }
 
 // packedUploadBytes is the device buffer a packed section of m entries
 // arrives in: whole groups of 12 bytes, what tcgen_unpack24 reads.
@@ -38,9 +46,10 @@ func packedUploadBytes(m uint64) uint64 { return (m + 3) / 4 * 12 }
 // listChecker is the check kernel and the unpacking, compiled (through the
 // caller's cache) and loaded for one Prepare.
 type listChecker struct {
-	mod    gpu.Module
-	fn     gpu.Function
-	unpack gpu.Function
+	mod     gpu.Module
+	fn      gpu.Function
+	degrees gpu.Function
+	unpack  gpu.Function
 }
 
 // loadListChecker compiles and loads the check kernel for arch.
@@ -54,7 +63,7 @@ func loadListChecker(dev gpu.Device, comp gpu.Compiler, arch string) (*listCheck
 		return nil, fmt.Errorf("loading %s: %w", checkListsFile, err)
 	}
 	lc := &listChecker{mod: mod}
-	for name, fn := range map[string]*gpu.Function{checkListsKernel: &lc.fn, unpackKernel: &lc.unpack} {
+	for name, fn := range map[string]*gpu.Function{checkListsKernel: &lc.fn, degreesKernel: &lc.degrees, unpackKernel: &lc.unpack} {
 		if *fn, err = mod.Function(name); err != nil {
 			mod.Unload()
 			return nil, fmt.Errorf("kernel %s: %w", name, err)
@@ -70,8 +79,10 @@ func (lc *listChecker) unpackLists(packed, adj gpu.Buffer, m uint64, sms int) er
 }
 
 // run checks the uploaded lists (pr.off and pr.adj) and reports whether
-// every one is sound.
-func (lc *listChecker) run(pr *Prepared, sms int) (bool, error) {
+// every one is sound and its arcs follow order. A file oriented by degree
+// (graph.ArcsByDegree) has its degrees summed first, into a buffer of n
+// words.
+func (lc *listChecker) run(pr *Prepared, sms int, order graph.ArcOrder) (bool, error) {
 	bad, err := pr.alloc(checkVerdictBytes) // predicted with the plan's buffers
 	if err != nil {
 		return false, err
@@ -80,8 +91,23 @@ func (lc *listChecker) run(pr *Prepared, sms int) (bool, error) {
 	if err := gpu.WriteSlice(bad, 0, none); err != nil {
 		return false, err
 	}
+	var deg any = uint64(0) // a null pointer: unread
+	if order == graph.ArcsByDegree {
+		b, err := pr.alloc(degreesBytes(uint64(pr.n))) // predicted too
+		if err != nil {
+			return false, err
+		}
+		if err := b.Zero(); err != nil {
+			return false, err
+		}
+		grid := uint32(max(1, sms*degreesWaves))
+		if err := lc.degrees.Launch(gpu.Dim3{X: grid, Y: 1, Z: 1}, gpu.Dim3{X: checkListsBlock, Y: 1, Z: 1}, 0, pr.off, pr.adj, uint64(pr.n), pr.m, b); err != nil {
+			return false, err
+		}
+		deg = b
+	}
 	grid := uint32(max(1, sms*checkListsWaves))
-	if err := lc.fn.Launch(gpu.Dim3{X: grid, Y: 1, Z: 1}, gpu.Dim3{X: checkListsBlock, Y: 1, Z: 1}, 0, pr.off, pr.adj, uint64(pr.n), bad); err != nil {
+	if err := lc.fn.Launch(gpu.Dim3{X: grid, Y: 1, Z: 1}, gpu.Dim3{X: checkListsBlock, Y: 1, Z: 1}, 0, pr.off, pr.adj, uint64(pr.n), uint32(order), deg, bad); err != nil {
 		return false, err
 	}
 	got := []uint64{0}
@@ -227,7 +253,7 @@ func (u *graphUpload) finish(pr *Prepared, lc *listChecker, sms int) error {
 			lerr = lc.unpackLists(u.packed, u.adj, u.m, sms)
 		}
 		if lerr == nil {
-			if sound, lerr = lc.run(pr, sms); lerr == nil {
+			if sound, lerr = lc.run(pr, sms, u.ck.ArcOrder()); lerr == nil {
 				u.ck.ListsChecked(sound) // else Verify checks them
 			}
 		}
