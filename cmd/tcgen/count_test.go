@@ -33,6 +33,7 @@ func TestDefaultPlan(t *testing.T) {
 		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 2},
 		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 3},
 		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 4},
+		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 4},
 	} {
 		g, _, err := graph.Generate(c.gen)
 		if err != nil {
