@@ -61,17 +61,7 @@ func TestChungLuMatchesDefinition(t *testing.T) {
 			}
 			want = append(want, ends)
 		}
-		for _, procs := range []int{1, 3} {
-			var el *EdgeList
-			var err error
-			withProcs(procs, func() { el, err = p.EdgeList() })
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(records(el), want) {
-				t.Fatalf("%+v GOMAXPROCS %d: records differ from the definition's", p, procs)
-			}
-		}
+		sameRecords(t, p, want)
 	}
 }
 

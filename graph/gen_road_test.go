@@ -2,7 +2,6 @@ package graph
 
 import (
 	"math"
-	"slices"
 	"testing"
 )
 
@@ -48,17 +47,7 @@ func TestRoadMatchesDefinition(t *testing.T) {
 		{Rows: 5, Cols: 100000, Diagonals: true, Delete: 1, Seed: 3},
 	} {
 		want := refRoad(p)
-		for _, procs := range []int{1, 3} {
-			var el *EdgeList
-			var err error
-			withProcs(procs, func() { el, err = p.EdgeList() })
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := records(el); !slices.Equal(got, want) && len(got)+len(want) > 0 {
-				t.Fatalf("%+v GOMAXPROCS %d: records differ from the definition's", p, procs)
-			}
-		}
+		sameRecords(t, p, want)
 	}
 }
 

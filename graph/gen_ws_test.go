@@ -2,7 +2,6 @@ package graph
 
 import (
 	"math"
-	"slices"
 	"testing"
 )
 
@@ -33,17 +32,7 @@ func TestWSMatchesDefinition(t *testing.T) {
 		{N: 1000, K: 6, P: 0.3, Seed: 3}, {N: 30001, K: 10, P: 0.05, Seed: 4},
 	} {
 		want := refWS(p)
-		for _, procs := range []int{1, 3} {
-			var el *EdgeList
-			var err error
-			withProcs(procs, func() { el, err = p.EdgeList() })
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(records(el), want) {
-				t.Fatalf("%+v GOMAXPROCS %d: records differ from the definition's", p, procs)
-			}
-		}
+		sameRecords(t, p, want)
 	}
 }
 

@@ -16,6 +16,23 @@ func records(el *EdgeList) [][2]uint64 {
 	return out
 }
 
+// sameRecords checks that gen's records equal want (its definition,
+// transcribed serially in the test) whatever the number of cores.
+func sameRecords(t *testing.T, gen Generator, want [][2]uint64) {
+	t.Helper()
+	for _, procs := range []int{1, 3} {
+		var el *EdgeList
+		var err error
+		withProcs(procs, func() { el, err = gen.EdgeList() })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := records(el); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("%+v GOMAXPROCS %d: records differ from the definition's", gen, procs)
+		}
+	}
+}
+
 // refErdosRenyi is the definition of ErdosRenyi transcribed serially: walk
 // the candidates in order, keeping ranks not seen before, with a map.
 func refErdosRenyi(p ErdosRenyi) map[[2]uint64]bool {
