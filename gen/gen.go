@@ -107,7 +107,25 @@ func (o *Output) SourceFor(vi int) (string, error) {
 			keep = append(keep, cd)
 		}
 	}
-	return render(o.fd, o.Manifest, keep)
+	// The helpers go where a class of the variant launches them: the src
+	// kernel for edge items, the pivot's preparation, the bit slices.
+	fd, m := o.fd, o.Manifest
+	var src, pivot, slices bool
+	for _, c := range m.Variants[vi].Classes {
+		src = src || c.NeedsSrc
+		pivot = pivot || c.Kind == KindPivot
+		slices = slices || c.Kind == KindBitwise
+	}
+	if !src {
+		fd.Src = nil
+	}
+	if !pivot {
+		m.Pivot = nil
+	}
+	if !slices {
+		m.Slices = nil
+	}
+	return render(fd, m, keep)
 }
 
 var (

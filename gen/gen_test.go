@@ -364,3 +364,52 @@ func TestPivotCoreFromList(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceFor: a guarded plan's source for one variant defines the
+// variant's class kernels and the helpers those classes launch (the src
+// kernel for edge items, the pivot's preparation), and no other kernel.
+func TestSourceFor(t *testing.T) {
+	data, err := os.ReadFile("../examples/default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ir.Parse(data, "default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(p, gen.DefaultTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := out.Manifest
+	for vi, v := range m.Variants {
+		src, err := out.SourceFor(vi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		pivot := false
+		for _, c := range v.Classes {
+			want = append(want, c.Kernel)
+			if c.NeedsSrc && !slices.Contains(want, m.Src.Kernel) {
+				want = append(want, m.Src.Kernel)
+			}
+			pivot = pivot || c.Kind == gen.KindPivot
+		}
+		if pivot {
+			want = append(want, m.Pivot.Kernels()...)
+		}
+		var got []string
+		for _, k := range externRE.FindAllStringSubmatch(src, -1) {
+			got = append(got, k[2])
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("variant %d: kernels %v, want %v", vi, got, want)
+		}
+	}
+	if _, err := out.SourceFor(len(m.Variants)); err == nil {
+		t.Error("a variant past the last: no error")
+	}
+}

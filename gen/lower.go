@@ -100,15 +100,16 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	if !chunked {
 		layoutGroups(cd, &mc, t)
 	}
+	// The count's reduction declares ir.ReduceSharedBytes of its own.
 	switch {
-	case cd.SharedBytes <= ir.SharedLimit:
+	case cd.SharedBytes <= ir.SharedLimit-ir.ReduceSharedBytes:
 		mc.StaticSharedBytes = cd.SharedBytes
-	case cd.SharedBytes <= t.MaxSharedPerBlock && !chunked:
+	case cd.SharedBytes <= t.MaxSharedPerBlock-ir.ReduceSharedBytes && !chunked:
 		cd.DynamicShared = true
 		mc.DynamicSharedBytes = cd.SharedBytes
 	default:
 		return nil, mc, fmt.Errorf("class %s: kernel %s needs %d bytes of shared memory per block, more than the target's %d",
-			cl.Name, mc.Kernel, cd.SharedBytes, t.MaxSharedPerBlock)
+			cl.Name, mc.Kernel, cd.SharedBytes, t.MaxSharedPerBlock-ir.ReduceSharedBytes)
 	}
 	return cd, mc, nil
 }
@@ -138,8 +139,10 @@ func lowerMerge(cd *classData, _ *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial = "merge"
 	cd.Merge.Tile = int(ir.Get(s, ir.ParamTile))
 	cd.MinBlocks = int(ir.Get(s, ir.ParamMinBlocks))
-	if w := int(ir.Get(s, ir.ParamWaves)); w > 0 {
-		cd.BlocksPerSM = w * max(1, residentThreadsPerSM/cd.Block) // layoutGroups caps the grid by it
+	if ir.Get(s, ir.ParamResident) == 1 {
+		// layoutGroups caps the grid by it; the executor caps it again at
+		// what the compiled kernel fits (residentGrid).
+		cd.BlocksPerSM = max(1, residentThreadsPerSM/cd.Block)
 	}
 }
 

@@ -114,9 +114,9 @@ const (
 	ParamTile = "tile"
 	// ParamMinBlocks: blocks per SM the compiler must fit (registers capped)
 	ParamMinBlocks = "min_blocks"
-	// ParamWaves: the grid capped to this many waves of resident blocks
-	ParamWaves   = "waves"
-	ParamReverse = "reverse"
+	// ParamResident: a grid of one wave of resident blocks
+	ParamResident = "resident"
+	ParamReverse  = "reverse"
 )
 
 // Enumerated parameter values.
@@ -145,6 +145,11 @@ const (
 // opt-in attribute (48 KiB on every architecture NVRTC targets); Validate
 // refuses strategies whose estimate (Strategy.SharedBytes) exceeds it.
 const SharedLimit = 48 << 10
+
+// ReduceSharedBytes is the shared memory every one-launch kernel declares
+// besides its class's own: the count reduction's sum per warp (tc::
+// finish_count, at most 32 warps of 8 bytes). A class's arrays get the rest.
+const ReduceSharedBytes = 32 * 8
 
 // Defaults for Width and Block when a spec leaves them out (zero).
 const (
@@ -295,20 +300,20 @@ var specReverse = ParamSpec{
 // loads, so the resident threads hide the latency; a second launch bound
 // caps the registers so that more blocks fit on each SM.
 var specMinBlocks = ParamSpec{
-	Name: ParamMinBlocks, Default: 0, Min: 0, Max: 32, Values: []int64{0, 4, 8, 16}, OmitDefault: true,
+	Name: ParamMinBlocks, Default: 0, Min: 0, Max: 32, Values: []int64{0, 2, 4, 8}, OmitDefault: true,
 	Source: "tcgen default: the compiler's own register choice (__launch_bounds__ with the block size alone)",
-	Doc:    "blocks per SM the kernel must fit (__launch_bounds__'s second argument, which caps the registers per thread); 0 = the compiler's choice",
+	Doc:    "blocks per SM the kernel must fit (__launch_bounds__'s second argument, which caps the registers per thread), at most 2048 threads per SM in all; 0 = the compiler's choice",
 }
 
-// specWaves: a one-launch kernel ends each block with its count's
+// specResident: a one-launch kernel ends each block with its count's
 // reduction (a fence and a ticket); with a block per GROUPS items and
 // short lists that epilogue is a large share of a block's time, so a grid
-// of a few waves of resident blocks, striding over the items, pays it once
+// of one wave of resident blocks, striding over the items, pays it once
 // per block.
-var specWaves = ParamSpec{
-	Name: ParamWaves, Default: 0, Min: 0, Max: 64, Values: []int64{0, 1, 2, 4, 8}, OmitDefault: true,
+var specResident = ParamSpec{
+	Name: ParamResident, Default: 0, Min: 0, Max: 1, Enum: []string{"off", "on"}, OmitDefault: true,
 	Source: "tcgen default: a block per GROUPS items, as every published one-launch design",
-	Doc:    "grid capped to this many waves of resident blocks (2048 threads per SM), each thread striding over several items; 0 = a block per GROUPS items",
+	Doc:    "grid: off = a block per GROUPS items; on = one wave of the blocks that fit on the SMs at once, each thread striding over many items",
 }
 
 // Iterators and Intersections list the enum values in a stable order.
@@ -382,7 +387,8 @@ func (s Strategy) ItemsPerBlock() int {
 
 // SharedBytes estimates the static shared memory per block the strategy's
 // parameters ask for (uint32 vertex ids), excluding small scratch such as
-// reduction slots. Validate keeps it within SharedLimit.
+// reduction slots. Validate keeps it within SharedLimit less
+// ReduceSharedBytes.
 func (s Strategy) SharedBytes() int64 {
 	if !s.Pair().Valid() {
 		return 0

@@ -282,7 +282,7 @@ func randomStrategy(rng *rand.Rand, it Iterator, is Intersection) Strategy {
 // fitsShared: the strategy's shared memory fits the static limit and its
 // radix parameters are consistent (ir/params_wedge_radix.go).
 func fitsShared(s Strategy) bool {
-	return s.SharedBytes() <= SharedLimit && radixProblem(s) == ""
+	return s.SharedBytes() <= SharedLimit-ReduceSharedBytes && radixProblem(s) == ""
 }
 
 func randomValue(rng *rand.Rand, ps ParamSpec) int64 {

@@ -3,6 +3,7 @@ package ir
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -123,11 +124,7 @@ func (g *Guard) validate() []error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if !knownFeature(g.Feature) {
-		names := make([]string, len(Features))
-		for i, f := range Features {
-			names[i] = f.Name
-		}
-		add("guard feature %q unknown; known: %s", g.Feature, strings.Join(names, ", "))
+		add("guard feature %q unknown; known: %s", g.Feature, featureNames())
 	}
 	if len(g.Variants) == 0 {
 		add("guard has no variants")
@@ -136,6 +133,10 @@ func (g *Guard) validate() []error {
 	for i, v := range g.Variants {
 		where := fmt.Sprintf("guard variant %d [%s)", i, floatRange(v.Lo, v.Hi))
 		errs = append(errs, condProblems(v.When, where)...)
+		if !finite(v.Lo) || !finite(v.Hi) {
+			add("%s: lo and hi must be finite numbers (leave hi out for unbounded)", where)
+			continue
+		}
 		// A variant with conditions shares its range with the next one.
 		shared := i > 0 && len(g.Variants[i-1].When) > 0
 		switch {
@@ -176,6 +177,20 @@ func (g *Guard) validate() []error {
 	return errs
 }
 
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// featureNames lists the guard features, comma-separated.
+func featureNames() string {
+	names := make([]string, len(Features))
+	for i, f := range Features {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// residentThreads is the most threads an SM of compute 8.0 and 9.0 holds.
+const residentThreads = 2048
+
 // condProblems checks a variant's further conditions.
 func condProblems(when []Cond, where string) []error {
 	var errs []error
@@ -183,7 +198,9 @@ func condProblems(when []Cond, where string) []error {
 		at := fmt.Sprintf("%s: when[%d] %s", where, j, c.Feature)
 		switch {
 		case !knownFeature(c.Feature):
-			errs = append(errs, fmt.Errorf("%s: unknown feature", at))
+			errs = append(errs, fmt.Errorf("%s: unknown feature; known: %s", at, featureNames()))
+		case !finite(c.Lo) || !finite(c.Hi):
+			errs = append(errs, fmt.Errorf("%s: lo and hi must be finite numbers (leave hi out for unbounded)", at))
 		case c.Lo < 0:
 			errs = append(errs, fmt.Errorf("%s: lo must be >= 0", at))
 		case c.Hi != 0 && c.Hi <= c.Lo:
@@ -388,8 +405,11 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 		if msg := radixProblem(s); msg != "" { // ir/params_wedge_radix.go
 			add("%s", msg)
 		}
-		if sh := s.SharedBytes(); sh > SharedLimit {
-			add("parameters need %d bytes of shared memory per block (%d items per block), more than the %d a block may declare; lower them or the items per block", sh, s.ItemsPerBlock(), SharedLimit)
+		if mb := s.Params[ParamMinBlocks]; mb*int64(s.EffectiveBlock()) > residentThreads {
+			add("min_blocks %d of %d threads is %d threads per SM, more than the %d an SM holds (the compiler would ignore it)", mb, s.EffectiveBlock(), mb*int64(s.EffectiveBlock()), residentThreads)
+		}
+		if sh := s.SharedBytes(); sh > SharedLimit-ReduceSharedBytes {
+			add("parameters need %d bytes of shared memory per block (%d items per block), more than the %d a block may declare beside the count's reduction; lower them or the items per block", sh, s.ItemsPerBlock(), SharedLimit-ReduceSharedBytes)
 		}
 	}
 	return errs

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -163,7 +164,7 @@ func TestValidateMessages(t *testing.T) {
 		{"pair", func(p *Plan) { p.Classes[0].Intersection = Radix; p.Classes[0].Params = nil },
 			`class "small": intersection radix does not apply to the vertex iterator; it takes merge, merge-path, binary-search, hash, bitmap`},
 		{"shared", func(p *Plan) { p.Classes[1].Params[ParamSlots] = 32; p.Classes[1].Params[ParamBuckets] = 4096 },
-			`class "hubs": parameters need 4194304 bytes of shared memory per block (8 items per block), more than the 49152`},
+			`class "hubs": parameters need 4194304 bytes of shared memory per block (8 items per block), more than the 48896`},
 		{"orientation", func(p *Plan) { p.Orientation = "random" },
 			`orientation "random" unknown; known: degree, id, tcbw`},
 		{"prefix", func(p *Plan) { p.Prefix = "My Plan" },
@@ -252,7 +253,9 @@ func TestValidateGuard(t *testing.T) {
 			`guard variant 1 [3.8, 38): variant 0 before it has conditions (when), so this one must cover the same range [0, 3.8)`},
 		{func(p *Plan) { p.Guard.Variants[2].When = []Cond{{Feature: FeatureDegreeCV, Hi: 1}} },
 			`guard variant 2 [38, inf): the last variant must have no conditions`},
-		{func(p *Plan) { p.Guard.Variants[1].When = []Cond{{Feature: "density", Hi: 1}} }, `when[0] density: unknown feature`},
+		{func(p *Plan) { p.Guard.Variants[1].When = []Cond{{Feature: "density", Hi: 1}} }, `when[0] density: unknown feature; known: avg_outdeg`},
+		{func(p *Plan) { p.Guard.Variants[1].When = []Cond{{Feature: FeatureEdges, Lo: math.NaN()}} }, `when[0] edges: lo and hi must be finite`},
+		{func(p *Plan) { p.Guard.Variants[2].Lo = math.Inf(1) }, `lo and hi must be finite numbers`},
 		{func(p *Plan) { p.Guard.Variants[1].When = []Cond{{Feature: FeatureEdges}} }, `when[0] edges: holds for every graph`},
 		{func(p *Plan) { p.Guard.Variants[1].When = []Cond{{Feature: FeatureEdges, Lo: 5, Hi: 2}} }, `when[0] edges: hi must be greater than lo`},
 	}
@@ -308,5 +311,21 @@ func TestCheckGeneratable(t *testing.T) {
 	want := `guard variant 0: class "thread": wedge/radix`
 	if err := q.CheckGeneratable(); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("wedge/radix: %v", err)
+	}
+}
+
+// TestValidateMinBlocks: a second launch bound the SM cannot hold is
+// refused (the compiler would ignore it silently).
+func TestValidateMinBlocks(t *testing.T) {
+	mk := func(block int, mb int64) Plan {
+		return Plan{Prefix: "m", Classes: []Class{{Name: "all", Select: Selector{Key: KeyOutDegree},
+			Strategy: Strategy{Iterator: IterVertex, Intersection: Merge, Width: 1, Block: block, Params: map[string]int64{ParamMinBlocks: mb}}}}}
+	}
+	if err := mk(256, 8).Validate(); err != nil {
+		t.Errorf("8 blocks of 256: %v", err)
+	}
+	want := "min_blocks 8 of 512 threads is 4096 threads per SM, more than the 2048 an SM holds"
+	if err := mk(512, 8).Validate(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("8 blocks of 512: %v", err)
 	}
 }

@@ -11,7 +11,9 @@
 #          graph by graph until the deadline.
 # Results gather under $OUT as one archive (corpus.tgz). Run again until
 # it prints "corpus: done".
-#   PHASES="make tcgen peers" DEADLINE=560 [RETIME=1] bash scripts/gpu-corpus.sh
+# A failed graph, count or peer run is a row that says so, and the script
+# then ends with "corpus: N failures" and exit 4.
+#   PHASES="make tcgen peers" DEADLINE=560 [RETIME=TAG] bash scripts/gpu-corpus.sh
 set -uo pipefail
 start=$(date +%s)
 left() { echo $(( ${DEADLINE:-560} - ($(date +%s) - start) )); }
@@ -34,6 +36,8 @@ dataset_file() { awk -F'\t' -v n="$1" '$1 == n {print $2}' .gpu/datasets/MANIFES
 input() { echo "$C/$1.tcsr"; }
 text() { case "$2" in dataset:*) echo "$PWD/$C/$1.txt.gz";; *) echo "$PWD/$C/$1.txt";; esac; }
 json() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+# fail WHAT: note a failure (the run then ends with exit 4).
+fail() { echo "$1: failed"; echo "$1" >> "$C/failures.txt"; }
 
 make_graphs() {
   while IFS=$'\t' read -r name fam cmd <&3; do
@@ -43,8 +47,8 @@ make_graphs() {
     case "$cmd" in
       dataset:*) # the peers name a graph by its file: a link under the corpus name
          ln -sf "$PWD/.gpu/datasets/$(dataset_file "${cmd#dataset:}")" "$(text "$name" "$cmd")"
-         $T -q convert "$(text "$name" "$cmd")" -o "$(input "$name")" || { echo "make $name: failed"; continue; };;
-      *) $T -q ${cmd#tcgen } -o "$(input "$name")" || { echo "make $name: failed"; continue; }
+         $T -q convert "$(text "$name" "$cmd")" -o "$(input "$name")" || { fail "make $name"; continue; };;
+      *) $T -q ${cmd#tcgen } -o "$(input "$name")" || { fail "make $name"; continue; }
          $T -q convert "$(input "$name")" -o "$(text "$name" "$cmd")";;
     esac
     t1=$(date +%s%N)
@@ -62,6 +66,7 @@ count() {
   $T -q --no-store --cache-dir /tmp/tcgen-cache count "$(input "$name")" --backend gpu --json "$@" > /tmp/c.json 2>/tmp/c.err
   rc=$?; t1=$(date +%s%N)
   if [ $rc -ne 0 ]; then
+    fail "count $name $label" >&2
     printf '%s\t%s\t%s\t\t\t\t\t%s\t%s\tfailed rc=%s: %s\n' "$name" "$label" "$label" "$(( (t1 - t0) / 1000000 ))" "$DEVICE" "$rc" "$(tail -1 /tmp/c.err | tr '\t' ' ')"
     return
   fi
@@ -81,18 +86,24 @@ PY
 
 time_tcgen() {
   local f="$C/tcgen.tsv"
-  # RETIME=1: time every graph again (a new binary), the old table kept aside.
-  [ -n "${RETIME:-}" ] && [ -f "$f" ] && mv "$f" "$C/tcgen-$(date +%s).tsv.old" && rm -f "$C/e2e.tsv"
+  # RETIME=TAG: time every graph again (a new binary), once per TAG however
+  # many calls it takes; the old table is kept aside.
+  if [ -n "${RETIME:-}" ] && [ ! -f "$C/retimed-$RETIME" ]; then
+    [ -f "$f" ] && mv "$f" "$C/tcgen-$(date +%s).tsv.old"
+    rm -f "$C/e2e.tsv"
+    touch "$C/retimed-$RETIME"
+  fi
   [ -f "$f" ] || printf 'graph\tplan\tplan_source\ttriangles\tkernel_ms\tgpu_ms\truns\twall_ms\tdevice\tnote\n' > "$f"
   # End to end on the small real graphs: the first count with an empty
   # kernel cache, then warm (one count, the process's wall).
   if ! grep -q '^e2e' "$C/e2e.tsv" 2>/dev/null; then
     printf 'e2e\tgraph\tcache\twall_ms\tcontext_ms\tcompile_ms\ttotal_ms\n' > "$C/e2e.tsv"
     for name in $E2E_GRAPHS; do
+      [ -f "$(input "$name")" ] || continue
       for cache in cold warm warm; do
         [ $cache = cold ] && rm -rf /tmp/tcgen-e2e
         t0=$(date +%s%N)
-        $T -q --no-store --cache-dir /tmp/tcgen-e2e count "$(input "$name")" --backend gpu --json > /tmp/e.json
+        $T -q --no-store --cache-dir /tmp/tcgen-e2e count "$(input "$name")" --backend gpu --json > /tmp/e.json || { fail "e2e $name"; continue; }
         t1=$(date +%s%N)
         printf 'e2e\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" $cache $(( (t1 - t0) / 1000000 )) "$(json /tmp/e.json 'round(r.get("context_ms",0),1)')" "$(json /tmp/e.json 'round(r["gpu"]["compile_ms"],1)')" "$(json /tmp/e.json 'round(r.get("total_ms",0),1)')" >> "$C/e2e.tsv"
       done
@@ -118,6 +129,7 @@ run_peers() {
       $(case " $E2E_GRAPHS " in *" $name "*) echo --e2e;; esac) > "$C/peers-$name.log" 2>&1
     # A graph whose peers ran out of time is run again next time.
     if grep -q 'skipped: deadline' "$C/peers-$name.tsv.tmp"; then echo "peers $name: deadline"; return 1; fi
+    [ -s "$C/peers-$name.tsv.tmp" ] || { fail "peers $name"; continue; }
     mv "$C/peers-$name.tsv.tmp" "$C/peers-$name.tsv"
     grep '^best' "$C/peers-$name.log" | head -1
   done 3< <(lines)
@@ -128,11 +140,22 @@ for phase in ${PHASES:-make tcgen peers}; do
   case $phase in
     make) make_graphs || status=3;;
     tcgen) time_tcgen || status=3;;
-    peers) [ -f .peers/peers-bin.tgz ] && [ ! -d .peers/bin ] && bash .peers/build.sh > /tmp/peers-build.log 2>&1
+    peers) # build.sh builds only what is missing (or unpacks .peers/peers-bin.tgz)
+           # and packs the binaries to bring home as .peers/peers-bin.tgz.
+           if ! bash .peers/build.sh --tar "$OUT/peers-bin.tgz" > "$C/peers-build.log" 2>&1; then
+             fail "peers build (see peers-build.log)"; status=3; continue
+           fi
            run_peers || status=3;;
   esac
 done
-[ $status -eq 0 ] && echo "corpus: done" || echo "corpus: not done (run again)"
-(cd "$C" && tar czf "$OUT/corpus.tgz" device.txt *.tsv *.json *.log 2>/dev/null)
+nfail=$(sort -u "$C/failures.txt" 2>/dev/null | wc -l)
+if [ $status -ne 0 ]; then
+  echo "corpus: not done (run again)"
+elif [ "$nfail" -gt 0 ]; then
+  echo "corpus: $nfail failures:"; sort -u "$C/failures.txt"; status=4
+else
+  echo "corpus: done"
+fi
+(cd "$C" && tar czf "$OUT/corpus.tgz" device.txt *.tsv *.tsv.old *.json *.log failures.txt 2>/dev/null)
 echo "took $(( $(date +%s) - start )) s"
 exit $status

@@ -1,0 +1,81 @@
+package executor
+
+import (
+	"math"
+	"testing"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+)
+
+// TestFeatures: the guard features on graphs with known values, and the
+// same value from a graph read oriented (no undirected graph at hand).
+func TestFeatures(t *testing.T) {
+	k10, _, err := graph.Generate(graph.Complete{N: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := graph.Orient(k10, graph.ByDegree, true)
+	// d+ runs 9, 8, ..., 0: sum of C(d+, 2) = 120 over 45 edges.
+	if w, err := Feature(ir.FeatureWedges, k10, o); err != nil || math.Abs(w-120.0/45) > 1e-12 {
+		t.Errorf("wedges_per_edge of K10 = %v, %v; want %v", w, err, 120.0/45)
+	}
+	if cv, err := Feature(ir.FeatureDegreeCV, k10, o); err != nil || cv != 0 {
+		t.Errorf("degree_cv of K10 = %v, %v; want 0", cv, err)
+	}
+	for _, gen := range []graph.Generator{graph.DefaultRMAT(12), graph.Grid{Rows: 30, Cols: 40, Diagonals: true}, graph.Wheel{Rim: 50}} {
+		g, _, err := graph.Generate(gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The direct definition, on the undirected degrees.
+		var sum, sq float64
+		for v := range g.N() {
+			d := float64(g.Degree(uint32(v)))
+			sum, sq = sum+d, sq+d*d
+		}
+		n := float64(g.N())
+		want := math.Sqrt(sq/n-(sum/n)*(sum/n)) / (sum / n)
+		for _, by := range []graph.Orientation{graph.ByDegree, graph.ByID} {
+			o := graph.Orient(g, by, by == graph.ByDegree)
+			for _, gg := range []*graph.Graph{g, nil} { // nil: read oriented
+				if cv, err := Feature(ir.FeatureDegreeCV, gg, o); err != nil || math.Abs(cv-want) > 1e-9 {
+					t.Errorf("%+v by %v (undirected %v): degree_cv %v, %v; want %v", gen, by, gg != nil, cv, err, want)
+				}
+			}
+		}
+	}
+}
+
+// TestChooseVariant: the first variant whose range and conditions hold is
+// taken, and a condition's feature is measured only when a variant in
+// range needs it.
+func TestChooseVariant(t *testing.T) {
+	g, _, err := graph.Generate(graph.Grid{Rows: 20, Cols: 20}) // 760 edges, average degree 3.8
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := graph.Orient(g, graph.ByDegree, true)
+	m := &gen.Manifest{Feature: ir.FeatureEdges, Variants: []gen.Variant{
+		{Lo: 0, Hi: 100},
+		{Lo: 100, When: []ir.Cond{{Feature: ir.FeatureAvgDegree, Lo: 4}}},
+		{Lo: 100, When: []ir.Cond{{Feature: ir.FeatureAvgDegree, Hi: 4}, {Feature: ir.FeatureDegreeCV, Hi: 1}}},
+		{Lo: 100},
+	}}
+	v, vals, err := chooseVariant(m, g, o)
+	if err != nil || v != 2 {
+		t.Fatalf("variant %d, %v; want 2", v, err)
+	}
+	if len(vals) != 3 || vals[ir.FeatureEdges] != 760 {
+		t.Errorf("features measured: %v", vals)
+	}
+	m.Variants[2].When[1].Hi = 0.01 // the grid's degrees vary more: the catch-all
+	if v, _, _ := chooseVariant(m, g, o); v != 3 {
+		t.Errorf("variant %d; want 3", v)
+	}
+	m.Variants[0].Hi, m.Variants[1].Lo, m.Variants[2].Lo, m.Variants[3].Lo = 1000, 1000, 1000, 1000
+	if v, vals, _ := chooseVariant(m, g, o); v != 0 || len(vals) != 1 {
+		t.Errorf("variant %d, features %v; want 0 and the edge count alone", v, vals)
+	}
+}
