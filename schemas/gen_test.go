@@ -74,13 +74,8 @@ func newGenerator(t *testing.T) *generator {
 	g.overrides = map[string]func() *schema{
 		"ir.Plan.Core":    core,
 		"ir.Variant.Core": core,
-		"ir.Guard.Feature": func() *schema {
-			var names []any
-			for _, f := range ir.Features {
-				names = append(names, f.Name)
-			}
-			return &schema{Type: "string", Enum: names}
-		},
+		"ir.Guard.Feature": featureSchema,
+		"ir.Cond.Feature":  featureSchema,
 		"ir.Strategy.Params":            func() *schema { return paramsSchema(false) },
 		"autotune.StrategySpace.Params": func() *schema { return paramsSchema(true) },
 		"autotune.StrategySpace.Width":  widthListSchema,
@@ -89,6 +84,15 @@ func newGenerator(t *testing.T) *generator {
 		},
 	}
 	return g
+}
+
+// featureSchema is a guard feature's: one of ir.Features.
+func featureSchema() *schema {
+	var names []any
+	for _, f := range ir.Features {
+		names = append(names, f.Name)
+	}
+	return &schema{Type: "string", Enum: names}
 }
 
 // of is the schema of a value of type t, for the field key ("pkg.Type.Field").
