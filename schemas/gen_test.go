@@ -72,10 +72,10 @@ func newGenerator(t *testing.T) *generator {
 		return &schema{Type: "integer", Enum: anys(ir.CoreSpec.Values), Description: firstSentences(ir.CoreSpec.Doc)}
 	}
 	g.overrides = map[string]func() *schema{
-		"ir.Plan.Core":    core,
-		"ir.Variant.Core": core,
-		"ir.Guard.Feature": featureSchema,
-		"ir.Cond.Feature":  featureSchema,
+		"ir.Plan.Core":                  core,
+		"ir.Variant.Core":               core,
+		"ir.Guard.Feature":              featureSchema,
+		"ir.Cond.Feature":               featureSchema,
 		"ir.Strategy.Params":            func() *schema { return paramsSchema(false) },
 		"autotune.StrategySpace.Params": func() *schema { return paramsSchema(true) },
 		"autotune.StrategySpace.Width":  widthListSchema,
