@@ -27,7 +27,11 @@ type CountCmd struct {
 	Warmup    int     `help:"Untimed runs before the timed ones (on the CPU only with --repeat above 1)." default:"1"`
 	PassOnly  bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
 	JSON      bool    `help:"Print the result as JSON."`
-	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (input ids, tab-separated; CPU only for now)." placeholder:"FILE" type:"path"`
+	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (id<TAB>triangles in input ids; a .npy name: a uint64 array, (n,) by id when the ids are dense, else (n, 2) rows [id, triangles]; CPU only for now)." placeholder:"FILE" type:"path"`
+	PerEdge   string  `help:"Write the number of triangles each edge is in to FILE (u<TAB>v<TAB>triangles, u < v in input ids; a .npy name: a (m, 3) uint64 array; CPU only for now)." placeholder:"FILE" type:"path"`
+	// Clustering and ClusteringStats need the per-vertex counts.
+	Clustering      string `help:"Write each vertex's local clustering coefficient, its triangles over C(degree, 2) (0 below degree 2), to FILE (id<TAB>coefficient; a .npy name: float64, (n,) or (n, 2) rows [id, coefficient] as for --per-vertex; CPU only for now)." placeholder:"FILE" type:"path"`
+	ClusteringStats bool   `help:"Add the global transitivity (3 x triangles / wedges) and the average clustering coefficient to the output (CPU only for now; also given by the local outputs)."`
 }
 
 // countResult is what count prints; the JSON field names are stable.
@@ -96,6 +100,13 @@ type countResult struct {
 	// extremes.
 	CountMinMs float64 `json:"count_min_ms,omitempty"`
 	CountMaxMs float64 `json:"count_max_ms,omitempty"`
+	// With a local output or --clustering-stats: the wedges (sum of
+	// C(degree, 2)), 3 x triangles / wedges, and the mean of the vertices'
+	// local clustering coefficients (over the graph's vertices: cleaning
+	// dropped the isolated ones).
+	Wedges        uint64   `json:"wedges,omitempty"`
+	Transitivity  *float64 `json:"transitivity,omitempty"`
+	AvgClustering *float64 `json:"average_clustering,omitempty"`
 }
 
 // Run implements the command.
@@ -109,7 +120,7 @@ func (c *CountCmd) Run(g *Globals) error {
 		return err
 	}
 	planMs := msSince(start)
-	gpu := c.Backend != "cpu" && c.PerVertex == ""
+	gpu := c.Backend != "cpu" && c.localFlag() == ""
 	// On the GPU, the checks of an oriented CSR file's lists are made by
 	// the upload, as it reads them (executor.Prepare): one pass over the
 	// file instead of two. Not when the plan comes from the tuning store:
@@ -127,8 +138,8 @@ func (c *CountCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	if o != nil && c.PerVertex != "" {
-		return errorf(exitBadInput, "%s: --per-vertex needs the undirected graph; this file is oriented by %s", c.Graph, o.By)
+	if o != nil && c.localFlag() != "" {
+		return errorf(exitBadInput, "%s: %s needs the undirected graph; this file is oriented by %s", c.Graph, c.localFlag(), o.By)
 	}
 	res := countResult{
 		Graph:      c.Graph,
@@ -151,7 +162,7 @@ func (c *CountCmd) Run(g *Globals) error {
 	} else {
 		res.DegreeMax = maxDegree(l.g)
 	}
-	var perVertex []uint64
+	var loc localCounts
 	if gpu {
 		err := c.countGPU(g, p, l.g, o, &res, start)
 		switch {
@@ -164,7 +175,7 @@ func (c *CountCmd) Run(g *Globals) error {
 			return err
 		}
 	} else if c.Backend == "auto" {
-		g.notice("count: --per-vertex is CPU only; counting on the CPU")
+		g.notice("count: %s is CPU only; counting on the CPU", c.localFlag())
 	}
 	// The lists' checks, made by the upload or now; the host reads the
 	// lists (unpacking a packed file) only to count or check on the CPU.
@@ -176,7 +187,7 @@ func (c *CountCmd) Run(g *Globals) error {
 		return err
 	}
 	if !gpu {
-		if err := c.countCPU(g, l.g, o, &res, &perVertex); err != nil {
+		if err := c.countCPU(g, l.g, o, &res, &loc); err != nil {
 			return err
 		}
 		res.TotalMs = msSince(start)
@@ -187,26 +198,20 @@ func (c *CountCmd) Run(g *Globals) error {
 	if res.CountMs > 0 {
 		res.EdgesPerSec = float64(res.Edges) / (res.CountMs / 1e3)
 	}
-	if c.PerVertex != "" {
-		if err := g.writePerVertex(c.PerVertex, l.g, perVertex); err != nil {
-			return err
-		}
+	if err := c.writeLocal(g, l.g, &loc, &res); err != nil {
+		return err
 	}
 	return printCount(g, c.JSON, &res)
 }
 
-// checkFlags refuses flags that do not go together, and a --per-vertex
-// file that cannot be written, before any work.
+// checkFlags refuses flags that do not go together, and local output
+// files that cannot be written, before any work.
 func (c *CountCmd) checkFlags(g *Globals) error {
-	switch {
-	case c.PerVertex != "" && c.Backend == "gpu":
-		return errorf(exitUsage, "count: --per-vertex is CPU only for now; use --backend cpu")
-	case c.PerVertex == stdoutPath:
-		return errorf(exitUsage, "count: --per-vertex -: standard output carries the count; name a file")
-	case c.Repeat < 1 || c.Warmup < 0:
+	if err := c.checkLocalFlags(g); err != nil {
+		return err
+	}
+	if c.Repeat < 1 || c.Warmup < 0 {
 		return errorf(exitUsage, "count: --repeat must be at least 1 and --warmup at least 0")
-	case c.PerVertex != "":
-		return g.checkOutput(c.PerVertex)
 	}
 	return nil
 }
@@ -254,11 +259,11 @@ func maxDegree(g *graph.Graph) uint64 {
 // countCPU runs the oracle: degree orientation with relabelling (prepare),
 // then the parallel exact count; with --repeat above 1, --warmup untimed
 // counts and --repeat timed ones, of which count_ms is the median.
-func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, o *graph.Oriented, res *countResult, perVertex *[]uint64) error {
+func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, o *graph.Oriented, res *countResult, loc *localCounts) error {
 	res.Backend = "cpu"
 	res.Device = fmt.Sprintf("CPU, %d threads", goruntime.GOMAXPROCS(0))
 	res.Plan = "oracle"
-	if err := g.oracleFits(gr, o, c.PerVertex != ""); err != nil {
+	if err := g.oracleFits(gr, o, c.localFlag() != "", c.PerEdge != ""); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -269,6 +274,7 @@ func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, o *graph.Oriented, res 
 		}
 	}
 	res.PrepareMs = msSince(start)
+	loc.o = o
 	runs, warmup := 1, 0
 	if c.Repeat > 1 {
 		runs, warmup = c.Repeat, c.Warmup
@@ -281,9 +287,12 @@ func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, o *graph.Oriented, res 
 		}
 		pb := newProgress(g.Quiet, desc, "edges")
 		start = time.Now()
-		if c.PerVertex != "" {
-			res.Triangles, *perVertex, err = graph.CountPerVertexContext(g.ctx, o, pb.Update)
-		} else {
+		switch {
+		case c.PerEdge != "":
+			res.Triangles, loc.support, err = graph.CountPerEdgeContext(g.ctx, o, pb.Update)
+		case c.localFlag() != "":
+			res.Triangles, loc.perVertex, err = graph.CountPerVertexContext(g.ctx, o, pb.Update)
+		default:
 			res.Triangles, err = graph.CountTrianglesContext(g.ctx, o, pb.Update)
 		}
 		if i >= warmup {
@@ -306,7 +315,7 @@ func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, o *graph.Oriented, res 
 // oriented file), with the CPU oracle and a progress line, once it fits
 // the memory limit; ctx stops it.
 func (g *Globals) oracle(gr *graph.Graph, o *graph.Oriented, desc string) (uint64, error) {
-	if err := g.oracleFits(gr, o, false); err != nil {
+	if err := g.oracleFits(gr, o, false, false); err != nil {
 		return 0, err
 	}
 	pb := newProgress(g.Quiet, desc, "edges")
@@ -321,9 +330,10 @@ func (g *Globals) oracle(gr *graph.Graph, o *graph.Oriented, desc string) (uint6
 }
 
 // oracleFits refuses a CPU count whose orientation, in-lists and
-// per-worker scratch (graph.OracleBytes) exceed the memory limit; o is the
-// file's orientation when it has one (nothing to orient then).
-func (g *Globals) oracleFits(gr *graph.Graph, o *graph.Oriented, perVertex bool) error {
+// per-worker scratch (graph.OracleBytes), and with perEdge the supports
+// (graph.PerEdgeBytes), exceed the memory limit; o is the file's
+// orientation when it has one (nothing to orient then).
+func (g *Globals) oracleFits(gr *graph.Graph, o *graph.Oriented, perVertex, perEdge bool) error {
 	mem, err := g.memory()
 	if err != nil {
 		return err
@@ -332,7 +342,14 @@ func (g *Globals) oracleFits(gr *graph.Graph, o *graph.Oriented, perVertex bool)
 	if o != nil {
 		arcs = 2 * o.Arcs() // OracleBytes counts the symmetric arcs
 	}
-	return mem.Check("counting on the CPU", graph.OracleBytes(n, arcs, goruntime.GOMAXPROCS(0), perVertex))
+	need := graph.OracleBytes(n, arcs, goruntime.GOMAXPROCS(0), perVertex)
+	if e := graph.PerEdgeBytes(arcs); perEdge {
+		need += e
+		if need < e {
+			need = ^uint64(0) // saturate: a sum that wraps does not fit either
+		}
+	}
+	return mem.Check("counting on the CPU", need)
 }
 
 // planLabel names the plan count was asked to run, for messages.
@@ -413,6 +430,10 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 		fmt.Fprintf(tw, "checked\tequal to the %s\n", r.Checked)
 	default:
 		fmt.Fprintf(tw, "checked\tMISMATCH: the %s says %d\n", r.Checked, *r.Reference)
+	}
+	if r.Transitivity != nil {
+		fmt.Fprintf(tw, "transitivity\t%.6g (3 x triangles / %d wedges)\n", *r.Transitivity, r.Wedges)
+		fmt.Fprintf(tw, "clustering\t%.6g average local coefficient\n", *r.AvgClustering)
 	}
 	fmt.Fprintf(tw, "rate\t%.4g edges/s\n", r.EdgesPerSec)
 	return tw.Flush()
