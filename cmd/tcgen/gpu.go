@@ -51,9 +51,7 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 // runs the warm-ups and timed repeats.
 func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, start time.Time) error {
 	// NVML starts (nvmlInit is slow) while the CUDA context is
-	// created. Its facts are read before choosing the store's plan (they
-	// are part of its key) and after the runs (the clocks they ran at);
-	// with a plan given, only after.
+	// created; its facts are read after the runs (the clocks they ran at).
 	nvs := make(chan *nvml.Session, 1)
 	go func() {
 		s, _ := nvml.Open() // nil without NVML: the facts are then the driver's
