@@ -110,7 +110,7 @@ func TestBaselineNeverWorse(t *testing.T) {
 			if out.Best != def || out.Score != landscapeDefaultMs {
 				t.Errorf("%s seed %d: tune's best %d (%.4f ms), want the default %d (%.4f ms)", name, seed, out.Best, out.Score, def, landscapeDefaultMs)
 			}
-			best, ok, err := st.Best("g", "gpu", "v")
+			best, _, ok, err := st.Best("g", "gpu", nil)
 			if err != nil || !ok || best.Plan != c.Plans[def] || best.Runs != sessionRuns {
 				t.Errorf("%s seed %d: store's best %s (%d passes, %.4f ms), want the default %s", name, seed, best.Plan, best.Runs, best.MedianMs, c.Plans[def])
 			}

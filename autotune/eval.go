@@ -54,6 +54,8 @@ type GPU struct {
 	mu       sync.Mutex
 	oriented map[orientKey]*graph.Oriented
 	compiles map[int]chan error // candidate -> its compile's outcome
+	codeMu   sync.Mutex         // guards codes (Prefetch holds mu while it asks)
+	codes    map[int]string     // candidate -> its code hash
 	sem      chan struct{}
 }
 
@@ -86,10 +88,8 @@ func (e *GPU) Prefetch(is []int) {
 		if _, ok := e.compiles[i]; ok || i < 0 || i >= len(e.Space.Plans) {
 			continue
 		}
-		if e.Store != nil {
-			if _, ok, _ := e.Store.Get(e.Base.Graph, e.Base.GPU, e.Base.Version, e.Space.Cands.Plans[i]); ok {
-				continue // measured: nothing to compile
-			}
+		if _, ok, _ := e.stored(i); ok {
+			continue // measured: nothing to compile
 		}
 		ch := make(chan error, 1)
 		e.compiles[i] = ch
@@ -135,10 +135,7 @@ func (e *GPU) Evaluate(i, runs int) (Result, error) {
 
 // cached is candidate i's stored result, when the store has a reusable one.
 func (e *GPU) cached(i, runs int) (Result, bool, error) {
-	if e.Store == nil {
-		return Result{}, false, nil
-	}
-	row, ok, err := e.Store.Get(e.Base.Graph, e.Base.GPU, e.Base.Version, e.Space.Cands.Plans[i])
+	row, ok, err := e.stored(i)
 	if err != nil {
 		return Result{}, false, err
 	}
@@ -150,10 +147,42 @@ func (e *GPU) cached(i, runs int) (Result, bool, error) {
 	return r, true, nil
 }
 
+// stored is candidate i's row in the store for this graph, GPU and version,
+// when it measured the code this build generates for the candidate: a row
+// of other generated code (a template edited since, an older store's row
+// without a code hash) is measured again, and the new row replaces it.
+func (e *GPU) stored(i int) (store.Row, bool, error) {
+	if e.Store == nil {
+		return store.Row{}, false, nil
+	}
+	row, ok, err := e.Store.Get(e.Base.Graph, e.Base.GPU, e.Base.Version, e.Space.Cands.Plans[i])
+	if err != nil || !ok || row.Code == "" || row.Code != e.code(i) {
+		return store.Row{}, false, err
+	}
+	return row, true, nil
+}
+
+// code is candidate i's code hash (executor.CodeHash), computed once; ""
+// when it does not generate (its measurement then fails to compile).
+func (e *GPU) code(i int) string {
+	e.codeMu.Lock()
+	defer e.codeMu.Unlock()
+	if h, ok := e.codes[i]; ok {
+		return h
+	}
+	h, _ := executor.CodeHash(e.Dev.Facts(), e.Space.Plans[i], "")
+	if e.codes == nil {
+		e.codes = map[int]string{}
+	}
+	e.codes[i] = h
+	return h
+}
+
 // newRow is the store row for candidate i before it is measured.
 func (e *GPU) newRow(i int) store.Row {
 	row := e.Base
 	row.Plan = e.Space.Cands.Plans[i]
+	row.Code = e.code(i)
 	if js, err := e.Space.Plans[i].Canonical().EncodeJSON(); err == nil {
 		row.Spec = string(js)
 	}

@@ -19,6 +19,10 @@ type Replay struct {
 // should be one graph on one GPU; where a plan repeats, the later row wins
 // as in the store. A candidate with no row is an error: the recording does
 // not cover the space, and a replay that invented a result would mislead.
+// Rows are used whatever their code hash (recordings made before rows had
+// one have none): a replay is an explicit request to answer from that
+// recording, unlike a tune's resume or count's choice, which reuse only
+// rows of the code this build generates.
 func NewReplay(c *Candidates, rows []store.Row) (*Replay, error) {
 	if c == nil {
 		return nil, fmt.Errorf("tune: replay: no candidates")

@@ -44,8 +44,13 @@ type Row struct {
 	Driver  int    `json:"driver"` // cuDriverGetVersion, e.g. 13000
 	NVRTC   string `json:"nvrtc"`  // "13.0"
 
-	Version string `json:"version"` // tcgen's version (module version or VCS revision)
-	Plan    string `json:"plan"`    // ir.Plan.Name(): prefix and hash of the canonical plan
+	Version string `json:"version"` // tcgen's version (module version and VCS revision)
+	// Code is the hash of what the compiler got for the plan (gen.CodeHash:
+	// sources, headers, options, arch). A row is reused only while this
+	// build generates the same code for its plan; "" (rows of schema 1)
+	// never matches.
+	Code string `json:"code,omitempty"`
+	Plan string `json:"plan"` // ir.Plan.Name(): prefix and hash of the canonical plan
 	// Spec is the plan as canonical JSON (ir.Plan), so a row can be rebuilt
 	// into a runnable plan without the space it came from.
 	Spec   string `json:"spec"`

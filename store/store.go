@@ -22,8 +22,9 @@ import (
 
 // SchemaVersion is the schema this package writes, kept in the file's
 // PRAGMA user_version. A file with a larger one was written by a newer tcgen
-// and is refused rather than misread.
-const SchemaVersion = 1
+// and is refused rather than misread. Version 2 added the code column;
+// migrate upgrades a version 1 file in place.
+const SchemaVersion = 2
 
 // timeLayout is RFC 3339 with a fixed nine-digit fraction, always in UTC:
 // unlike time.RFC3339Nano (which trims trailing zeros) its strings sort in
@@ -33,7 +34,7 @@ const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 // sqliteHeader opens every SQLite 3 database file.
 const sqliteHeader = "SQLite format 3\x00"
 
-// schema creates the tables of SchemaVersion 1. Every column but samples_ms
+// schema creates the tables of SchemaVersion. Every column but samples_ms
 // is NOT NULL with a default so rows added by hand with the sqlite3 CLI still
 // scan. uint64 counts are stored as int64 bit patterns (SQLite integers are
 // signed): exact for every value below 2^63, which any real count is.
@@ -52,6 +53,7 @@ CREATE TABLE IF NOT EXISTS measurements (
 	driver        INTEGER NOT NULL DEFAULT 0,
 	nvrtc         TEXT    NOT NULL DEFAULT '',
 	version       TEXT    NOT NULL DEFAULT '',
+	code          TEXT    NOT NULL DEFAULT '',
 	plan          TEXT    NOT NULL,
 	spec          TEXT    NOT NULL DEFAULT '',
 	space         TEXT    NOT NULL DEFAULT '',
@@ -80,6 +82,11 @@ CREATE TABLE IF NOT EXISTS measurements (
 -- the best view read the fastest ok row straight from the index.
 CREATE INDEX IF NOT EXISTS measurements_graph_gpu ON measurements (graph, gpu, status, median_ms);
 CREATE INDEX IF NOT EXISTS measurements_space ON measurements (space);
+` + bestView
+
+// bestView is the best view; a migration recreates it, since a view keeps
+// the column list it was created with.
+const bestView = `
 -- best: per (graph, gpu) the ok row with the smallest median_ms; ties go to
 -- the smaller plan name, then version, so the answer is stable.
 CREATE VIEW IF NOT EXISTS best AS
@@ -93,18 +100,18 @@ CREATE VIEW IF NOT EXISTS best AS
 
 // columns lists the measurements columns in scanRow's order.
 const columns = `graph, graph_name, features, gpu, gpu_name, cc, sms, driver, nvrtc,
-	version, plan, spec, space, point, source, status, reason, triangles, reference,
+	version, code, plan, spec, space, point, source, status, reason, triangles, reference,
 	warmup, runs, samples_ms, median_ms, min_ms, max_ms, kernel_ms, compile_ms, prepare_ms,
 	clock_sm_mhz, clock_mem_mhz, temperature_c, time`
 
 // putSQL upserts one row. The derived columns vertices, edges and
 // degree_max come last; the key's conflict replaces every other column.
 const putSQL = `INSERT INTO measurements (` + columns + `, vertices, edges, degree_max)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (graph, gpu, version, plan) DO UPDATE SET
 	graph_name = excluded.graph_name, features = excluded.features,
 	gpu_name = excluded.gpu_name, cc = excluded.cc, sms = excluded.sms,
-	driver = excluded.driver, nvrtc = excluded.nvrtc, spec = excluded.spec,
+	driver = excluded.driver, nvrtc = excluded.nvrtc, code = excluded.code, spec = excluded.spec,
 	space = excluded.space, point = excluded.point, source = excluded.source,
 	status = excluded.status, reason = excluded.reason,
 	triangles = excluded.triangles, reference = excluded.reference,
@@ -231,7 +238,12 @@ func checkHeader(path string) error {
 	return nil
 }
 
-// migrate creates the schema in a new file and refuses a newer one. It runs
+// upgrade1 turns a SchemaVersion 1 file into the current one.
+const upgrade1 = `ALTER TABLE measurements ADD COLUMN code TEXT NOT NULL DEFAULT '';
+DROP VIEW IF EXISTS best;` + bestView
+
+// migrate creates the schema in a new file, upgrades an older one and
+// refuses a newer one. It runs
 // in one immediate transaction so two processes opening a new file at once
 // do not both create it.
 func (s *Store) migrate() error {
@@ -250,9 +262,16 @@ func (s *Store) migrate() error {
 		return fmt.Errorf("schema version %d is newer than this tcgen's %d: use a newer tcgen", v, SchemaVersion)
 	case v == SchemaVersion:
 		return nil
-	}
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
-		return fmt.Errorf("creating schema: %w", err)
+	case v == 1:
+		// Version 1 rows get an empty code hash, which matches no plan:
+		// they stay as history but are never reused as current.
+		if _, err := tx.ExecContext(ctx, upgrade1); err != nil {
+			return fmt.Errorf("upgrading schema 1 to %d: %w", SchemaVersion, err)
+		}
+	default:
+		if _, err := tx.ExecContext(ctx, schema); err != nil {
+			return fmt.Errorf("creating schema: %w", err)
+		}
 	}
 	// PRAGMA takes no parameters; SchemaVersion is a constant.
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
@@ -347,7 +366,7 @@ func (s *Store) Put(r Row) error {
 	}
 	_, err = s.db.Exec(putSQL,
 		r.Graph, r.GraphName, string(features), r.GPU, r.GPUName, r.CC, r.SMs, r.Driver, r.NVRTC,
-		r.Version, r.Plan, r.Spec, r.Space, r.Point, r.Source, string(r.Status), r.Reason,
+		r.Version, r.Code, r.Plan, r.Spec, r.Space, r.Point, r.Source, string(r.Status), r.Reason,
 		int64(r.Triangles), int64(r.Reference), r.Warmup, r.Runs, samples,
 		r.MedianMs, r.MinMs, r.MaxMs, r.KernelMs, r.CompileMs, r.PrepareMs,
 		r.ClockSMMHz, r.ClockMemMHz, r.TempC, t,
@@ -370,7 +389,7 @@ func scanRow(sc scanner) (Row, error) {
 		triangles, reference int64
 	)
 	err := sc.Scan(&r.Graph, &r.GraphName, &features, &r.GPU, &r.GPUName, &r.CC, &r.SMs, &r.Driver, &r.NVRTC,
-		&r.Version, &r.Plan, &r.Spec, &r.Space, &r.Point, &r.Source, &status, &r.Reason,
+		&r.Version, &r.Code, &r.Plan, &r.Spec, &r.Space, &r.Point, &r.Source, &status, &r.Reason,
 		&triangles, &reference, &r.Warmup, &r.Runs, &samples,
 		&r.MedianMs, &r.MinMs, &r.MaxMs, &r.KernelMs, &r.CompileMs, &r.PrepareMs,
 		&r.ClockSMMHz, &r.ClockMemMHz, &r.TempC, &t)
@@ -459,27 +478,39 @@ func (s *Store) query(what, q string, args ...any) ([]Row, error) {
 }
 
 // Best returns the row count runs for graph on gpu: among its StatusOK rows
-// of version preferVersion (of any version when it has none: a new tcgen's
-// plans may name different kernels, so its own measurements are the
-// trustworthy ones), only those measured with the most timed passes (Runs)
-// compete, and the fastest (smallest MedianMs) of them wins; ties go to the
-// smaller plan name, then version. So a row with fewer passes never wins
-// over one with more: a 1-pass screening of successive halving cannot
-// outrank a full measurement by a lucky pass. (A tune measures the plans
-// count would otherwise run with its full passes, so they compete too.)
-// ok is false if no ok row exists.
-func (s *Store) Best(graph, gpu, preferVersion string) (Row, bool, error) {
-	r, err := scanRow(s.db.QueryRow(`SELECT `+columns+` FROM measurements
+// that current accepts (nil accepts all), only those measured with the most
+// timed passes (Runs) compete, and the fastest (smallest MedianMs) of them
+// wins; ties go to the smaller plan name, then version. So a row with fewer
+// passes never wins over one with more: a 1-pass screening of successive
+// halving cannot outrank a full measurement by a lucky pass. (A tune
+// measures the plans count would otherwise run with its full passes, so they
+// compete too.) current is how a caller keeps out rows whose generated code
+// is not what this build generates (CodeMatcher in package autotune); a row
+// without a code hash is never current. skipped is how many ok rows ranked
+// ahead of the answer were rejected by current; ok is false if no row is
+// accepted.
+func (s *Store) Best(graph, gpu string, current func(Row) bool) (best Row, skipped int, ok bool, err error) {
+	rows, err := s.db.Query(`SELECT `+columns+` FROM measurements
 		WHERE graph = ? AND gpu = ? AND status = 'ok'
-		ORDER BY version = ? DESC, runs DESC, median_ms, plan, version LIMIT 1`,
-		graph, gpu, preferVersion))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Row{}, false, nil
-	}
+		ORDER BY runs DESC, median_ms, plan, version`, graph, gpu)
 	if err != nil {
-		return Row{}, false, fmt.Errorf("store: %s: best: %w", s.path, err)
+		return Row{}, 0, false, fmt.Errorf("store: %s: best: %w", s.path, err)
 	}
-	return r, true, nil
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanRow(rows)
+		if err != nil {
+			return Row{}, 0, false, fmt.Errorf("store: %s: best: %w", s.path, err)
+		}
+		if current == nil || r.Code != "" && current(r) {
+			return r, skipped, true, nil
+		}
+		skipped++
+	}
+	if err := rows.Err(); err != nil {
+		return Row{}, 0, false, fmt.Errorf("store: %s: best: %w", s.path, err)
+	}
+	return Row{}, skipped, false, nil
 }
 
 // Graphs returns each distinct graph measured on gpu (every GPU if gpu is

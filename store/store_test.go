@@ -25,7 +25,7 @@ func row(g, gpu, version, plan string, median float64) Row {
 			DegreeHist: []uint64{3, 40, 57}, WedgesUndirected: 900,
 		},
 		GPU: gpu, GPUName: "NVIDIA H100", CC: "9.0", SMs: 132, Driver: 13000, NVRTC: "13.0",
-		Version: version, Plan: plan, Spec: `{"plan":"` + plan + `"}`,
+		Version: version, Code: "code-" + plan, Plan: plan, Spec: `{"plan":"` + plan + `"}`,
 		Space: "default", Point: "p-" + plan, Source: "tune",
 		Status: StatusOK, Triangles: 1234, Reference: 1234,
 		Warmup: 2, Runs: 3, Samples: []float64{median, median * 1.1, median * 0.9},
@@ -163,9 +163,15 @@ func TestRowsFilter(t *testing.T) {
 	}
 }
 
+// current accepts rows whose code hash is what row gives its plan, as if
+// this build generated them; stale lists plans whose code has changed since.
+func current(stale ...string) func(Row) bool {
+	return func(r Row) bool { return r.Code == "code-"+r.Plan && !slices.Contains(stale, r.Plan) }
+}
+
 func TestBest(t *testing.T) {
 	s, _ := openTemp(t)
-	if _, ok, err := s.Best("g", "h100", "v2"); ok || err != nil {
+	if _, _, ok, err := s.Best("g", "h100", current()); ok || err != nil {
 		t.Fatalf("Best on an empty store: %v %v", ok, err)
 	}
 	wrong := row("g", "h100", "v1", "wrong", 0.1) // fastest, but wrong
@@ -178,40 +184,53 @@ func TestBest(t *testing.T) {
 		row("g", "h100", "v1", "old-slow", 5),
 		row("g", "h200", "v2", "other-gpu", 0.5),
 	)
-	best := func(pref string) string {
+	best := func(cur func(Row) bool, wantSkipped int) string {
 		t.Helper()
-		r, ok, err := s.Best("g", "h100", pref)
-		if err != nil || !ok {
-			t.Fatalf("Best(%q): %v %v", pref, ok, err)
+		r, skipped, ok, err := s.Best("g", "h100", cur)
+		if err != nil || !ok || skipped != wantSkipped {
+			t.Fatalf("Best: %v %v, %d skipped, want %d", ok, err, skipped, wantSkipped)
 		}
 		return r.Plan
 	}
-	// No ok row of v2 on h100 yet: the fastest of any version.
-	if got := best("v2"); got != "old-fast" {
-		t.Errorf("Best without v2 rows = %s, want old-fast", got)
+	// Versions do not matter, the code does: the fastest current row.
+	if got := best(current(), 0); got != "old-fast" {
+		t.Errorf("Best = %s, want old-fast", got)
 	}
 	put(t, s, row("g", "h100", "v2", "new-slow", 3), row("g", "h100", "v2", "new-fast", 2))
-	if got := best("v2"); got != "new-fast" {
-		t.Errorf("Best preferring v2 = %s, want new-fast", got)
+	if got := best(current(), 0); got != "old-fast" {
+		t.Errorf("Best after slower v2 rows = %s, want old-fast", got)
 	}
-	if got := best("v1"); got != "old-fast" {
-		t.Errorf("Best preferring v1 = %s, want old-fast", got)
+	// old-fast's code changed since it was measured: it is skipped.
+	if got := best(current("old-fast"), 1); got != "new-fast" {
+		t.Errorf("Best with old-fast stale = %s, want new-fast", got)
 	}
-	if got := best(""); got != "old-fast" {
-		t.Errorf("Best with no preference = %s, want old-fast", got)
+	// A row without a code hash (schema 1) is never current ...
+	nocode := row("g", "h100", "v0", "nocode", 0.5)
+	nocode.Code = ""
+	put(t, s, nocode)
+	if got := best(func(Row) bool { return true }, 1); got != "old-fast" {
+		t.Errorf("Best with a row without code = %s, want old-fast", got)
+	}
+	// ... unless nothing is checked (nil).
+	if got := best(nil, 0); got != "nocode" {
+		t.Errorf("Best(nil) = %s, want nocode", got)
+	}
+	// Nothing current: no best, every ok row skipped.
+	if _, skipped, ok, err := s.Best("g", "h100", func(Row) bool { return false }); ok || err != nil || skipped != 5 {
+		t.Errorf("Best with nothing current: %v %v, %d skipped, want 5", ok, err, skipped)
 	}
 	// A graph with only failed rows has no best.
 	put(t, s, wrong, func() Row { r := row("g3", "h100", "v1", "x", 1); r.Status = StatusCompile; return r }())
 	wrong.Graph = "g3"
 	put(t, s, wrong)
-	if r, ok, err := s.Best("g3", "h100", "v1"); ok || err != nil {
+	if r, _, ok, err := s.Best("g3", "h100", current()); ok || err != nil {
 		t.Errorf("Best of failed rows: %s %v %v", r.Plan, ok, err)
 	}
 }
 
-// Best: only the rows with the most passes compete, so successive
+// Best: only the current rows with the most passes compete, so successive
 // halving's 1- and 3-pass screenings never win over a full measurement,
-// however fast they looked; the version preference comes first.
+// however fast they looked.
 func TestBestMostPasses(t *testing.T) {
 	s, _ := openTemp(t)
 	runs := func(r Row, n int) Row {
@@ -224,18 +243,68 @@ func TestBestMostPasses(t *testing.T) {
 		runs(row("g", "h100", "v1", "full-slow", 0.1258), 10),
 		runs(row("g", "h100", "v1", "default", 0.0516), 10),
 	)
-	if r, ok, err := s.Best("g", "h100", "v1"); err != nil || !ok || r.Plan != "default" || r.Runs != 10 {
+	if r, _, ok, err := s.Best("g", "h100", current()); err != nil || !ok || r.Plan != "default" || r.Runs != 10 {
 		t.Errorf("Best = %s (%d passes), want default (10)", r.Plan, r.Runs)
 	}
 	// A faster full measurement wins; the screenings still do not.
 	put(t, s, runs(row("g", "h100", "v1", "tuned", 0.04), 10))
-	if r, _, _ := s.Best("g", "h100", "v1"); r.Plan != "tuned" {
+	if r, _, _, _ := s.Best("g", "h100", current()); r.Plan != "tuned" {
 		t.Errorf("Best = %s, want tuned", r.Plan)
 	}
-	// This version's rows come first, even with fewer passes than older ones.
-	put(t, s, runs(row("g", "h100", "v2", "new-rung", 0.3), 3), runs(row("g", "h100", "v2", "new-screen", 0.2), 1))
-	if r, _, _ := s.Best("g", "h100", "v2"); r.Plan != "new-rung" {
-		t.Errorf("Best preferring v2 = %s, want new-rung", r.Plan)
+	// Full measurements of older code do not keep a current rung out.
+	if r, skipped, _, _ := s.Best("g", "h100", current("tuned", "default", "full-slow")); r.Plan != "rung" || skipped != 3 {
+		t.Errorf("Best with the full rows stale = %s (%d skipped), want rung (3)", r.Plan, skipped)
+	}
+}
+
+// A schema 1 file opens, is upgraded to the current schema in place, and
+// its rows read back with an empty code hash: kept, but never current.
+func TestUpgrade1(t *testing.T) {
+	ddl, err := os.ReadFile("testdata/schema1.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(string(ddl)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := s.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
+		t.Fatalf("user_version %d after the upgrade, want %d (%v)", v, SchemaVersion, err)
+	}
+	old, ok, err := s.Get("g", "h100", "dev", "polak_1")
+	if err != nil || !ok || old.Code != "" || old.MedianMs != 1.5 || old.Runs != 10 {
+		t.Fatalf("old row after the upgrade: %+v %v %v", old, ok, err)
+	}
+	if _, skipped, ok, err := s.Best("g", "h100", func(Row) bool { return true }); ok || skipped != 1 || err != nil {
+		t.Errorf("Best of a schema 1 row: %v, %d skipped, %v; want none, 1 skipped", ok, skipped, err)
+	}
+	// New rows carry their code; the best view has the column.
+	put(t, s, row("g", "h100", "v2", "new", 2))
+	if r, _, ok, _ := s.Best("g", "h100", current()); !ok || r.Plan != "new" || r.Code != "code-new" {
+		t.Errorf("Best after the upgrade = %+v, want new with its code", r)
+	}
+	var code string
+	if err := s.db.QueryRow("SELECT code FROM best WHERE graph = 'g'").Scan(&code); err != nil || code != "" {
+		t.Errorf("best view: code %q, %v (the old row is faster)", code, err)
+	}
+	// Reopening a current file changes nothing.
+	s.Close()
+	if s, err = Open(path); err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := s.Rows(Filter{Graph: "g"}); err != nil || len(rows) != 2 {
+		t.Errorf("%d rows after reopening, want 2: %v", len(rows), err)
 	}
 }
 
@@ -289,7 +358,7 @@ func TestBestView(t *testing.T) {
 	}
 	names, _ := cols.Columns()
 	cols.Close()
-	if len(names) != 35 {
+	if len(names) != 36 {
 		t.Errorf("best has %d columns: %v", len(names), names)
 	}
 }

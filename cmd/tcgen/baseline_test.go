@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,14 +15,20 @@ import (
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/executor"
 	"github.com/tcgen/tcgen/runtime/gpu"
 	"github.com/tcgen/tcgen/store"
 )
 
-// measured is a store row of plan p on graph fp with runs passes of ms each.
+// testFacts is the GPU the tests' store rows were measured on.
+var testFacts = gpu.DeviceFacts{Name: "Test GPU", Major: 9, SMs: 132, Driver: 13000}
+
+// measured is a store row of plan p on graph fp with runs passes of ms
+// each, of the code this build generates for p on testFacts.
 func measured(fp string, f graph.Features, key string, p ir.Plan, runs int, ms float64) store.Row {
 	js, _ := p.Canonical().EncodeJSON()
-	return store.Row{Graph: fp, GraphName: "g", Features: f, GPU: key, Version: toolVersion(), Plan: p.Name(), Spec: string(js),
+	code, _ := executor.CodeHash(testFacts, p, "")
+	return store.Row{Graph: fp, GraphName: "g", Features: f, GPU: key, Version: toolVersion(), Code: code, Plan: p.Name(), Spec: string(js),
 		Status: store.StatusOK, Runs: runs, Samples: slices.Repeat([]float64{ms}, runs), MedianMs: ms, Time: time.Now()}
 }
 
@@ -33,7 +40,7 @@ func TestChoosePlanMostPasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	facts := gpu.DeviceFacts{Name: "Test GPU", Major: 9, SMs: 132, Driver: 13000}
+	facts := testFacts
 	key := autotune.GPUKey(facts, 13, 0)
 	path := filepath.Join(t.TempDir(), "tuning.db")
 	var stderr bytes.Buffer
@@ -119,7 +126,7 @@ func TestTuneStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := gen.DefaultTarget()
+	target := executor.Target(testFacts, "")
 	sp, err := sf.Expand(target)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +144,7 @@ func TestTuneStarts(t *testing.T) {
 	}
 	def, _ := defaultPlan()
 	ev := &autotune.GPU{Space: sp, Store: st, Base: store.Row{Graph: graph.Fingerprint(&this.CSR), GPU: "gpu", Features: graph.ComputeFeatures(this)}}
-	sp2, ev2, _, base, err := (&TuneCmd{}).starts(st, sp, ev, target)
+	sp2, ev2, _, base, err := (&TuneCmd{}).starts(&Globals{stderr: io.Discard}, st, sp, ev, testFacts)
 	if err != nil {
 		t.Fatal(err)
 	}

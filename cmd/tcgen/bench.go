@@ -52,7 +52,7 @@ func (c *BenchCmd) Run(g *Globals) error {
 // tuned measures the graph's best plan in the store when the sweep's plans
 // do not include it, labelled "tuned: ...".
 func (c *BenchCmd) tuned(l *loaded, ev *autotune.GPU, st *store.Store) ([]string, []string, error) {
-	row, ok, err := st.Best(ev.Base.Graph, ev.Base.GPU, ev.Base.Version)
+	row, _, ok, err := st.Best(ev.Base.Graph, ev.Base.GPU, autotune.CodeMatcher(ev.Dev.Facts()))
 	if err != nil || !ok {
 		return nil, nil, err
 	}

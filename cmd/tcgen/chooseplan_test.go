@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/tcgen/tcgen/runtime/executor"
 	"github.com/tcgen/tcgen/runtime/gpu"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ func TestChoosePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	facts := gpu.DeviceFacts{Name: "Test GPU", Major: 9, SMs: 132, Driver: 13000}
+	facts := testFacts
 	key := autotune.GPUKey(facts, 13, 0)
 	dir := t.TempDir()
 	var stderr bytes.Buffer
@@ -45,6 +46,7 @@ func TestChoosePlan(t *testing.T) {
 	polak, _ := ir.Preset("polak")
 	trust, _ := ir.Preset("trust")
 	spec := func(p ir.Plan) string { js, _ := p.Canonical().EncodeJSON(); return string(js) }
+	code := func(p ir.Plan) string { h, _ := executor.CodeHash(facts, p, ""); return h }
 	st, err := store.Open(g.Store)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +61,7 @@ func TestChoosePlan(t *testing.T) {
 		ms float64
 	}{{polak, 1}, {trust, 2}} {
 		if err := st.Put(store.Row{Graph: graph.Fingerprint(&other.CSR), GraphName: "other", Features: graph.ComputeFeatures(other),
-			GPU: key, Version: "v1", Plan: r.p.Name(), Spec: spec(r.p), Status: store.StatusOK, MedianMs: r.ms, Runs: 1, Time: time.Now()}); err != nil {
+			GPU: key, Version: "v1", Code: code(r.p), Plan: r.p.Name(), Spec: spec(r.p), Status: store.StatusOK, MedianMs: r.ms, Runs: 1, Time: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -68,12 +70,28 @@ func TestChoosePlan(t *testing.T) {
 
 	// This graph tuned: its own best wins.
 	st, _ = store.Open(g.Store)
-	if err := st.Put(store.Row{Graph: graph.Fingerprint(&gr.CSR), GraphName: "this", GPU: key, Version: "v1", Plan: trust.Name(),
+	if err := st.Put(store.Row{Graph: graph.Fingerprint(&gr.CSR), GraphName: "this", GPU: key, Version: "v1", Code: code(trust), Plan: trust.Name(),
 		Spec: spec(trust), Status: store.StatusOK, MedianMs: 0.5, Runs: 1, Time: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
+	// A faster row whose code is not what this build generates for its
+	// plan (a template edited since) is skipped, with a notice; so is one
+	// of an older store, without a code hash.
+	for _, v := range []string{"v0", "v2"} {
+		r := store.Row{Graph: graph.Fingerprint(&gr.CSR), GraphName: "this", GPU: key, Version: v, Plan: polak.Name(),
+			Spec: spec(polak), Status: store.StatusOK, MedianMs: 0.1, Runs: 1, Time: time.Now()}
+		if v == "v2" {
+			r.Code = "0123456789abcdef"
+		}
+		if err := st.Put(r); err != nil {
+			t.Fatal(err)
+		}
+	}
 	st.Close()
-	check("store", trust.Name(), "the tuning store's best")
+	check("store", trust.Name(), "store: 2 better-ranked rows of other generated code ignored")
+	if !strings.Contains(stderr.String(), "the tuning store's best") {
+		t.Errorf("no store notice: %q", stderr.String())
+	}
 
 	// Another GPU knows nothing.
 	facts.Name = "Other GPU"

@@ -51,9 +51,7 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 // runs the warm-ups and timed repeats.
 func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, start time.Time) error {
 	// NVML starts (nvmlInit is slow) while the CUDA context is
-	// created. Its facts are read before choosing the store's plan (they
-	// are part of its key) and after the runs (the clocks they ran at);
-	// with a plan given, only after.
+	// created; its facts are read after the runs (the clocks they ran at).
 	nvs := make(chan *nvml.Session, 1)
 	go func() {
 		s, _ := nvml.Open() // nil without NVML: the facts are then the driver's
@@ -70,10 +68,9 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 	res.ContextMs = msSince(ctxStart)
 	factsStart := time.Now()
 	facts := dev.Facts()
-	if c.Preset == "" && c.Spec == "" { // the store's key needs NVML's facts (its clocks after the runs)
-		if nf, err := nv().Read(facts.UUID); err == nil {
-			nf.Apply(&facts)
-		}
+	if c.Preset == "" && c.Spec == "" {
+		// The driver's facts, not NVML's live clocks: the store's GPU key
+		// holds the nominal memory clock (autotune.GPUKey), as tune keyed it.
 		p, res.PlanSource = g.choosePlan(p, gr, o, facts, comp)
 	}
 	res.Backend, res.Device, res.Plan = "gpu", facts.Name, p.Name()
@@ -136,8 +133,13 @@ func gpuError(err error) error {
 	return fmt.Errorf("gpu: %w", err)
 }
 
+// staleNotice says why the store's better-ranked rows were not used.
+func staleNotice(n int) string {
+	return fmt.Sprintf("store: %d better-ranked rows of other generated code ignored (measured by another tcgen build; tcgen tune measures this one's)", n)
+}
+
 // choosePlan picks count's plan when none is given: the tuning store's best
-// for this graph on this GPU, else the model's prediction from the graphs
+// for this graph on this GPU (among rows of the code this build generates), else the model's prediction from the graphs
 // tuned on it, else def (the built-in default). It says which on stderr;
 // a store that cannot be read only costs the notice.
 func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, facts gpu.DeviceFacts, comp gpu.Compiler) (ir.Plan, string) {
@@ -167,7 +169,11 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 	major, minor := comp.Version()
 	key := autotune.GPUKey(facts, major, minor)
 	fp := graph.Fingerprint(&gr.CSR) // an oriented file: its own CSR, as tune keyed it
-	if row, ok, err := st.Best(fp, key, toolVersion()); err == nil && ok {
+	row, skipped, ok, err := st.Best(fp, key, autotune.CodeMatcher(facts))
+	if skipped > 0 {
+		g.notice("%s", staleNotice(skipped))
+	}
+	if err == nil && ok {
 		if p, err := ir.Parse([]byte(row.Spec), "the tuning store's plan "+row.Plan); err == nil && usable(p) {
 			g.notice("plan: %s, the tuning store's best for this graph on this GPU (%.4f ms median of %d passes when tuned, tcgen %s)", p.Name(), row.MedianMs, row.Runs, row.Version)
 			return p, "store"

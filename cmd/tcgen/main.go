@@ -71,44 +71,13 @@ type VersionCmd struct{}
 
 // Run implements the command.
 func (c *VersionCmd) Run(g *Globals) error {
-	fmt.Fprintln(g.stdout, "tcgen", toolVersion())
+	fmt.Fprintln(g.stdout, versionLine())
 	return nil
 }
 
 // setToolVersion tells package graph which build writes its caches, once
 // (tests run commands in parallel).
 var setToolVersion = sync.OnceFunc(func() { graph.ToolVersion = toolVersion() })
-
-// toolVersion is the module version, or the VCS revision for a development
-// build; it is written into caches so a cache from another build is stale.
-func toolVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "dev"
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return rev
-}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -219,7 +188,7 @@ func parse(parser *kong.Kong, args []string) (kctx *kong.Context, code int, done
 // cliVars feeds enum values into flag help so help never drifts from the code.
 func cliVars() kong.Vars {
 	return kong.Vars{
-		"version":    "tcgen " + toolVersion(),
+		"version":    versionLine(),
 		"formats":    "auto,text,mtx,bin32,bin64,csr",
 		"presets":    strings.Join(ir.PresetNames(), ", "),
 		"specs":      strings.Join(examples.Names(examples.Plans), ", "),

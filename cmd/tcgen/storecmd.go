@@ -93,7 +93,9 @@ type StoreBestCmd struct {
 }
 
 // Run implements the command: for each graph and GPU the filter selects,
-// the plan count runs there (store.Best, preferring this tcgen's rows).
+// the plan count runs there (store.Best) among the rows with a code hash.
+// (count also checks that hash against the code it generates for the
+// device, which this command, without one, cannot.)
 func (c *StoreBestCmd) Run(g *Globals) error {
 	rows, err := c.rows(g)
 	if err != nil {
@@ -104,6 +106,7 @@ func (c *StoreBestCmd) Run(g *Globals) error {
 		return err
 	}
 	defer st.Close()
+	withCode := func(store.Row) bool { return true } // Best skips rows without a hash
 	type key struct{ graph, gpu string }
 	best := map[key]store.Row{}
 	var order []key
@@ -112,7 +115,7 @@ func (c *StoreBestCmd) Run(g *Globals) error {
 		if _, seen := best[k]; seen || r.Status != store.StatusOK {
 			continue
 		}
-		b, ok, err := st.Best(r.Graph, r.GPU, toolVersion())
+		b, _, ok, err := st.Best(r.Graph, r.GPU, withCode)
 		if err != nil {
 			return err
 		}

@@ -286,7 +286,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 	if st != nil {
 		defer st.Close()
 	}
-	sp, ev, startIdx, baseIdx, err := c.starts(st, sp, ev, executor.Target(facts, ""))
+	sp, ev, startIdx, baseIdx, err := c.starts(g, st, sp, ev, facts)
 	if err != nil {
 		return err
 	}
@@ -334,7 +334,8 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 // (baselines) and returns the space, its evaluator, the indices to start
 // from (the store's best if it is a point of the space, else for a graph not
 // tuned here yet the model's best plans) and the baselines' indices.
-func (c *TuneCmd) starts(st *store.Store, sp *autotune.Space, ev *autotune.GPU, target gen.Target) (_ *autotune.Space, _ *autotune.GPU, startIdx, baseIdx []int, err error) {
+func (c *TuneCmd) starts(g *Globals, st *store.Store, sp *autotune.Space, ev *autotune.GPU, facts gpu.DeviceFacts) (_ *autotune.Space, _ *autotune.GPU, startIdx, baseIdx []int, err error) {
+	target := executor.Target(facts, "")
 	var rows []store.Row // this GPU's, failures too: the model never predicts a plan that counted wrong
 	if st != nil {
 		rows, _ = st.Rows(store.Filter{GPU: ev.Base.GPU}) // unreadable: the default alone is measured first
@@ -350,7 +351,11 @@ func (c *TuneCmd) starts(st *store.Store, sp *autotune.Space, ev *autotune.GPU, 
 	sp, baseIdx = sp.With(plans, labels, target)
 	ev = ev.WithSpace(sp)
 	if st != nil {
-		if row, ok, err := st.Best(ev.Base.Graph, ev.Base.GPU, ev.Base.Version); err == nil && ok {
+		row, skipped, ok, err := st.Best(ev.Base.Graph, ev.Base.GPU, autotune.CodeMatcher(facts))
+		if skipped > 0 {
+			g.notice("%s", staleNotice(skipped))
+		}
+		if err == nil && ok {
 			for i, p := range sp.Cands.Plans {
 				if p == row.Plan {
 					startIdx = append(startIdx, i)

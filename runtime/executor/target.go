@@ -192,6 +192,17 @@ func Target(facts gpu.DeviceFacts, arch string) gen.Target {
 	return t
 }
 
+// CodeHash is gen.CodeHash of plan p as this build generates it for the
+// device (Target(facts, arch)): the tuning store's key for what ran.
+func CodeHash(facts gpu.DeviceFacts, p ir.Plan, arch string) (string, error) {
+	target := Target(facts, arch)
+	out, err := gen.Generate(p, target)
+	if err != nil {
+		return "", err
+	}
+	return gen.CodeHash(out, target.Arch), nil
+}
+
 // Compile generates and compiles plan p for the device without running it:
 // with a caching compiler, a later Prepare of the same plan loads the cached
 // image. The tuner compiles candidates ahead this way, in parallel.

@@ -92,6 +92,43 @@ func TestTuneFake(t *testing.T) {
 	if out.Best < 0 {
 		t.Fatal("no best")
 	}
+	// Every row carries the hash of its plan's code as rebuilt from its
+	// spec, so count's choice (Best with CodeMatcher) skips none of them.
+	match := autotune.CodeMatcher(d.Facts())
+	rows, _ = st.Rows(store.Filter{Graph: base.Graph})
+	for _, r := range rows {
+		if !match(r) {
+			t.Errorf("row %s (code %q) is not current", r.Plan, r.Code)
+		}
+	}
+	if _, skipped, ok, err := st.Best(base.Graph, base.GPU, match); err != nil || !ok || skipped != 0 {
+		t.Errorf("store's best: %v, %d skipped, %v", ok, skipped, err)
+	}
+
+	// A row whose code hash differs from what this build generates (a
+	// template edited since it was measured) is measured again on resume,
+	// and Best passes over it.
+	first := sp.Cands.Plans[out.Trials[0].Index]
+	stale, ok, err := st.Get(base.Graph, base.GPU, base.Version, first)
+	if err != nil || !ok {
+		t.Fatalf("row %s: %v %v", first, ok, err)
+	}
+	wantCode := stale.Code
+	stale.Code, stale.MedianMs, stale.Samples = "0123456789abcdef", 1e-9, []float64{1e-9, 1e-9, 1e-9}
+	if err := st.Put(stale); err != nil {
+		t.Fatal(err)
+	}
+	if r, skipped, _, _ := st.Best(base.Graph, base.GPU, autotune.CodeMatcher(d.Facts())); r.Plan == first || skipped != 1 {
+		t.Errorf("store's best %s (%d skipped): the stale row was used", r.Plan, skipped)
+	}
+	out, err = autotune.Run(context.Background(), &sp.Cands, strat, eval(context.Background(), want),
+		autotune.Options{Runs: 3, Seed: 5, Budget: autotune.Budget{Evals: 1}})
+	if err != nil || out.Evals != 1 || len(out.Trials) == 0 || out.Trials[0].Result.Cached || sp.Cands.Plans[out.Trials[0].Index] != first {
+		t.Fatalf("after a stale row: %+v, %v; want its plan measured again", out.Trials[:min(len(out.Trials), 2)], err)
+	}
+	if r, _, _ := st.Get(base.Graph, base.GPU, base.Version, first); r.Code != wantCode || r.MedianMs == 1e-9 {
+		t.Errorf("re-measured row: code %s, %g ms; want %s and a new time", r.Code, r.MedianMs, wantCode)
+	}
 
 	// A wrong reference: every candidate is "wrong", none timed ...
 	out, err = autotune.Run(context.Background(), &sp.Cands, strat, eval(context.Background(), want+1),
