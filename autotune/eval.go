@@ -50,6 +50,16 @@ type GPU struct {
 	// at most 3 passes and no warm-up (a sweep over seconds-long plans on
 	// large graphs would spend its device time on them); 0 = no limit.
 	SlowMs float64
+	// Owner is the lease owner id (default store.NewOwner()): before
+	// measuring a candidate the evaluator leases it in the store, so two
+	// tunes on one store share the candidates instead of both measuring
+	// them (lease.go).
+	Owner string
+	// LeaseTTL is how long a lease lasts between renewals (default: from
+	// the measurement's expected length, leaseTTL); LeaseWait is how long
+	// to wait for another owner's measurement before taking the candidate
+	// anyway (default leaseWait).
+	LeaseTTL, LeaseWait time.Duration
 
 	mu       sync.Mutex
 	oriented map[orientKey]*graph.Oriented
@@ -69,7 +79,7 @@ type orientKey struct {
 func (e *GPU) WithSpace(sp *Space) *GPU {
 	return &GPU{Ctx: e.Ctx, Dev: e.Dev, Comp: e.Comp, Graph: e.Graph, Oriented: e.Oriented, Space: sp,
 		Reference: e.Reference, Warmup: e.Warmup, Store: e.Store, Base: e.Base, Clocks: e.Clocks,
-		Workers: e.Workers, SlowMs: e.SlowMs}
+		Workers: e.Workers, SlowMs: e.SlowMs, Owner: e.owner(), LeaseTTL: e.LeaseTTL, LeaseWait: e.LeaseWait}
 }
 
 // Prefetch starts compiling candidates in the background (the kernel cache
@@ -130,7 +140,10 @@ func (e *GPU) Evaluate(i, runs int) (Result, error) {
 	if r, ok, err := e.cached(i, runs); err != nil || ok {
 		return r, err
 	}
-	return e.measure(i, runs, e.newRow(i))
+	if e.Store == nil {
+		return e.measure(i, runs, e.newRow(i))
+	}
+	return e.leased(i, runs)
 }
 
 // cached is candidate i's stored result, when the store has a reusable one.
@@ -147,19 +160,16 @@ func (e *GPU) cached(i, runs int) (Result, bool, error) {
 	return r, true, nil
 }
 
-// stored is candidate i's row in the store for this graph, GPU and version,
-// when it measured the code this build generates for the candidate: a row
-// of other generated code (a template edited since, an older store's row
-// without a code hash) is measured again, and the new row replaces it.
+// stored is candidate i's newest row in the store for this graph, GPU and
+// version that measured the code this build generates for the candidate: a
+// candidate whose code has no row (a template edited since, an older
+// store's row without a code hash) is measured again.
 func (e *GPU) stored(i int) (store.Row, bool, error) {
-	if e.Store == nil {
+	code := e.code(i)
+	if e.Store == nil || code == "" {
 		return store.Row{}, false, nil
 	}
-	row, ok, err := e.Store.Get(e.Base.Graph, e.Base.GPU, e.Base.Version, e.Space.Cands.Plans[i])
-	if err != nil || !ok || row.Code == "" || row.Code != e.code(i) {
-		return store.Row{}, false, err
-	}
-	return row, true, nil
+	return e.Store.GetCode(e.Base.Graph, e.Base.GPU, e.Base.Version, e.Space.Cands.Plans[i], code)
 }
 
 // code is candidate i's code hash (executor.CodeHash), computed once; ""

@@ -88,3 +88,11 @@ type Evaluator interface {
 type Prefetcher interface {
 	Prefetch(is []int)
 }
+
+// Busier is implemented by evaluators that know when another process is
+// measuring a candidate (a live lease in a shared tuning store): in-order
+// strategies measure other candidates first and come back to it, when its
+// evaluation reads the other's row.
+type Busier interface {
+	Busy(i int) bool
+}

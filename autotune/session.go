@@ -321,6 +321,13 @@ func (s *Session) Prefetch(is []int) {
 	}
 }
 
+// busy reports whether the evaluator says another process is measuring
+// candidate i.
+func (s *Session) busy(i int) bool {
+	b, ok := s.ev.(Busier)
+	return ok && b.Busy(i)
+}
+
 // Rand is the search's random source, seeded from Options.Seed.
 func (s *Session) Rand() *rand.Rand { return s.rng }
 

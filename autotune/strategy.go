@@ -42,8 +42,9 @@ func StrategyByName(name string) (Strategy, error) {
 const strategyAhead = 4
 
 // strategyInOrder evaluates order at full fidelity, skipping what was seen,
-// hinting the next candidates ahead. It reports false when the search
-// stopped.
+// hinting the next candidates ahead. A candidate another process is
+// measuring (Session.busy) goes to the end of the order, once: by then its
+// row is usually stored. It reports false when the search stopped.
 func strategyInOrder(s *Session, order []int) bool {
 	var todo []int
 	for _, i := range order {
@@ -51,7 +52,9 @@ func strategyInOrder(s *Session, order []int) bool {
 			todo = append(todo, i)
 		}
 	}
-	for k, i := range todo {
+	deferred := map[int]bool{}
+	for k := 0; k < len(todo); k++ { // todo grows as candidates are deferred
+		i := todo[k]
 		// Hint in chunks, always one chunk ahead of what is measured.
 		if k == 0 {
 			s.Prefetch(todo[:min(2*strategyAhead, len(todo))])
@@ -59,6 +62,11 @@ func strategyInOrder(s *Session, order []int) bool {
 			s.Prefetch(todo[k+strategyAhead : min(k+2*strategyAhead, len(todo))])
 		}
 		if s.Seen(i) {
+			continue
+		}
+		if !deferred[i] && s.busy(i) {
+			deferred[i] = true
+			todo = append(todo, i)
 			continue
 		}
 		if _, ok := s.Eval(i); !ok {

@@ -26,8 +26,9 @@ const (
 )
 
 // Row is one measurement: one plan on one graph on one GPU with one tcgen
-// version. (Graph, GPU, Version, Plan) is its key: a later measurement of the
-// same key replaces the earlier one.
+// version. (Graph, GPU, Version, Plan, Code) is its key: a later
+// measurement of the same key is added after the earlier one, which stays
+// as history (see latestRows).
 type Row struct {
 	// Graph is the graph's fingerprint (graph.Fingerprint): the same graph
 	// read from any format has the same one.

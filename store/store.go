@@ -23,8 +23,10 @@ import (
 // SchemaVersion is the schema this package writes, kept in the file's
 // PRAGMA user_version. A file with a larger one was written by a newer tcgen
 // and is refused rather than misread. Version 2 added the code column;
-// migrate upgrades a version 1 file in place.
-const SchemaVersion = 2
+// version 3 keeps every measurement (an id key instead of replacing the row
+// of the same plan) and added the leases table. migrate upgrades older files
+// in place, keeping their rows.
+const SchemaVersion = 3
 
 // timeLayout is RFC 3339 with a fixed nine-digit fraction, always in UTC:
 // unlike time.RFC3339Nano (which trims trailing zeros) its strings sort in
@@ -38,8 +40,14 @@ const sqliteHeader = "SQLite format 3\x00"
 // is NOT NULL with a default so rows added by hand with the sqlite3 CLI still
 // scan. uint64 counts are stored as int64 bit patterns (SQLite integers are
 // signed): exact for every value below 2^63, which any real count is.
-const schema = `
+const schema = measurementsTable + indexes + leasesTable + bestView
+
+// measurementsTable is SchemaVersion's measurements table. id orders the
+// measurements of one key (graph, gpu, version, plan, code): the newest
+// stands for it, the older are history (see latestRows).
+const measurementsTable = `
 CREATE TABLE IF NOT EXISTS measurements (
+	id            INTEGER PRIMARY KEY,
 	graph         TEXT    NOT NULL,
 	graph_name    TEXT    NOT NULL DEFAULT '',
 	features      TEXT    NOT NULL DEFAULT '{}',
@@ -75,26 +83,32 @@ CREATE TABLE IF NOT EXISTS measurements (
 	clock_sm_mhz  INTEGER NOT NULL DEFAULT 0,
 	clock_mem_mhz INTEGER NOT NULL DEFAULT 0,
 	temperature_c INTEGER NOT NULL DEFAULT 0,
-	time          TEXT    NOT NULL DEFAULT '',
-	PRIMARY KEY (graph, gpu, version, plan)
+	time          TEXT    NOT NULL DEFAULT ''
 );
+`
+
+// indexes are the measurements table's indexes.
+const indexes = `
 -- (graph, gpu) leads, as asked; status and median_ms after it let Best and
 -- the best view read the fastest ok row straight from the index.
 CREATE INDEX IF NOT EXISTS measurements_graph_gpu ON measurements (graph, gpu, status, median_ms);
 CREATE INDEX IF NOT EXISTS measurements_space ON measurements (space);
-` + bestView
+-- The key then id: finds a key's newest row (GetCode, latestRows).
+CREATE INDEX IF NOT EXISTS measurements_key ON measurements (graph, gpu, version, plan, code, id);
+`
 
 // bestView is the best view; a migration recreates it, since a view keeps
 // the column list it was created with.
 const bestView = `
--- best: per (graph, gpu) the ok row with the smallest median_ms; ties go to
--- the smaller plan name, then version, so the answer is stable.
+-- best: per (graph, gpu), among the newest rows of each key, the ok row
+-- with the smallest median_ms; ties go to the smaller plan name, then
+-- version, so the answer is stable.
 CREATE VIEW IF NOT EXISTS best AS
 	SELECT ` + columns + `, vertices, edges, degree_max FROM (
 		SELECT *, row_number() OVER (
 			PARTITION BY graph, gpu ORDER BY median_ms, plan, version
 		) AS best_rank
-		FROM measurements WHERE status = 'ok'
+		FROM (` + latestRows + `) WHERE status = 'ok'
 	) WHERE best_rank = 1;
 `
 
@@ -104,24 +118,10 @@ const columns = `graph, graph_name, features, gpu, gpu_name, cc, sms, driver, nv
 	warmup, runs, samples_ms, median_ms, min_ms, max_ms, kernel_ms, compile_ms, prepare_ms,
 	clock_sm_mhz, clock_mem_mhz, temperature_c, time`
 
-// putSQL upserts one row. The derived columns vertices, edges and
-// degree_max come last; the key's conflict replaces every other column.
+// putSQL appends one row; id numbers it after every earlier one. The
+// derived columns vertices, edges and degree_max come last.
 const putSQL = `INSERT INTO measurements (` + columns + `, vertices, edges, degree_max)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (graph, gpu, version, plan) DO UPDATE SET
-	graph_name = excluded.graph_name, features = excluded.features,
-	gpu_name = excluded.gpu_name, cc = excluded.cc, sms = excluded.sms,
-	driver = excluded.driver, nvrtc = excluded.nvrtc, code = excluded.code, spec = excluded.spec,
-	space = excluded.space, point = excluded.point, source = excluded.source,
-	status = excluded.status, reason = excluded.reason,
-	triangles = excluded.triangles, reference = excluded.reference,
-	warmup = excluded.warmup, runs = excluded.runs, samples_ms = excluded.samples_ms,
-	median_ms = excluded.median_ms, min_ms = excluded.min_ms, max_ms = excluded.max_ms,
-	kernel_ms = excluded.kernel_ms, compile_ms = excluded.compile_ms,
-	prepare_ms = excluded.prepare_ms, clock_sm_mhz = excluded.clock_sm_mhz,
-	clock_mem_mhz = excluded.clock_mem_mhz, temperature_c = excluded.temperature_c,
-	time = excluded.time, vertices = excluded.vertices, edges = excluded.edges,
-	degree_max = excluded.degree_max`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // Store is an open tuning store. Its methods are safe for concurrent use,
 // and several processes may share one file (WAL mode, busy timeout).
@@ -137,6 +137,9 @@ type Filter struct {
 	// OnlyOK keeps StatusOK rows only (with Status set as well, a non-ok
 	// Status then matches nothing).
 	OnlyOK bool
+	// History keeps every measurement; without it only the newest row of
+	// each key (graph, gpu, version, plan, code) is returned.
+	History bool
 }
 
 // GraphInfo is one graph measured on a GPU: what the model trains on.
@@ -238,9 +241,9 @@ func checkHeader(path string) error {
 	return nil
 }
 
-// upgrade1 turns a SchemaVersion 1 file into the current one.
-const upgrade1 = `ALTER TABLE measurements ADD COLUMN code TEXT NOT NULL DEFAULT '';
-DROP VIEW IF EXISTS best;` + bestView
+// upgrade1 turns a schema version 1 file into version 2; upgrade2 then
+// makes it current.
+const upgrade1 = `ALTER TABLE measurements ADD COLUMN code TEXT NOT NULL DEFAULT '';`
 
 // migrate creates the schema in a new file, upgrades an older one and
 // refuses a newer one. It runs
@@ -262,11 +265,16 @@ func (s *Store) migrate() error {
 		return fmt.Errorf("schema version %d is newer than this tcgen's %d: use a newer tcgen", v, SchemaVersion)
 	case v == SchemaVersion:
 		return nil
-	case v == 1:
+	case v == 1 || v == 2:
 		// Version 1 rows get an empty code hash, which matches no plan:
 		// they stay as history but are never reused as current.
-		if _, err := tx.ExecContext(ctx, upgrade1); err != nil {
-			return fmt.Errorf("upgrading schema 1 to %d: %w", SchemaVersion, err)
+		if v == 1 {
+			if _, err := tx.ExecContext(ctx, upgrade1); err != nil {
+				return fmt.Errorf("upgrading schema 1 to %d: %w", SchemaVersion, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, upgrade2); err != nil {
+			return fmt.Errorf("upgrading schema %d to %d: %w", v, SchemaVersion, err)
 		}
 	default:
 		if _, err := tx.ExecContext(ctx, schema); err != nil {
@@ -341,8 +349,8 @@ func (r Row) Validate() error {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// Put stores r, replacing any row with the same (Graph, GPU, Version,
-// Plan). It is one statement and so its own committed transaction: once Put
+// Put appends r; an earlier row of the same key stays as history (Filter's
+// History). It is one statement and so its own committed transaction: once Put
 // returns, a crash cannot lose r.
 func (s *Store) Put(r Row) error {
 	if err := r.Validate(); err != nil {
@@ -414,10 +422,12 @@ func scanRow(sc scanner) (Row, error) {
 	return r, nil
 }
 
-// Get returns the row with the given key; ok is false if there is none.
+// Get returns the newest row of plan on graph, gpu and version, whatever
+// its code hash; ok is false if there is none.
 func (s *Store) Get(graph, gpu, version, plan string) (Row, bool, error) {
 	r, err := scanRow(s.db.QueryRow(`SELECT `+columns+` FROM measurements
-		WHERE graph = ? AND gpu = ? AND version = ? AND plan = ?`, graph, gpu, version, plan))
+		WHERE graph = ? AND gpu = ? AND version = ? AND plan = ?
+		ORDER BY id DESC LIMIT 1`, graph, gpu, version, plan))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Row{}, false, nil
 	}
@@ -449,10 +459,13 @@ func (s *Store) Rows(f Filter) ([]Row, error) {
 		add("status", string(StatusOK))
 	}
 	q := `SELECT ` + columns + ` FROM measurements`
+	if !f.History {
+		q = `SELECT ` + columns + ` FROM (` + latestRows + `)`
+	}
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	q += " ORDER BY graph_name, plan, graph, gpu, version"
+	q += " ORDER BY graph_name, plan, graph, gpu, version, id"
 	return s.query("rows", q, args...)
 }
 
@@ -477,8 +490,9 @@ func (s *Store) query(what, q string, args ...any) ([]Row, error) {
 	return out, nil
 }
 
-// Best returns the row count runs for graph on gpu: among its StatusOK rows
-// that current accepts (nil accepts all), only those measured with the most
+// Best returns the row count runs for graph on gpu: among the newest rows
+// of its keys (an older measurement of a key is history, see latestRows),
+// the StatusOK ones that current accepts (nil accepts all), only those measured with the most
 // timed passes (Runs) compete, and the fastest (smallest MedianMs) of them
 // wins; ties go to the smaller plan name, then version. So a row with fewer
 // passes never wins over one with more: a 1-pass screening of successive
@@ -490,7 +504,7 @@ func (s *Store) query(what, q string, args ...any) ([]Row, error) {
 // ahead of the answer were rejected by current; ok is false if no row is
 // accepted.
 func (s *Store) Best(graph, gpu string, current func(Row) bool) (best Row, skipped int, ok bool, err error) {
-	rows, err := s.db.Query(`SELECT `+columns+` FROM measurements
+	rows, err := s.db.Query(`SELECT `+columns+` FROM (`+latestRows+`)
 		WHERE graph = ? AND gpu = ? AND status = 'ok'
 		ORDER BY runs DESC, median_ms, plan, version`, graph, gpu)
 	if err != nil {

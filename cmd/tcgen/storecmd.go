@@ -26,7 +26,9 @@ type StoreFilter struct {
 	Space string `help:"Only points of this space or sweep." placeholder:"NAME"`
 }
 
-func (f StoreFilter) rows(g *Globals) ([]store.Row, error) {
+// rows reads the rows f selects: every measurement when history is set,
+// else the newest of each key.
+func (f StoreFilter) rows(g *Globals, history bool) ([]store.Row, error) {
 	st, err := g.openStore()
 	if err != nil {
 		return nil, err
@@ -35,7 +37,7 @@ func (f StoreFilter) rows(g *Globals) ([]store.Row, error) {
 		return nil, errorf(exitUsage, "store: --no-store leaves nothing to read")
 	}
 	defer st.Close()
-	rows, err := st.Rows(store.Filter{GPU: f.GPU, Space: f.Space})
+	rows, err := st.Rows(store.Filter{GPU: f.GPU, Space: f.Space, History: history})
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +62,7 @@ type StoreExportCmd struct {
 
 // Run implements the command.
 func (c *StoreExportCmd) Run(g *Globals) error {
-	rows, err := c.rows(g)
+	rows, err := c.rows(g, true) // history too: an export is the whole record
 	if err != nil {
 		return err
 	}
@@ -97,7 +99,7 @@ type StoreBestCmd struct {
 // (count also checks that hash against the code it generates for the
 // device, which this command, without one, cannot.)
 func (c *StoreBestCmd) Run(g *Globals) error {
-	rows, err := c.rows(g)
+	rows, err := c.rows(g, false)
 	if err != nil {
 		return err
 	}
@@ -151,7 +153,7 @@ type StoreModelCmd struct {
 
 // Run implements the command.
 func (c *StoreModelCmd) Run(g *Globals) error {
-	rows, err := StoreFilter{GPU: c.GPU}.rows(g)
+	rows, err := StoreFilter{GPU: c.GPU}.rows(g, false)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,45 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// latestRows selects the newest row (largest id) of each key (graph, gpu,
+// version, plan, code): the measurement that stands for the key. Older rows
+// of a key are history: `store export` and Filter.History keep them, Best,
+// the best view and the evaluator's reuse do not. The newest row wins even
+// when it is slower or failed: a re-measurement is taken because the old one
+// no longer answers (another reference, more passes, a crashed lease), so
+// the old number must not outrank it. A NOT EXISTS on the key's index, not
+// a window, so an outer WHERE on graph and gpu still narrows by index.
+const latestRows = `SELECT * FROM measurements AS m WHERE NOT EXISTS (
+		SELECT 1 FROM measurements AS n WHERE n.graph = m.graph AND n.gpu = m.gpu
+		AND n.version = m.version AND n.plan = m.plan AND n.code = m.code AND n.id > m.id)`
+
+// upgrade2 turns a schema version 2 file into version 3: the table is
+// rebuilt with an id key (SQLite cannot change a primary key in place) and
+// every old row is kept, numbered in time order. The best view goes first,
+// since it names the table being renamed; the old indexes go with the old
+// table and are made again on the new one.
+const upgrade2 = `DROP VIEW IF EXISTS best;
+ALTER TABLE measurements RENAME TO measurements_v2;` + measurementsTable + `
+INSERT INTO measurements (` + columns + `, vertices, edges, degree_max)
+	SELECT ` + columns + `, vertices, edges, degree_max FROM measurements_v2 ORDER BY time, rowid;
+DROP TABLE measurements_v2;` + indexes + leasesTable + bestView
+
+// GetCode returns the newest row of plan on graph, gpu and version that
+// measured the code with hash code; ok is false if there is none.
+func (s *Store) GetCode(graph, gpu, version, plan, code string) (Row, bool, error) {
+	r, err := scanRow(s.db.QueryRow(`SELECT `+columns+` FROM measurements
+		WHERE graph = ? AND gpu = ? AND version = ? AND plan = ? AND code = ?
+		ORDER BY id DESC LIMIT 1`, graph, gpu, version, plan, code))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Row{}, false, nil
+	}
+	if err != nil {
+		return Row{}, false, fmt.Errorf("store: %s: get: %w", s.path, err)
+	}
+	return r, true, nil
+}
