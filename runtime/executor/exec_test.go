@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -333,13 +334,13 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 }
 
 type fakeCompiler struct {
-	calls     int
-	failCheck bool // refuse the list check's module (upload.go)
+	calls     atomic.Int64 // the tuner compiles ahead on other goroutines
+	failCheck bool         // refuse the list check's module (upload.go)
 }
 
 func (c *fakeCompiler) Version() (int, int) { return 13, 0 }
 func (c *fakeCompiler) Compile(in gpu.CompileInput) (gpu.Image, error) {
-	c.calls++
+	c.calls.Add(1)
 	if c.failCheck && in.Name == executor.CheckListsFile {
 		return gpu.Image{}, fmt.Errorf("%s: refused (test)", in.Name)
 	}
@@ -393,8 +394,8 @@ func TestExecFake(t *testing.T) {
 			if d.allocBytes > res.DeviceBytes {
 				t.Errorf("%s on %s: allocated %d bytes, predicted %d before allocating: %+v", p.Prefix, name, d.allocBytes, res.DeviceBytes, p.Classes)
 			}
-			if len(d.live) != 0 || d.loaded != 0 || d.timers != 0 || comp.calls != 1 {
-				t.Errorf("%s on %s: %d buffers, %d modules, %d timers left; %d compiles", p.Prefix, name, len(d.live), d.loaded, d.timers, comp.calls)
+			if len(d.live) != 0 || d.loaded != 0 || d.timers != 0 || comp.calls.Load() != 1 {
+				t.Errorf("%s on %s: %d buffers, %d modules, %d timers left; %d compiles", p.Prefix, name, len(d.live), d.loaded, d.timers, comp.calls.Load())
 			}
 			if res.Runs != 3 || res.KernelMs.Median <= 0 && want > 0 {
 				t.Errorf("%s on %s: runs %d, kernel %+v", p.Prefix, name, res.Runs, res.KernelMs)
