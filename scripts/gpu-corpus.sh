@@ -87,7 +87,7 @@ PY
 time_tcgen() {
   local f="$C/tcgen.tsv"
   # RETIME=TAG: time every graph again (a new binary), once per TAG however
-  # many calls it takes; the old table is kept aside.
+  # many runs it takes; the old table is kept aside.
   if [ -n "${RETIME:-}" ] && [ ! -f "$C/retimed-$RETIME" ]; then
     [ -f "$f" ] && mv "$f" "$C/tcgen-$(date +%s).tsv.old"
     rm -f "$C/e2e.tsv"
