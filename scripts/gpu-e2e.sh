@@ -3,7 +3,7 @@
 # relabelled CSR file counted cold and warm by each binary of BINS
 # (label:path pairs; make bundle BASE=<commit> adds .gpu/bin/tcgen-base), so
 # a change to reading or uploading is measured beside what it replaces in
-# one call. The file has 4-byte entries (convert --pack no, what any tcgen
+# one run. The file has 4-byte entries (convert --pack no, what any tcgen
 # reads) unless the pair ends in :packed (3 bytes an entry, convert --pack
 # yes). Run from the repository root with the bundle unpacked in .gpu
 # (scripts/gpu-session.sh does that: E2E_AB=1).
