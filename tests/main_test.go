@@ -183,8 +183,13 @@ type tuneOutcome struct {
 	Evals    int      `json:"evaluations"`
 	Best     string   `json:"best_plan"`
 	BestMs   float64  `json:"best_ms"`
+	CILo     float64  `json:"ci_lo_ms"`
+	CIHi     float64  `json:"ci_hi_ms"`
 	Baseline []string `json:"baseline"`
 	Exhaust  *struct {
 		Ratio float64 `json:"ratio"`
 	} `json:"replay_truth"`
+	Final *struct {
+		Skipped string `json:"skipped"`
+	} `json:"final"`
 }

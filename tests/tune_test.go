@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"hash/fnv"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,6 +106,13 @@ func TestTuneReplay(t *testing.T) {
 		if res.Points != n || res.Evals > 40 || res.Best == "" || res.Exhaust == nil || res.Exhaust.Ratio < 1 {
 			t.Errorf("%s: %+v", s, res)
 		}
+		// Three recorded passes (ms, 1.01 ms, 0.99 ms): the CI is [min, max].
+		if math.Abs(res.CILo-res.BestMs*0.99) > 1e-9 || math.Abs(res.CIHi-res.BestMs*1.01) > 1e-9 {
+			t.Errorf("%s: CI [%g, %g] of %g ms, want its min and max", s, res.CILo, res.CIHi, res.BestMs)
+		}
+		if res.Final == nil || res.Final.Skipped != "a replay cannot measure again" {
+			t.Errorf("%s: finalists %+v, want them skipped", s, res.Final)
+		}
 		// On made-up times there is nothing to learn: every strategy does
 		// as random search at best, and 39 random draws (one goes to the
 		// default plan) all miss the best fifth with probability 0.8^39,
@@ -129,7 +137,8 @@ func TestTuneReplay(t *testing.T) {
 	}
 	// Exhaustive finds the best.
 	code, out, _ := tcgen(t, "-q", "tune", "fp1", "--replay", rec, "--strategy", "exhaustive")
-	if code != 0 || !strings.Contains(out, "found / best = 1.0000") || !strings.Contains(out, "measured first  ") {
+	if code != 0 || !strings.Contains(out, "found / best = 1.0000") || !strings.Contains(out, "measured first  ") ||
+		!strings.Contains(out, "finalists       not measured again: a replay cannot measure again") {
 		t.Errorf("exhaustive: exit %d\n%s", code, out)
 	}
 }

@@ -49,6 +49,7 @@ type TuneCmd struct {
 	Expect   *uint64       `help:"The graph's known triangle count (default: the CPU oracle counts it once)." placeholder:"N"`
 	Cold     bool          `help:"Start the search cold: without it, a graph the store has not tuned starts from the model's best plans for it (predicted from the graphs tuned on this GPU, or in --replay from the recording's other graphs)."`
 	Replay   string        `help:"Replay a recording (JSON Lines, tcgen store export) instead of measuring: tests strategies without a GPU." type:"path" placeholder:"FILE"`
+	Finals   int           `name:"finalists" help:"Measure the N best candidates again at the end, interleaved (one pass of each per round, --runs rounds), and choose the winner from those passes (0: off)." default:"3" placeholder:"N"`
 	Out      string        `help:"Directory for the winning plan's spec (PLAN.yaml) and CUDA source (PLAN.cu)." default:"." type:"path" placeholder:"DIR"`
 	JSON     bool          `help:"Print the outcome as JSON."`
 }
@@ -67,6 +68,9 @@ type tuneOutcome struct {
 	Best      string       `json:"best_plan,omitempty"`
 	BestLabel string       `json:"best_label,omitempty"`
 	BestMs    float64      `json:"best_ms,omitempty"`
+	BestCILo  float64      `json:"ci_lo_ms,omitempty"` // 95% interval of the best's median (autotune.MedianCI)
+	BestCIHi  float64      `json:"ci_hi_ms,omitempty"`
+	Final     *finalsOut   `json:"final,omitempty"` // the finalists measured again interleaved
 	Exhaust   *replayTruth `json:"replay_truth,omitempty"`
 	WarmStart []string     `json:"warm_start,omitempty"` // the plans the strategy starts from: the store's best or the model's
 	Baseline  []string     `json:"baseline,omitempty"`   // the plans count would otherwise run (default, model), measured first
@@ -101,8 +105,8 @@ func (c *TuneCmd) space() (*autotune.SpaceFile, error) {
 
 // Run implements the command.
 func (c *TuneCmd) Run(g *Globals) error {
-	if c.Runs < 1 || c.Warmup < 0 || c.Evals < 0 || c.Patience < 0 || c.Time < 0 {
-		return errorf(exitUsage, "tune: --runs must be at least 1, --warmup, --evals, --patience and --time at least 0")
+	if c.Runs < 1 || c.Warmup < 0 || c.Evals < 0 || c.Patience < 0 || c.Time < 0 || c.Finals < 0 {
+		return errorf(exitUsage, "tune: --runs must be at least 1, --warmup, --evals, --patience, --time and --finalists at least 0")
 	}
 	strat, err := autotune.StrategyByName(c.Strategy)
 	if err != nil {
@@ -209,6 +213,9 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 	}
 	res := c.outcome(sp, out, start)
 	res.Graph = c.Graph
+	if c.Finals > 0 {
+		res.Final = &finalsOut{Skipped: "a replay cannot measure again"}
+	}
 	for _, i := range opt.Start {
 		res.WarmStart = append(res.WarmStart, sp.Cands.Plans[i])
 	}
@@ -254,7 +261,7 @@ func (c *TuneCmd) outcome(sp *autotune.Space, out autotune.Outcome, start time.T
 		}
 	}
 	if out.Best >= 0 {
-		res.Best, res.BestLabel, res.BestMs = sp.Cands.Plans[out.Best], sp.Labels[out.Best], out.Score
+		setBest(&res, sp, out.Best, out.Score, searchSamples(out, out.Best, c.Runs))
 	}
 	return res
 }
@@ -308,6 +315,9 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 	}
 	res := c.outcome(sp, out, start)
 	res.Graph = c.Graph
+	if out, err = c.final(g, ev, sp, out, &res); err != nil {
+		return err
+	}
 	for _, i := range startIdx {
 		res.WarmStart = append(res.WarmStart, sp.Cands.Plans[i])
 	}
@@ -490,11 +500,12 @@ func printTune(w io.Writer, asJSON bool, r tuneOutcome) error {
 		fmt.Fprintf(tw, "started from\t%s\n", strings.Join(r.WarmStart, ", "))
 	}
 	if r.Best != "" {
-		fmt.Fprintf(tw, "best\t%s, %.4f ms median gpu pass\n", r.Best, r.BestMs)
+		fmt.Fprintf(tw, "best\t%s, %.4f ms median gpu pass (95%% CI %.4f-%.4f)\n", r.Best, r.BestMs, r.BestCILo, r.BestCIHi)
 		fmt.Fprintf(tw, "\t%s\n", r.BestLabel)
 	} else {
 		fmt.Fprintf(tw, "best\tnone: no candidate counted correctly\n")
 	}
+	printFinal(tw, r.Final)
 	if t := r.Exhaust; t != nil {
 		fmt.Fprintf(tw, "exhaustive\t%s, %.4f ms (found / best = %.4f)\n", t.Plan, t.Ms, t.Ratio)
 	}

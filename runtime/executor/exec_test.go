@@ -51,6 +51,9 @@ type fakeDevice struct {
 	// checkLies makes the list check find a bad entry in any lists, as a
 	// copy that changed them on the way would.
 	checkLies bool
+	// passMs, when set, is what a timer reads: the time of the kernels
+	// launched between its events (tune_final_fake_test.go).
+	passMs func(launched []string) float64
 }
 
 func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
@@ -170,9 +173,10 @@ func (m *fakeModule) Unload() error { m.d.loaded--; return nil }
 type fakeTimer struct {
 	d     *fakeDevice
 	state int
+	from  int // len(d.launch) at Start
 }
 
-func (t *fakeTimer) Start() error { t.state = 1; return nil }
+func (t *fakeTimer) Start() error { t.state, t.from = 1, len(t.d.launch); return nil }
 func (t *fakeTimer) Stop() error {
 	if t.state != 1 {
 		return fmt.Errorf("fake timer stopped before it was started")
@@ -183,6 +187,9 @@ func (t *fakeTimer) Stop() error {
 func (t *fakeTimer) Elapsed() (float64, error) {
 	if t.state != 2 {
 		return 0, fmt.Errorf("fake timer read before Start and Stop")
+	}
+	if t.d.passMs != nil {
+		return t.d.passMs(t.d.launch[min(t.from, len(t.d.launch)):]), nil
 	}
 	return 0.5, nil
 }
