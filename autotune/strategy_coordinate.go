@@ -66,7 +66,7 @@ type coordSearch struct {
 }
 
 // descend runs coordinate descent from candidate cur until a sweep over
-// every dimension moves nowhere. false: the session stopped.
+// every dimension moves nowhere. false: the search stopped.
 func (cd *coordSearch) descend(cur int) bool {
 	r, ok := cd.eval(cur)
 	if !ok {
@@ -255,7 +255,7 @@ func (cd *coordSearch) dim(cur int, curScore float64, d int, nested bool) (int, 
 // position at: it probes both neighbours, walks in the improving direction
 // with doubling steps while that improves, then narrows around the best
 // with halving steps on both sides (a bisection of the bracket the walk
-// found). try measures a point and reports false when the session stopped.
+// found). try measures a point and reports false when the search stopped.
 func (cd *coordSearch) line(line []int, at int, atScore float64, try func(int) (float64, bool)) bool {
 	b, sb := at, atScore
 	var side []int

@@ -144,7 +144,7 @@ func halvingCost(n int, rungs []int, t func(runs int) time.Duration) (int, time.
 // and the time left, so its survivors reach the full evaluation that can
 // make a best. Under a time limit the first bracket is a small one that
 // shows what an evaluation costs. At least 1: with nothing left, the
-// session is asked anyway and reports which budget ran out.
+// search (its Session) is asked anyway and reports which budget ran out.
 func halvingSize(s *Session, pool int, rungs []int) int {
 	rem := s.Remaining()
 	left, timed := s.timeLeft()
@@ -170,7 +170,7 @@ func halvingSize(s *Session, pool int, rungs []int) int {
 
 // halvingTiming estimates an evaluation's wall time from its runs, a fixed
 // part (generation, compilation, warm-ups) plus a part per pass, fitted by
-// least squares to this session's evaluations; nil before any.
+// least squares to this search's evaluations; nil before any.
 func halvingTiming(s *Session) func(int) time.Duration {
 	var n, sx, sy, sxx, sxy float64
 	prev := time.Duration(0)
@@ -199,7 +199,7 @@ func halvingTiming(s *Session) func(int) time.Duration {
 }
 
 // halvingBracket runs one bracket over sample with the given rungs. false:
-// the session stopped.
+// the search stopped.
 func halvingBracket(s *Session, sample []int, rungs []int) bool {
 	surv := slices.Clone(sample)
 	score := map[int]float64{}
