@@ -89,8 +89,13 @@ func (a *AdjCheck) byDegreeMsg() string {
 // RMAT-22), and a few cores already keep the memory busy.
 const degreeParts = 4
 
+// UndirectedDegrees returns each vertex's degree in the undirected graph o
+// orients: its out-degree plus its in-degree, on all cores. Entries out of
+// range, which the list checks refuse later, are not counted.
+func (o *Oriented) UndirectedDegrees() []uint32 { return undirectedDegrees(o.Offsets, o.Adj) }
+
 // undirectedDegrees returns each vertex's out-degree plus in-degree in the
-// lists (sorted and in range: checked before). Up to degreeParts cores each
+// lists (entries out of range are skipped: the checks report them). Up to degreeParts cores each
 // count the in-degrees of a range of lists, of about equal arcs, into an
 // array of their own; the arrays are then summed on all cores. Sorted lists
 // hold an entry at most once, so an in-degree is below n; a degree wraps
@@ -112,7 +117,9 @@ func undirectedDegrees(off []uint64, adj []uint32) []uint32 {
 		wg.Go(func() {
 			c := make([]uint32, n)
 			for _, w := range adj[off[starts[k]]:off[starts[k+1]]] {
-				c[w]++
+				if int(w) < n {
+					c[w]++
+				}
 			}
 			in[k] = c
 		})

@@ -3,10 +3,7 @@ package executor
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
@@ -81,59 +78,26 @@ func Feature(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
 
 // degreeCV is the coefficient of variation (stddev / mean) of the
 // undirected degrees: from g's offsets, or, for a graph read oriented, from
-// each vertex's out-degree plus the in-degree counted over o's lists (each
-// undirected edge is stored once there). Entries out of range, which the
-// list checks refuse later, are not counted.
+// o's out- and in-degrees (each undirected edge is stored once there).
 func degreeCV(g *graph.Graph, o *graph.Oriented) float64 {
-	var deg []uint64
+	var sum, sq float64
+	add := func(d float64) { sum, sq = sum+d, sq+d*d }
+	n := o.N()
 	if g != nil {
-		deg = make([]uint64, g.N())
-		for v := range deg {
-			deg[v] = g.Degree(uint32(v))
+		n = g.N()
+		for v := range n {
+			add(float64(g.Degree(uint32(v))))
 		}
 	} else {
-		deg = inPlusOutDegrees(&o.CSR)
+		for _, d := range o.UndirectedDegrees() {
+			add(float64(d))
+		}
 	}
-	if len(deg) == 0 {
+	if n == 0 || sum == 0 {
 		return 0
 	}
-	var sum, sq float64
-	for _, d := range deg {
-		x := float64(d)
-		sum += x
-		sq += x * x
-	}
-	n := float64(len(deg))
-	mean := sum / n
-	if mean == 0 {
-		return 0
-	}
-	return math.Sqrt(max(sq/n-mean*mean, 0)) / mean
-}
-
-// inPlusOutDegrees counts each vertex's entries of an oriented CSR as the
-// tail and the head of an arc, on all cores.
-func inPlusOutDegrees(c *graph.CSR) []uint64 {
-	n := c.N()
-	in := make([]uint32, n)
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(c.Adj)>>20))
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := len(c.Adj)*w/workers, len(c.Adj)*(w+1)/workers
-		wg.Go(func() {
-			for _, v := range c.Adj[lo:hi] {
-				if int(v) < n {
-					atomic.AddUint32(&in[v], 1)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	deg := make([]uint64, n)
-	for v := range deg {
-		deg[v] = c.Degree(uint32(v)) + uint64(in[v])
-	}
-	return deg
+	mean := sum / float64(n)
+	return math.Sqrt(max(sq/float64(n)-mean*mean, 0)) / mean
 }
 
 // chooseVariant returns the variant of m's guard that the graph takes:
