@@ -121,6 +121,10 @@ func (c *CountCmd) Run(g *Globals) error {
 	}
 	planMs := msSince(start)
 	gpu := c.Backend != "cpu" && c.localFlag() == ""
+	var open func() openedGPU
+	if gpu {
+		open = g.startGPU(c.GPUFlags)
+	}
 	// On the GPU, the checks of an oriented CSR file's lists are made by
 	// the upload, as it reads them (executor.Prepare): one pass over the
 	// file instead of two. Not when the plan comes from the tuning store:
@@ -164,7 +168,7 @@ func (c *CountCmd) Run(g *Globals) error {
 	}
 	var loc localCounts
 	if gpu {
-		err := c.countGPU(g, p, l.g, o, &res, start)
+		err := c.countGPU(g, open, p, l.g, o, &res, start)
 		switch {
 		case err == nil:
 		case c.Backend == "auto" && noGPU(err):

@@ -28,11 +28,23 @@ func noGPU(err error) bool {
 // openGPU opens the device and a caching NVRTC compiler.
 func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 	opt := cuda.Options{NVRTCPath: f.NVRTC}
+	// NVRTC loads (a large library, slow from a cold disk) while the
+	// driver creates the context.
+	type compiler struct {
+		c   *cuda.Compiler
+		err error
+	}
+	cc := make(chan compiler, 1)
+	go func() {
+		c, err := cuda.NewCompiler(opt)
+		cc <- compiler{c, err}
+	}()
 	dev, err := cuda.Open(f.Device, opt)
+	nc := <-cc
 	if err != nil {
 		return nil, nil, withCode(exitNoGPU, err)
 	}
-	comp, err := cuda.NewCompiler(opt)
+	comp, err := nc.c, nc.err
 	if err != nil {
 		dev.Close()
 		return nil, nil, withCode(exitNoGPU, err)
@@ -42,14 +54,39 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 		dev.Close()
 		return nil, nil, err
 	}
-	cc := &cuda.CachingCompiler{Inner: comp, Dir: filepath.Join(dir, "kernels"),
+	caching := &cuda.CachingCompiler{Inner: comp, Dir: filepath.Join(dir, "kernels"),
 		Warn: func(err error) { g.notice("kernel cache: %v", err) }}
-	return dev, cc, nil
+	return dev, caching, nil
+}
+
+// openedGPU is openGPU's result.
+type openedGPU struct {
+	dev  *cuda.Device
+	comp gpu.Compiler
+	err  error
+}
+
+// startGPU starts openGPU in the background, so the context is created
+// while the graph is read and the plan chosen, and returns its result's
+// getter.
+func (g *Globals) startGPU(f GPUFlags) func() openedGPU {
+	if os.Getenv("TCGEN_EXP_LATE") != "" {
+		return sync.OnceValue(func() openedGPU {
+			dev, comp, err := g.openGPU(f)
+			return openedGPU{dev, comp, err}
+		})
+	}
+	ch := make(chan openedGPU, 1)
+	go func() {
+		dev, comp, err := g.openGPU(f)
+		ch <- openedGPU{dev, comp, err}
+	}()
+	return sync.OnceValue(func() openedGPU { return <-ch })
 }
 
 // countGPU prepares the plan on the device, runs it once (total_ms), then
 // runs the warm-ups and timed repeats.
-func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, start time.Time) error {
+func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, start time.Time) error {
 	// NVML starts (nvmlInit is slow) while the CUDA context is
 	// created; its facts are read after the runs (the clocks they ran at).
 	nvs := make(chan *nvml.Session, 1)
@@ -58,13 +95,18 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 		nvs <- s
 	}()
 	nv := sync.OnceValue(func() *nvml.Session { return <-nvs }) // received once, nil or not
-	defer func() { nv().Close() }()
+	if os.Getenv("TCGEN_EXP_NOCLOSE") == "" {
+		defer func() { nv().Close() }()
+	}
 	ctxStart := time.Now()
-	dev, comp, err := g.openGPU(c.GPUFlags)
+	og := open()
+	dev, comp, err := og.dev, og.comp, og.err
 	if err != nil {
 		return err
 	}
-	defer dev.Close()
+	if os.Getenv("TCGEN_EXP_NOCLOSE") == "" {
+		defer dev.Close()
+	}
 	res.ContextMs = msSince(ctxStart)
 	factsStart := time.Now()
 	facts := dev.Facts()
@@ -77,6 +119,9 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 	res.FactsMs = msSince(factsStart)
 	prepStart := time.Now()
 	popt := executor.RunOptions{}
+	if os.Getenv("TCGEN_EXP_ARCH") == "sm" {
+		popt.Arch = fmt.Sprintf("sm_%d%d", facts.Major, facts.Minor)
+	}
 	if o != nil {
 		gr, popt.Oriented = nil, o // already oriented: the plan must match it
 	}
@@ -84,7 +129,9 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 	if err != nil {
 		return gpuError(err)
 	}
-	defer pr.Close()
+	if os.Getenv("TCGEN_EXP_NOCLOSE") == "" {
+		defer pr.Close()
+	}
 	res.PrepareMs = msSince(prepStart)
 	runStart := time.Now()
 	first, err := pr.Run(g.ctx, executor.RunOptions{Repeat: 1})
