@@ -134,6 +134,16 @@ if [ -n "${RMAT:-18 20 22}" ]; then
   done
 fi
 
+# 7. A tune through a store, then count with no plan: the store's best is
+# reused (code hash, interleaved finalists).
+if [ -z "${SKIP_TUNE:-}" ]; then
+  g=${GRAPHS%% *}
+  { $T0 --store "$R/tune.db" --cache-dir "$R/cache-tune" tune "$R/$g.tcsr" --evals 12 2>&1 | tail -15
+    $T0 --store "$R/tune.db" --cache-dir "$R/cache-tune" count "$R/$g.tcsr" --backend gpu --repeat 10 --expect "$(expected "$g")" 2>&1 | grep -E "plan|triangles|kernel"
+  } > "$R/tune.txt" 2>&1 || status=1
+  cat "$R/tune.txt"
+fi
+
 # Summary: median wall per binary and mode over the graphs.
 python3 - "$R/e2e.tsv" <<'EOF'
 import csv, statistics, sys
