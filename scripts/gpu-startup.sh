@@ -25,6 +25,8 @@ BINS=${BINS:-new:.gpu/bin/tcgen}
 GRAPHS=${GRAPHS:-p2p-Gnutella31 musae_facebook email-Enron}
 WARM=${WARM:-5}
 status=0
+# What was measured comes home whatever fails.
+trap '(cd "$R" && tar czf "$OUT/startup.tgz" device.txt *.tsv *.log *.txt 2>/dev/null)' EXIT
 dataset() { echo ".gpu/datasets/$(awk -F'\t' -v n="$1" '$1 == n {print $2}' .gpu/datasets/MANIFEST.tsv)"; }
 expected() { awk -F'\t' -v n="$1" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "triangles") c = i} $1 == n {print $c}' .gpu/datasets/MANIFEST.tsv; }
 T0=.gpu/bin/tcgen
@@ -127,7 +129,8 @@ if [ -n "${RMAT:-18 20 22}" ]; then
     for round in 1 2; do
       for lb in $BINS; do
         set -- $(echo "$lb" | tr ':' ' ')
-        env ${3//,/ } "$2" -q --no-store --cache-dir "$R/cache-$1" count "$f" --backend gpu --repeat 20 --warmup 3 --expect "${want[$s]}" --json > "$R/r.json" 2> "$R/r.err" || { echo "$1 rmat$s: $(tail -c 300 "$R/r.err")"; status=1; continue; }
+        e=${3:-}
+        env ${e//,/ } "$2" -q --no-store --cache-dir "$R/cache-$1" count "$f" --backend gpu --repeat 20 --warmup 3 --expect "${want[$s]}" --json > "$R/r.json" 2> "$R/r.err" || { echo "$1 rmat$s: $(tail -c 300 "$R/r.err")"; status=1; continue; }
         python3 -c 'import json,sys; r=json.load(open(sys.argv[3])); print("\t".join(str(x) for x in [sys.argv[1], sys.argv[2], r["kernel_ms"], r["gpu_ms"], r["gpu_min_ms"], r["gpu_max_ms"], r["plan"], r["triangles"]]))' "$1" "$s" "$R/r.json" >> "$R/rmat.tsv"
       done
     done
@@ -157,6 +160,5 @@ EOF
 [ -f "$R/floor.tsv" ] && sort -k2,2 "$R/floor.tsv" | awk -F'\t' '{print $2": "$3" ms  "$4}'
 for g in $GRAPHS; do grep -h -E "e2e|best" "$R/peers-$g.log" 2>/dev/null | head -8; done
 [ -f "$R/rmat.tsv" ] && column -t "$R/rmat.tsv"
-(cd "$R" && tar czf "$OUT/startup.tgz" device.txt *.tsv *.log *.txt 2>/dev/null)
 echo "took $(( $(date +%s) - start )) s"
 exit $status
