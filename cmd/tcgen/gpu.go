@@ -59,27 +59,24 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 	return dev, caching, nil
 }
 
-// openedGPU is openGPU's result.
+// openedGPU is openGPU's result and how long it took.
 type openedGPU struct {
 	dev  *cuda.Device
 	comp gpu.Compiler
 	err  error
+	ms   float64
 }
 
-// startGPU starts openGPU in the background, so the context is created
-// while the graph is read and the plan chosen, and returns its result's
-// getter.
+// startGPU starts openGPU in the background, so the driver creates the
+// context (200-230 ms on an H100) while the graph is read and the plan
+// chosen, and returns its result's getter. A command that ends before it
+// asks leaves the context to the process's exit.
 func (g *Globals) startGPU(f GPUFlags) func() openedGPU {
-	if os.Getenv("TCGEN_EXP_LATE") != "" {
-		return sync.OnceValue(func() openedGPU {
-			dev, comp, err := g.openGPU(f)
-			return openedGPU{dev, comp, err}
-		})
-	}
 	ch := make(chan openedGPU, 1)
 	go func() {
+		t := time.Now()
 		dev, comp, err := g.openGPU(f)
-		ch <- openedGPU{dev, comp, err}
+		ch <- openedGPU{dev, comp, err, msSince(t)}
 	}()
 	return sync.OnceValue(func() openedGPU { return <-ch })
 }
@@ -95,19 +92,15 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 		nvs <- s
 	}()
 	nv := sync.OnceValue(func() *nvml.Session { return <-nvs }) // received once, nil or not
-	if os.Getenv("TCGEN_EXP_NOCLOSE") == "" {
-		defer func() { nv().Close() }()
-	}
+	defer func() { nv().Close() }()
 	ctxStart := time.Now()
 	og := open()
 	dev, comp, err := og.dev, og.comp, og.err
 	if err != nil {
 		return err
 	}
-	if os.Getenv("TCGEN_EXP_NOCLOSE") == "" {
-		defer dev.Close()
-	}
-	res.ContextMs = msSince(ctxStart)
+	defer dev.Close()
+	res.ContextMs, res.ContextWaitMs = og.ms, msSince(ctxStart)
 	factsStart := time.Now()
 	facts := dev.Facts()
 	if c.Preset == "" && c.Spec == "" {
@@ -119,9 +112,6 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	res.FactsMs = msSince(factsStart)
 	prepStart := time.Now()
 	popt := executor.RunOptions{}
-	if os.Getenv("TCGEN_EXP_ARCH") == "sm" {
-		popt.Arch = fmt.Sprintf("sm_%d%d", facts.Major, facts.Minor)
-	}
 	if o != nil {
 		gr, popt.Oriented = nil, o // already oriented: the plan must match it
 	}
@@ -129,9 +119,7 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	if err != nil {
 		return gpuError(err)
 	}
-	if os.Getenv("TCGEN_EXP_NOCLOSE") == "" {
-		defer pr.Close()
-	}
+	defer pr.Close()
 	res.PrepareMs = msSince(prepStart)
 	runStart := time.Now()
 	first, err := pr.Run(g.ctx, executor.RunOptions{Repeat: 1})

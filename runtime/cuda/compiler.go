@@ -16,6 +16,7 @@ import (
 type Compiler struct {
 	lib          *nvrtcLib
 	major, minor int
+	archs        []int // the real architectures this NVRTC compiles for (90 for sm_90); nil if it cannot say
 }
 
 var _ gpu.Compiler = (*Compiler)(nil)
@@ -34,7 +35,37 @@ func NewCompiler(opt Options) (*Compiler, error) {
 		return nil, fmt.Errorf("cuda: %s: %w", lib.path, err)
 	}
 	c.major, c.minor = int(major), int(minor)
+	var n int32
+	if lib.nvrtcGetNumSupportedArchs(&n) == nil && n > 0 {
+		archs := make([]int32, n)
+		if lib.nvrtcGetSupportedArchs(&archs[0]) == nil {
+			for _, a := range archs {
+				c.archs = append(c.archs, int(a))
+			}
+		}
+	}
 	return c, nil
+}
+
+// effectiveArch is what NVRTC is asked for when in asks for arch: a real
+// architecture (sm_XY) this NVRTC does not know, on a GPU newer than it,
+// becomes the PTX of the newest one it knows below it (compute_XY), which
+// the driver compiles when it loads the module.
+func effectiveArch(arch string, supported []int) string {
+	var want int
+	if _, err := fmt.Sscanf(arch, "sm_%d", &want); err != nil || supported == nil || slices.Contains(supported, want) {
+		return arch
+	}
+	best := 0
+	for _, a := range supported {
+		if a <= want && a > best {
+			best = a
+		}
+	}
+	if best == 0 {
+		return arch // nothing older either: NVRTC's own error says why
+	}
+	return fmt.Sprintf("compute_%d", best)
 }
 
 // Version is NVRTC's version, e.g. 11, 8.
@@ -90,6 +121,8 @@ func (c *Compiler) CompileAll(in gpu.CompileInput) (Output, error) {
 	if in.Arch == "" {
 		return fail(fmt.Errorf("no target architecture (want compute_XX or sm_XX)"), "")
 	}
+	in.Arch = effectiveArch(in.Arch, c.archs)
+	opts = NVRTCOptions(in)
 	name := in.Name
 	if name == "" {
 		name = "kernel.cu"

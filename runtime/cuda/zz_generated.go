@@ -484,17 +484,19 @@ func (l *driverLib) cuEventDestroy(hEvent cuEvent) error {
 
 // nvrtcLibAddrs holds the resolved entry points (0 where the library lacks one).
 type nvrtcLibAddrs struct {
-	nvrtcGetErrorString    uintptr
-	nvrtcVersion           uintptr
-	nvrtcCreateProgram     uintptr
-	nvrtcDestroyProgram    uintptr
-	nvrtcCompileProgram    uintptr
-	nvrtcGetProgramLogSize uintptr
-	nvrtcGetProgramLog     uintptr
-	nvrtcGetPTXSize        uintptr
-	nvrtcGetPTX            uintptr
-	nvrtcGetCUBINSize      uintptr
-	nvrtcGetCUBIN          uintptr
+	nvrtcGetErrorString       uintptr
+	nvrtcVersion              uintptr
+	nvrtcCreateProgram        uintptr
+	nvrtcDestroyProgram       uintptr
+	nvrtcCompileProgram       uintptr
+	nvrtcGetProgramLogSize    uintptr
+	nvrtcGetProgramLog        uintptr
+	nvrtcGetPTXSize           uintptr
+	nvrtcGetPTX               uintptr
+	nvrtcGetCUBINSize         uintptr
+	nvrtcGetCUBIN             uintptr
+	nvrtcGetNumSupportedArchs uintptr
+	nvrtcGetSupportedArchs    uintptr
 }
 
 // symbols lists each entry point's exported symbol and where its address goes.
@@ -511,6 +513,8 @@ func (a *nvrtcLibAddrs) symbols() []symbolSlot {
 		{"nvrtcGetPTX", &a.nvrtcGetPTX},
 		{"nvrtcGetCUBINSize", &a.nvrtcGetCUBINSize},
 		{"nvrtcGetCUBIN", &a.nvrtcGetCUBIN},
+		{"nvrtcGetNumSupportedArchs", &a.nvrtcGetNumSupportedArchs},
+		{"nvrtcGetSupportedArchs", &a.nvrtcGetSupportedArchs},
 	}
 }
 
@@ -611,4 +615,22 @@ func (l *nvrtcLib) nvrtcGetCUBIN(prog nvrtcProgram, cubin *byte) error {
 	}
 	r, _, _ := purego.SyscallN(l.addr.nvrtcGetCUBIN, uintptr(prog), uintptr(unsafe.Pointer(cubin)))
 	return l.check("nvrtcGetCUBIN", r)
+}
+
+// nvrtcGetNumSupportedArchs calls nvrtcGetNumSupportedArchs: nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs).
+func (l *nvrtcLib) nvrtcGetNumSupportedArchs(numArchs *int32) error {
+	if l.addr.nvrtcGetNumSupportedArchs == 0 {
+		return l.missing("nvrtcGetNumSupportedArchs")
+	}
+	r, _, _ := purego.SyscallN(l.addr.nvrtcGetNumSupportedArchs, uintptr(unsafe.Pointer(numArchs)))
+	return l.check("nvrtcGetNumSupportedArchs", r)
+}
+
+// nvrtcGetSupportedArchs calls nvrtcGetSupportedArchs: nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs).
+func (l *nvrtcLib) nvrtcGetSupportedArchs(supportedArchs *int32) error {
+	if l.addr.nvrtcGetSupportedArchs == 0 {
+		return l.missing("nvrtcGetSupportedArchs")
+	}
+	r, _, _ := purego.SyscallN(l.addr.nvrtcGetSupportedArchs, uintptr(unsafe.Pointer(supportedArchs)))
+	return l.check("nvrtcGetSupportedArchs", r)
 }

@@ -351,7 +351,7 @@ func (c *fakeCompiler) Compile(in gpu.CompileInput) (gpu.Image, error) {
 	if c.failCheck && in.Name == executor.CheckListsFile {
 		return gpu.Image{}, fmt.Errorf("%s: refused (test)", in.Name)
 	}
-	if (!strings.HasPrefix(in.Source, gen.Header) && in.Name != executor.CheckListsFile) || in.Arch != "compute_90" {
+	if (!strings.HasPrefix(in.Source, gen.Header) && in.Name != executor.CheckListsFile) || in.Arch != "sm_90" {
 		return gpu.Image{}, fmt.Errorf("unexpected input %s %s", in.Name, in.Arch)
 	}
 	for _, inc := range includeRE.FindAllStringSubmatch(in.Source, -1) { // as NVRTC, which reads no header from disk

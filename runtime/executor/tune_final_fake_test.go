@@ -27,7 +27,7 @@ func TestTuneFinalistsFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := gen.Target{Arch: "compute_90", MaxSharedPerBlock: 227 << 10}
+	target := gen.Target{Arch: "sm_90", MaxSharedPerBlock: 227 << 10}
 	sp, err := sf.Expand(target)
 	if err != nil {
 		t.Fatal(err)

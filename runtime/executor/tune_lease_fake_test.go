@@ -26,7 +26,7 @@ func leaseSetup(t *testing.T) (*autotune.Space, [2]*fakeDevice, *graph.Graph, ui
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := gen.Target{Arch: "compute_90", MaxSharedPerBlock: 227 << 10}
+	target := gen.Target{Arch: "sm_90", MaxSharedPerBlock: 227 << 10}
 	sp, err := sf.Expand(target)
 	if err != nil {
 		t.Fatal(err)

@@ -88,7 +88,8 @@ var driver = library{
 	},
 }
 
-// NVRTC has no versioned symbols. nvrtcGetCUBIN* exist from NVRTC 11.1.
+// NVRTC has no versioned symbols. nvrtcGetCUBIN* exist from NVRTC 11.1,
+// nvrtcGetSupportedArchs from 11.2.
 var nvrtc = library{
 	goType: "nvrtcLib",
 	result: "nvrtcResult",
@@ -104,6 +105,8 @@ var nvrtc = library{
 		{decl: "nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)"},
 		{decl: "nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)"},
 		{decl: "nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)"},
+		{decl: "nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)"},
+		{decl: "nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)"},
 	},
 }
 
