@@ -18,7 +18,8 @@ import (
 
 // GPU verifies, then times, the candidates of a space on one graph and one
 // device, with the routine `count --repeat` uses (executor.Prepared.Run:
-// warm-ups, CUDA events around each whole pass, median, min and max). Every
+// warm-ups, an optional L2 flush before each pass, CUDA events around each
+// whole pass, median, min, max and the median's confidence interval). Every
 // measurement is written to the store as soon as it is taken, so a crash or
 // Ctrl-C loses nothing finished, and a measurement already in the store is
 // answered from it without the GPU (a second tune resumes the first).
@@ -35,6 +36,9 @@ type GPU struct {
 	// it is timed (the CPU oracle's, or a known count).
 	Reference uint64
 	Warmup    int
+	// FlushL2 flushes the L2 before each timed pass (executor.RunOptions);
+	// such measurements are stored and reused apart from unflushed ones.
+	FlushL2 bool
 	// Store, when not nil, answers measured candidates and keeps new ones.
 	Store *store.Store
 	// Base holds the row fields every measurement shares: graph, GPU,
@@ -78,7 +82,7 @@ type orientKey struct {
 // store and settings (bench adds a graph's tuned plan this way).
 func (e *GPU) WithSpace(sp *Space) *GPU {
 	return &GPU{Ctx: e.Ctx, Dev: e.Dev, Comp: e.Comp, Graph: e.Graph, Oriented: e.Oriented, Space: sp,
-		Reference: e.Reference, Warmup: e.Warmup, Store: e.Store, Base: e.Base, Clocks: e.Clocks,
+		Reference: e.Reference, Warmup: e.Warmup, FlushL2: e.FlushL2, Store: e.Store, Base: e.Base, Clocks: e.Clocks,
 		Workers: e.Workers, SlowMs: e.SlowMs, Owner: e.owner(), LeaseTTL: e.LeaseTTL, LeaseWait: e.LeaseWait}
 }
 
@@ -161,7 +165,8 @@ func (e *GPU) cached(i, runs int) (Result, bool, error) {
 }
 
 // stored is candidate i's newest row in the store for this graph, GPU and
-// version that measured the code this build generates for the candidate: a
+// version, with the L2 flushed as e flushes it, that measured the code
+// this build generates for the candidate: a
 // candidate whose code has no row (a template edited since, an older
 // store's row without a code hash) is measured again.
 func (e *GPU) stored(i int) (store.Row, bool, error) {
@@ -169,7 +174,7 @@ func (e *GPU) stored(i int) (store.Row, bool, error) {
 	if e.Store == nil || code == "" {
 		return store.Row{}, false, nil
 	}
-	return e.Store.GetCode(e.Base.Graph, e.Base.GPU, e.Base.Version, e.Space.Cands.Plans[i], code)
+	return e.Store.GetCode(e.Base.Graph, e.Base.GPU, e.Base.Version, e.Space.Cands.Plans[i], code, e.FlushL2)
 }
 
 // code is candidate i's code hash (executor.CodeHash), computed once; ""
@@ -199,6 +204,7 @@ func (e *GPU) newRow(i int) store.Row {
 	row.Point = e.Space.Cands.Points[i].Key()
 	row.Reference = e.Reference
 	row.Warmup = e.Warmup
+	row.Flushed = e.FlushL2
 	row.Time = time.Now().UTC()
 	return row
 }
@@ -262,7 +268,7 @@ func (e *GPU) measure(i, runs int, row store.Row) (Result, error) {
 		runs, warm = min(runs, slowRuns), 0
 		row.Warmup = 0
 	}
-	res, err := pr.Run(e.Ctx, executor.RunOptions{Repeat: runs, Warmup: warm})
+	res, err := pr.Run(e.Ctx, executor.RunOptions{Repeat: runs, Warmup: warm, FlushL2: e.FlushL2})
 	if err != nil {
 		if e.Ctx.Err() != nil {
 			return Result{}, e.Ctx.Err()
@@ -278,14 +284,19 @@ func (e *GPU) measure(i, runs int, row store.Row) (Result, error) {
 		}
 	}
 	row.Status = store.StatusOK
-	row.Runs = len(res.GPUSamples)
-	row.Samples = res.GPUSamples
-	row.MedianMs, row.MinMs, row.MaxMs = res.GPUMs.Median, res.GPUMs.Min, res.GPUMs.Max
+	setTimes(&row, res.Pass)
 	row.KernelMs = res.KernelMs.Median
 	if err := e.put(row); err != nil {
 		return Result{}, err
 	}
 	return FromRow(row, runs), nil
+}
+
+// setTimes puts the timing routine's measurement m into row.
+func setTimes(row *store.Row, m executor.Measurement) {
+	row.Runs, row.Samples = m.Passes, m.SamplesMs
+	row.MedianMs, row.MinMs, row.MaxMs = m.MedianMs, m.MinMs, m.MaxMs
+	row.Flushed = m.FlushL2
 }
 
 // reusable reports whether a stored measurement answers a request for runs

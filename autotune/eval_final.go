@@ -119,7 +119,7 @@ func (e *GPU) prepareOne(s *finalSlot) (*executor.Prepared, error) {
 // finalPass times one pass of finalist s (preparing it first, with its
 // warm-ups, when it is not held).
 func (e *GPU) finalPass(s *finalSlot) error {
-	pr, opt := s.pr, executor.RunOptions{Repeat: 1}
+	pr, opt := s.pr, executor.RunOptions{Repeat: 1, FlushL2: e.FlushL2}
 	if pr == nil {
 		var err error
 		if pr, err = e.prepareOne(s); err != nil {
@@ -150,8 +150,9 @@ func (e *GPU) finishFinal(s *finalSlot) (Result, error) {
 		}
 	}
 	row.Status = store.StatusOK
-	row.Runs, row.Samples = len(s.samples), s.samples
-	row.MedianMs, row.MinMs, row.MaxMs = median(s.samples), minOf(s.samples), maxOf(s.samples)
+	m := executor.Summarize(s.samples, e.Warmup)
+	m.FlushL2 = e.FlushL2
+	setTimes(&row, m)
 	row.KernelMs = median(s.kernel)
 	if err := e.put(row); err != nil {
 		return Result{}, err
@@ -191,20 +192,4 @@ func (e *GPU) finalFail(s *finalSlot, st store.Status, err error) error {
 	r := FromRow(s.row, 0)
 	s.res = &r
 	return nil
-}
-
-func minOf(xs []float64) float64 {
-	m := xs[0]
-	for _, x := range xs[1:] {
-		m = min(m, x)
-	}
-	return m
-}
-
-func maxOf(xs []float64) float64 {
-	m := xs[0]
-	for _, x := range xs[1:] {
-		m = max(m, x)
-	}
-	return m
 }

@@ -46,8 +46,8 @@ func (m *model) markdown(plots map[string]bool) []byte {
 	if nMissing > 0 {
 		fmt.Fprintf(&b, ", %d not measured", nMissing)
 	}
-	b.WriteString(". Times are the median GPU pass time in ms (4 significant digits); " +
-		"every measurement is in [results.csv](results.csv) and [results.jsonl](results.jsonl).\n\n")
+	fmt.Fprintf(&b, ". Times are the median GPU pass time in ms (4 significant digits), %s; "+
+		"every measurement, with the 95%% confidence interval of its median, is in [results.csv](results.csv) and [results.jsonl](results.jsonl).\n\n", m.flushText())
 	if len(m.cols) == 0 {
 		return b.Bytes()
 	}
@@ -58,6 +58,28 @@ func (m *model) markdown(plots map[string]bool) []byte {
 	m.mdFailures(&b)
 	m.mdProfile(&b)
 	return b.Bytes()
+}
+
+// flushText says whether the timed rows flushed the L2 before each pass.
+func (m *model) flushText() string {
+	timedRows, flushed := 0, 0
+	for c := range m.cols {
+		for _, r := range m.cells[c] {
+			if r != nil && timed(r) {
+				timedRows++
+				if r.Flushed {
+					flushed++
+				}
+			}
+		}
+	}
+	switch {
+	case flushed == 0:
+		return "the L2 not flushed between passes"
+	case flushed == timedRows:
+		return "the L2 flushed before each pass"
+	}
+	return fmt.Sprintf("the L2 flushed before each pass in %d of %d measurements", flushed, timedRows)
 }
 
 // mdGPUs names the GPUs with the range of clocks and temperatures read

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/tcgen/tcgen/runtime/executor"
 	"github.com/tcgen/tcgen/store"
 )
 
@@ -28,6 +29,9 @@ type record struct {
 	MedianMs       *float64     `json:"median_ms"`
 	MinMs          *float64     `json:"min_ms"`
 	MaxMs          *float64     `json:"max_ms"`
+	CILoMs         *float64     `json:"ci_lo_ms"` // 95% interval of the median (executor.MedianCI)
+	CIHiMs         *float64     `json:"ci_hi_ms"`
+	FlushedL2      bool         `json:"flushed_l2"` // the L2 was flushed before each timed pass
 	KernelMs       *float64     `json:"kernel_ms"`
 	Runs           *int         `json:"runs"`
 	EdgesPerSecond *float64     `json:"edges_per_second"`
@@ -38,8 +42,8 @@ type record struct {
 
 var csvHeader = []string{
 	"graph_name", "graph", "vertices", "edges", "degree_max", "gpu_name", "plan", "label",
-	"status", "reason", "triangles", "reference", "median_ms", "min_ms", "max_ms", "kernel_ms",
-	"runs", "edges_per_second", "clock_sm_mhz", "clock_mem_mhz", "temperature_c",
+	"status", "reason", "triangles", "reference", "median_ms", "min_ms", "max_ms",
+	"ci_lo_ms", "ci_hi_ms", "flushed_l2", "kernel_ms", "runs", "edges_per_second", "clock_sm_mhz", "clock_mem_mhz", "temperature_c",
 }
 
 // records lists the measured cells, columns in order (edges, then name),
@@ -56,10 +60,14 @@ func (m *model) records() []record {
 				Vertices: r.Features.Vertices, Edges: r.Features.Edges, DegreeMax: r.Features.DegreeMax,
 				GPUName: r.GPUName, Plan: r.Plan, Label: m.label(p),
 				Status: r.Status, Reason: r.Reason, Triangles: r.Triangles, Reference: r.Reference,
-				ClockSMMHz: positive(r.ClockSMMHz), ClockMemMHz: positive(r.ClockMemMHz), TempC: positive(r.TempC),
+				FlushedL2: r.Flushed, ClockSMMHz: positive(r.ClockSMMHz), ClockMemMHz: positive(r.ClockMemMHz), TempC: positive(r.TempC),
 			}
 			if timed(r) {
 				rec.MedianMs, rec.MinMs, rec.MaxMs = &r.MedianMs, &r.MinMs, &r.MaxMs
+				if len(r.Samples) > 0 {
+					lo, hi := executor.MedianCI(r.Samples)
+					rec.CILoMs, rec.CIHiMs = &lo, &hi
+				}
 				rec.KernelMs = positiveF(r.KernelMs)
 				runs := r.Runs
 				if runs == 0 {
@@ -100,7 +108,8 @@ func encodeCSV(recs []record) ([]byte, error) {
 		row := []string{
 			r.GraphName, r.Graph, u(r.Vertices), u(r.Edges), u(r.DegreeMax), r.GPUName, r.Plan, r.Label,
 			string(r.Status), r.Reason, u(r.Triangles), u(r.Reference),
-			optF(r.MedianMs), optF(r.MinMs), optF(r.MaxMs), optF(r.KernelMs),
+			optF(r.MedianMs), optF(r.MinMs), optF(r.MaxMs), optF(r.CILoMs), optF(r.CIHiMs),
+			strconv.FormatBool(r.FlushedL2), optF(r.KernelMs),
 			optI(r.Runs), optF(r.EdgesPerSecond), optI(r.ClockSMMHz), optI(r.ClockMemMHz), optI(r.TempC),
 		}
 		if err := w.Write(row); err != nil {

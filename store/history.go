@@ -7,7 +7,7 @@ import (
 )
 
 // latestRows selects the newest row (largest id) of each key (graph, gpu,
-// version, plan, code): the measurement that stands for the key. Older rows
+// version, plan, code, flushed): the measurement that stands for the key. Older rows
 // of a key are history: `store export` and Filter.History keep them, Best,
 // the best view and the evaluator's reuse do not. The newest row wins even
 // when it is slower or failed: a re-measurement is taken because the old one
@@ -16,7 +16,8 @@ import (
 // a window, so an outer WHERE on graph and gpu still narrows by index.
 const latestRows = `SELECT * FROM measurements AS m WHERE NOT EXISTS (
 		SELECT 1 FROM measurements AS n WHERE n.graph = m.graph AND n.gpu = m.gpu
-		AND n.version = m.version AND n.plan = m.plan AND n.code = m.code AND n.id > m.id)`
+		AND n.version = m.version AND n.plan = m.plan AND n.code = m.code
+		AND n.flushed = m.flushed AND n.id > m.id)`
 
 // upgrade2 turns a schema version 2 file into version 3: the table is
 // rebuilt with an id key (SQLite cannot change a primary key in place) and
@@ -25,16 +26,25 @@ const latestRows = `SELECT * FROM measurements AS m WHERE NOT EXISTS (
 // table and are made again on the new one.
 const upgrade2 = `DROP VIEW IF EXISTS best;
 ALTER TABLE measurements RENAME TO measurements_v2;` + measurementsTable + `
-INSERT INTO measurements (` + columns + `, vertices, edges, degree_max)
-	SELECT ` + columns + `, vertices, edges, degree_max FROM measurements_v2 ORDER BY time, rowid;
+INSERT INTO measurements (` + columnsV3 + `, vertices, edges, degree_max)
+	SELECT ` + columnsV3 + `, vertices, edges, degree_max FROM measurements_v2 ORDER BY time, rowid;
 DROP TABLE measurements_v2;` + indexes + leasesTable + bestView
 
+// upgrade3 turns a schema version 3 file into version 4: every older row
+// was measured without an L2 flush (flushed 0), the key's index takes the
+// new column, and the best view is made again with bestOrder (version 3's
+// ranked by median_ms alone, unlike Best).
+const upgrade3 = `ALTER TABLE measurements ADD COLUMN flushed INTEGER NOT NULL DEFAULT 0;
+DROP INDEX IF EXISTS measurements_key;
+DROP VIEW IF EXISTS best;` + indexes + bestView
+
 // GetCode returns the newest row of plan on graph, gpu and version that
-// measured the code with hash code; ok is false if there is none.
-func (s *Store) GetCode(graph, gpu, version, plan, code string) (Row, bool, error) {
+// measured the code with hash code, with the L2 flushed before each pass
+// or not as flushed says; ok is false if there is none.
+func (s *Store) GetCode(graph, gpu, version, plan, code string, flushed bool) (Row, bool, error) {
 	r, err := scanRow(s.db.QueryRow(`SELECT `+columns+` FROM measurements
-		WHERE graph = ? AND gpu = ? AND version = ? AND plan = ? AND code = ?
-		ORDER BY id DESC LIMIT 1`, graph, gpu, version, plan, code))
+		WHERE graph = ? AND gpu = ? AND version = ? AND plan = ? AND code = ? AND flushed = ?
+		ORDER BY id DESC LIMIT 1`, graph, gpu, version, plan, code, flushed))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Row{}, false, nil
 	}

@@ -130,10 +130,10 @@ func TestHistory(t *testing.T) {
 	if r, ok, err := s.Get("g", "h100", "v", "p"); err != nil || !ok || r.MedianMs != 2 {
 		t.Errorf("Get: %v %v %v, want the newest (2 ms)", r.MedianMs, ok, err)
 	}
-	if r, ok, err := s.GetCode("g", "h100", "v", "p", "code-p"); err != nil || !ok || r.MedianMs != 2 {
+	if r, ok, err := s.GetCode("g", "h100", "v", "p", "code-p", false); err != nil || !ok || r.MedianMs != 2 {
 		t.Errorf("GetCode: %v %v %v, want the newest (2 ms)", r.MedianMs, ok, err)
 	}
-	if _, ok, err := s.GetCode("g", "h100", "v", "p", "other"); err != nil || ok {
+	if _, ok, err := s.GetCode("g", "h100", "v", "p", "other", false); err != nil || ok {
 		t.Errorf("GetCode of other code: %v %v, want none", ok, err)
 	}
 	if r, _, ok, err := s.Best("g", "h100", current()); err != nil || !ok || r.Plan != "q" {

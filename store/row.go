@@ -26,7 +26,7 @@ const (
 )
 
 // Row is one measurement: one plan on one graph on one GPU with one tcgen
-// version. (Graph, GPU, Version, Plan, Code) is its key: a later
+// version. (Graph, GPU, Version, Plan, Code, Flushed) is its key: a later
 // measurement of the same key is added after the earlier one, which stays
 // as history (see latestRows).
 type Row struct {
@@ -66,7 +66,11 @@ type Row struct {
 
 	// The timing routine's output (runtime.Result.GPUMs, the one `count
 	// --repeat` prints): every timed pass in ms, their median, min and max.
-	Warmup   int       `json:"warmup"`
+	Warmup int `json:"warmup"`
+	// Flushed: the L2 was flushed before each timed pass (tcgen's
+	// --flush-l2). Part of the key: flushed and unflushed measurements of a
+	// plan are kept apart and never rivals in Best.
+	Flushed  bool      `json:"flushed_l2,omitempty"`
 	Runs     int       `json:"runs"`
 	Samples  []float64 `json:"samples_ms,omitempty"`
 	MedianMs float64   `json:"median_ms"`

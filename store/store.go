@@ -24,9 +24,11 @@ import (
 // PRAGMA user_version. A file with a larger one was written by a newer tcgen
 // and is refused rather than misread. Version 2 added the code column;
 // version 3 keeps every measurement (an id key instead of replacing the row
-// of the same plan) and added the leases table. migrate upgrades older files
-// in place, keeping their rows.
-const SchemaVersion = 3
+// of the same plan) and added the leases table; version 4 added the flushed
+// column (the L2 flushed before each timed pass), part of the key, and the
+// best view ranks by passes before time. migrate upgrades older files in
+// place, keeping their rows.
+const SchemaVersion = 4
 
 // timeLayout is RFC 3339 with a fixed nine-digit fraction, always in UTC:
 // unlike time.RFC3339Nano (which trims trailing zeros) its strings sort in
@@ -43,7 +45,7 @@ const sqliteHeader = "SQLite format 3\x00"
 const schema = measurementsTable + indexes + leasesTable + bestView
 
 // measurementsTable is SchemaVersion's measurements table. id orders the
-// measurements of one key (graph, gpu, version, plan, code): the newest
+// measurements of one key (graph, gpu, version, plan, code, flushed): the newest
 // stands for it, the older are history (see latestRows).
 const measurementsTable = `
 CREATE TABLE IF NOT EXISTS measurements (
@@ -73,6 +75,7 @@ CREATE TABLE IF NOT EXISTS measurements (
 	reference     INTEGER NOT NULL DEFAULT 0,
 	warmup        INTEGER NOT NULL DEFAULT 0,
 	runs          INTEGER NOT NULL DEFAULT 0,
+	flushed       INTEGER NOT NULL DEFAULT 0,
 	samples_ms    TEXT,
 	median_ms     REAL    NOT NULL DEFAULT 0,
 	min_ms        REAL    NOT NULL DEFAULT 0,
@@ -94,34 +97,46 @@ const indexes = `
 CREATE INDEX IF NOT EXISTS measurements_graph_gpu ON measurements (graph, gpu, status, median_ms);
 CREATE INDEX IF NOT EXISTS measurements_space ON measurements (space);
 -- The key then id: finds a key's newest row (GetCode, latestRows).
-CREATE INDEX IF NOT EXISTS measurements_key ON measurements (graph, gpu, version, plan, code, id);
+CREATE INDEX IF NOT EXISTS measurements_key ON measurements (graph, gpu, version, plan, code, flushed, id);
 `
 
 // bestView is the best view; a migration recreates it, since a view keeps
 // the column list it was created with.
 const bestView = `
 -- best: per (graph, gpu), among the newest rows of each key, the ok row
--- with the smallest median_ms; ties go to the smaller plan name, then
--- version, so the answer is stable.
+-- Store.Best returns without its code check: unflushed rows before flushed
+-- ones (not rivals), then the most passes, then the smallest median_ms;
+-- ties go to the smaller plan name, then version, so the answer is stable.
 CREATE VIEW IF NOT EXISTS best AS
 	SELECT ` + columns + `, vertices, edges, degree_max FROM (
 		SELECT *, row_number() OVER (
-			PARTITION BY graph, gpu ORDER BY median_ms, plan, version
+			PARTITION BY graph, gpu ORDER BY ` + bestOrder + `
 		) AS best_rank
 		FROM (` + latestRows + `) WHERE status = 'ok'
 	) WHERE best_rank = 1;
 `
 
 // columns lists the measurements columns in scanRow's order.
-const columns = `graph, graph_name, features, gpu, gpu_name, cc, sms, driver, nvrtc,
+const columns = columnsV3 + `, flushed`
+
+// columnsV3 are the columns of schema version 3 (upgrade2 copies them).
+const columnsV3 = `graph, graph_name, features, gpu, gpu_name, cc, sms, driver, nvrtc,
 	version, code, plan, spec, space, point, source, status, reason, triangles, reference,
 	warmup, runs, samples_ms, median_ms, min_ms, max_ms, kernel_ms, compile_ms, prepare_ms,
 	clock_sm_mhz, clock_mem_mhz, temperature_c, time`
 
+// bestOrder ranks a graph's ok rows on one GPU for Best and the best view:
+// rows measured without an L2 flush (the default, what count's plan choice
+// compares) before flushed ones, which answer only where no unflushed row
+// does, as the two kinds of time are not comparable; then the most timed
+// passes, so a row enters best only with at least as many passes as its
+// rivals; then the fastest.
+const bestOrder = `flushed, runs DESC, median_ms, plan, version`
+
 // putSQL appends one row; id numbers it after every earlier one. The
 // derived columns vertices, edges and degree_max come last.
 const putSQL = `INSERT INTO measurements (` + columns + `, vertices, edges, degree_max)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // Store is an open tuning store. Its methods are safe for concurrent use,
 // and several processes may share one file (WAL mode, busy timeout).
@@ -265,6 +280,10 @@ func (s *Store) migrate() error {
 		return fmt.Errorf("schema version %d is newer than this tcgen's %d: use a newer tcgen", v, SchemaVersion)
 	case v == SchemaVersion:
 		return nil
+	case v == 3:
+		if _, err := tx.ExecContext(ctx, upgrade3); err != nil {
+			return fmt.Errorf("upgrading schema 3 to %d: %w", SchemaVersion, err)
+		}
 	case v == 1 || v == 2:
 		// Version 1 rows get an empty code hash, which matches no plan:
 		// they stay as history but are never reused as current.
@@ -377,7 +396,7 @@ func (s *Store) Put(r Row) error {
 		r.Version, r.Code, r.Plan, r.Spec, r.Space, r.Point, r.Source, string(r.Status), r.Reason,
 		int64(r.Triangles), int64(r.Reference), r.Warmup, r.Runs, samples,
 		r.MedianMs, r.MinMs, r.MaxMs, r.KernelMs, r.CompileMs, r.PrepareMs,
-		r.ClockSMMHz, r.ClockMemMHz, r.TempC, t,
+		r.ClockSMMHz, r.ClockMemMHz, r.TempC, t, r.Flushed,
 		int64(r.Features.Vertices), int64(r.Features.Edges), int64(r.Features.DegreeMax))
 	if err != nil {
 		return fmt.Errorf("store: %s: put %s on %s: %w", s.path, r.Plan, r.GraphName, err)
@@ -400,7 +419,7 @@ func scanRow(sc scanner) (Row, error) {
 		&r.Version, &r.Code, &r.Plan, &r.Spec, &r.Space, &r.Point, &r.Source, &status, &r.Reason,
 		&triangles, &reference, &r.Warmup, &r.Runs, &samples,
 		&r.MedianMs, &r.MinMs, &r.MaxMs, &r.KernelMs, &r.CompileMs, &r.PrepareMs,
-		&r.ClockSMMHz, &r.ClockMemMHz, &r.TempC, &t)
+		&r.ClockSMMHz, &r.ClockMemMHz, &r.TempC, &t, &r.Flushed)
 	if err != nil {
 		return Row{}, err
 	}
@@ -492,9 +511,12 @@ func (s *Store) query(what, q string, args ...any) ([]Row, error) {
 
 // Best returns the row count runs for graph on gpu: among the newest rows
 // of its keys (an older measurement of a key is history, see latestRows),
-// the StatusOK ones that current accepts (nil accepts all), only those measured with the most
-// timed passes (Runs) compete, and the fastest (smallest MedianMs) of them
-// wins; ties go to the smaller plan name, then version. So a row with fewer
+// the StatusOK ones that current accepts (nil accepts all) of one kind,
+// unflushed rows if any is accepted, else rows measured with the L2
+// flushed before each pass (bestOrder: the two are not rivals), only those
+// measured with the most timed passes (Runs) compete, and the fastest
+// (smallest MedianMs) of them wins; ties go to the smaller plan name, then
+// version. So a row with fewer
 // passes never wins over one with more: a 1-pass screening of successive
 // halving cannot outrank a full measurement by a lucky pass. (A tune
 // measures the plans count would otherwise run with its full passes, so they
@@ -506,7 +528,7 @@ func (s *Store) query(what, q string, args ...any) ([]Row, error) {
 func (s *Store) Best(graph, gpu string, current func(Row) bool) (best Row, skipped int, ok bool, err error) {
 	rows, err := s.db.Query(`SELECT `+columns+` FROM (`+latestRows+`)
 		WHERE graph = ? AND gpu = ? AND status = 'ok'
-		ORDER BY runs DESC, median_ms, plan, version`, graph, gpu)
+		ORDER BY `+bestOrder, graph, gpu)
 	if err != nil {
 		return Row{}, 0, false, fmt.Errorf("store: %s: best: %w", s.path, err)
 	}

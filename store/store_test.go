@@ -358,7 +358,7 @@ func TestBestView(t *testing.T) {
 	}
 	names, _ := cols.Columns()
 	cols.Close()
-	if len(names) != 36 {
+	if len(names) != 37 {
 		t.Errorf("best has %d columns: %v", len(names), names)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/runtime/executor"
 	"github.com/tcgen/tcgen/tests/gputest"
 )
 
@@ -112,6 +113,8 @@ type countExtra struct {
 	CountMaxMs     float64 `json:"count_max_ms"`
 	Isolated       uint64  `json:"isolated_dropped"`
 	DroppedUnknown bool    `json:"dropped_not_recorded"`
+	// Measurement: the timing routine's fields (executor.Measurement).
+	Measurement *executor.Measurement `json:"measurement"`
 }
 
 func countJSON(t *testing.T, args ...string) (countExtra, string) {
@@ -149,16 +152,26 @@ func TestCheckWithoutGPU(t *testing.T) {
 }
 
 // TestRepeatCPU: --repeat N on the CPU times N counts of the oracle and
-// reports their median, min and max.
+// reports their median, min and max, and the timing routine's measurement
+// (below 6 runs the interval is [min, max]); --flush-l2 has no L2 to flush
+// there.
 func TestRepeatCPU(t *testing.T) {
 	in := writeFile(t, t.TempDir(), "k4.txt", k4)
 	r, _ := countJSON(t, in, "--backend", "cpu", "--repeat", "5", "--warmup", "0")
 	if r.Triangles != 4 || r.Runs != 5 || !(r.CountMinMs <= r.CountMs && r.CountMs <= r.CountMaxMs) || r.CountMaxMs <= 0 {
 		t.Errorf("got %+v", r)
 	}
+	if m := r.Measurement; m == nil || m.Passes != 5 || len(m.SamplesMs) != 5 || m.Warmup != 0 || m.MedianMs != r.CountMs ||
+		m.CILoMs != r.CountMinMs || m.CIHiMs != r.CountMaxMs || m.CI95 || m.FlushL2 {
+		t.Errorf("measurement %+v of count_ms %v (min %v, max %v)", m, r.CountMs, r.CountMinMs, r.CountMaxMs)
+	}
 	_, out, _ := tcgen(t, "--no-cache", "-q", "count", in, "--backend", "cpu", "--repeat", "3")
-	if !strings.Contains(out, "median of 3 runs (min ") {
+	if !strings.Contains(out, "median of 3 runs (min ") || !strings.Contains(out, "min-max (below 6 runs no interval reaches 95%) ") {
 		t.Errorf("output:\n%s", out)
+	}
+	code, out, errs := tcgen(t, "--no-cache", "count", in, "--backend", "cpu", "--flush-l2")
+	if code != exitUsage || out != "" || !strings.Contains(errs, "count: --flush-l2 flushes the GPU's L2 between runs; --backend cpu runs none") {
+		t.Errorf("--flush-l2 --backend cpu: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"github.com/tcgen/tcgen/runtime/executor"
 	"io"
 	goruntime "runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -26,6 +25,7 @@ type CountCmd struct {
 	Repeat    int     `help:"Timed runs, on the GPU or of the CPU oracle; the time reported is their median." default:"1"`
 	Warmup    int     `help:"Untimed runs before the timed ones (on the CPU only with --repeat above 1)." default:"1"`
 	PassOnly  bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
+	FlushL2   bool    `name:"flush-l2" help:"Flush the GPU's L2 before each timed run (a write of twice its size, outside the run's timer), so no run finds the graph in L2 from the one before; the output says so."`
 	JSON      bool    `help:"Print the result as JSON."`
 	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (id<TAB>triangles in input ids; a .npy name: a uint64 array, (n,) by id when the ids are dense, else (n, 2) rows [id, triangles]; CPU only for now)." placeholder:"FILE" type:"path"`
 	PerEdge   string  `help:"Write the number of triangles each edge is in to FILE (u<TAB>v<TAB>triangles, u < v in input ids; a .npy name: a (m, 3) uint64 array; CPU only for now)." placeholder:"FILE" type:"path"`
@@ -110,6 +110,12 @@ type countResult struct {
 	Wedges        uint64   `json:"wedges,omitempty"`
 	Transitivity  *float64 `json:"transitivity,omitempty"`
 	AvgClustering *float64 `json:"average_clustering,omitempty"`
+
+	// Measurement is the timed runs as the timing routine reports them
+	// (executor.Measurement: every run, median, min, max, the median's 95%
+	// confidence interval, warm-ups, L2 flush), on the GPU of the whole
+	// pass (gpu_ms), on the CPU of the oracle's count (count_ms).
+	Measurement *executor.Measurement `json:"measurement,omitempty"`
 }
 
 // Run implements the command.
@@ -220,6 +226,9 @@ func (c *CountCmd) checkFlags(g *Globals) error {
 	if c.Repeat < 1 || c.Warmup < 0 {
 		return errorf(exitUsage, "count: --repeat must be at least 1 and --warmup at least 0")
 	}
+	if c.FlushL2 && c.Backend == "cpu" {
+		return errorf(exitUsage, "count: --flush-l2 flushes the GPU's L2 between runs; --backend cpu runs none")
+	}
 	return nil
 }
 
@@ -310,10 +319,11 @@ func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, o *graph.Oriented, res 
 			return err
 		}
 	}
-	slices.Sort(ms)
-	res.CountMs = ms[len(ms)/2]
+	m := executor.Summarize(ms, warmup)
+	res.Measurement = &m
+	res.CountMs = m.MedianMs
 	if runs > 1 {
-		res.Runs, res.CountMinMs, res.CountMaxMs = runs, ms[0], ms[len(ms)-1]
+		res.Runs, res.CountMinMs, res.CountMaxMs = runs, m.MinMs, m.MaxMs
 	}
 	return nil
 }
@@ -420,12 +430,18 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 	if r.Backend == "gpu" {
 		fmt.Fprintf(tw, "kernel\t%.4f ms median of %d runs (min %.4f, max %.4f)\n", r.KernelMs, r.Runs, r.KernelMinMs, r.KernelMaxMs)
 		fmt.Fprintf(tw, "gpu pass\t%.4f ms median (min %.4f, max %.4f): counters, device-side lists, kernels, reduction\n", r.GPUMs, r.GPUMinMs, r.GPUMaxMs)
+		if m := r.Measurement; m != nil {
+			fmt.Fprintf(tw, "\t%s\n", ciText(m, true))
+		}
 		if d := r.GPU; d != nil && d.Device.ClockMHz > 0 {
 			fmt.Fprintf(tw, "clocks\tSM %d MHz, memory %d MHz (NVML, after the runs)\n", d.Device.ClockMHz, d.Device.MemClockMHz)
 		}
 		fmt.Fprintf(tw, "total\t%.3f ms (start to first count)\n", r.TotalMs)
 	} else if r.Runs > 1 {
 		fmt.Fprintf(tw, "count\t%.3f ms median of %d runs (min %.3f, max %.3f)\n", r.CountMs, r.Runs, r.CountMinMs, r.CountMaxMs)
+		if m := r.Measurement; m != nil {
+			fmt.Fprintf(tw, "\t%s\n", ciText(m, false))
+		}
 	} else {
 		fmt.Fprintf(tw, "count\t%.3f ms\n", r.CountMs)
 	}

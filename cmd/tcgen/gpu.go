@@ -128,7 +128,7 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	}
 	res.FirstRunMs = msSince(runStart)
 	res.TotalMs = msSince(start)
-	out, err := pr.Run(g.ctx, executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly})
+	out, err := pr.Run(g.ctx, executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2})
 	if err != nil {
 		return gpuError(err)
 	}
@@ -145,6 +145,7 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	res.KernelMs, res.KernelMinMs, res.KernelMaxMs = out.KernelMs.Median, out.KernelMs.Min, out.KernelMs.Max
 	res.GPUMs, res.GPUMinMs, res.GPUMaxMs = out.GPUMs.Median, out.GPUMs.Min, out.GPUMs.Max
 	res.Runs = out.Runs
+	res.Measurement = &out.Pass
 	res.CountMs = out.KernelMs.Median
 	return nil
 }

@@ -102,6 +102,7 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 		ev.Base.GraphName = src.Label
 		ev.Base.Space = f.Name
 		ev.SlowMs = c.SlowMs
+		ev.FlushL2 = c.FlushL2
 		graphs = append(graphs, ev.Base.Graph)
 		paths[ev.Base.Graph] = path
 		key, version = ev.Base.GPU, ev.Base.Version
@@ -250,6 +251,7 @@ func (c *SweepCmd) loadSource(g *Globals, src sweep.Source) (*loaded, string, er
 // rows are the store's measurements of this sweep: its graphs and points,
 // on this GPU with this tcgen (whichever command measured them).
 func (c *SweepCmd) rows(g *Globals, sp *autotune.Space, extra map[string]string, graphs []string, key, version string) ([]store.Row, error) {
+	// Rows of the sweep's kind: with the L2 flushed before each pass or not.
 	st, err := g.openStore()
 	if err != nil {
 		return nil, err
@@ -269,7 +271,7 @@ func (c *SweepCmd) rows(g *Globals, sp *autotune.Space, extra map[string]string,
 			return nil, err
 		}
 		for _, r := range rs {
-			if plans[r.Plan] {
+			if plans[r.Plan] && r.Flushed == c.FlushL2 {
 				out = append(out, r)
 			}
 		}
@@ -283,6 +285,9 @@ func (c *SweepCmd) reportOptions(f *sweep.File, sp *autotune.Space, command stri
 		Presets: map[string]string{},
 		Labels:  map[string]string{},
 		Command: command + fmt.Sprintf(" --runs %d --warmup %d", c.Runs, c.Warmup),
+	}
+	if c.FlushL2 {
+		opt.Command += " --flush-l2"
 	}
 	for i, p := range sp.Cands.Plans {
 		label := sp.Labels[i]

@@ -30,9 +30,12 @@ const defaultSpaceName = "spaces/default.yaml"
 
 // SearchFlags are the search settings tune and sweep share.
 type SearchFlags struct {
-	Runs   int    `help:"Timed passes per measurement (median, min and max are kept)." default:"10"`
+	Runs   int    `help:"Timed passes per measurement (median, min, max and the median's 95% confidence interval are kept)." default:"10"`
 	Warmup int    `help:"Untimed passes before the timed ones." default:"3"`
 	Seed   uint64 `help:"Seed of the random choices of a strategy." default:"1"`
+	// FlushL2 is stored with each measurement: flushed and unflushed ones
+	// are kept apart (store.Row.Flushed).
+	FlushL2 bool `name:"flush-l2" help:"Flush the GPU's L2 before each timed pass (a write of twice its size, outside the pass's timer), so no pass finds the graph in L2 from the one before; stored and reported with each measurement, which then never competes with unflushed ones."`
 }
 
 // TuneCmd searches a space of plans for the fastest exact one.
@@ -56,21 +59,26 @@ type TuneCmd struct {
 
 // tuneOutcome is what tune prints; the JSON field names are stable.
 type tuneOutcome struct {
-	Graph     string       `json:"graph"`
-	Space     string       `json:"space"`
-	Points    int          `json:"points"`
-	Culled    int          `json:"culled"`
-	Strategy  string       `json:"strategy"`
-	Evals     int          `json:"evaluations"`
-	Cached    int          `json:"answered_from_store"`
-	Failed    int          `json:"failed"`
-	Stopped   string       `json:"stopped"`
-	Best      string       `json:"best_plan,omitempty"`
-	BestLabel string       `json:"best_label,omitempty"`
-	BestMs    float64      `json:"best_ms,omitempty"`
-	BestCILo  float64      `json:"ci_lo_ms,omitempty"` // 95% interval of the best's median (autotune.MedianCI)
-	BestCIHi  float64      `json:"ci_hi_ms,omitempty"`
-	Final     *finalsOut   `json:"final,omitempty"` // the finalists measured again interleaved
+	Graph     string     `json:"graph"`
+	Space     string     `json:"space"`
+	Points    int        `json:"points"`
+	Culled    int        `json:"culled"`
+	Strategy  string     `json:"strategy"`
+	Evals     int        `json:"evaluations"`
+	Cached    int        `json:"answered_from_store"`
+	Failed    int        `json:"failed"`
+	Stopped   string     `json:"stopped"`
+	Best      string     `json:"best_plan,omitempty"`
+	BestLabel string     `json:"best_label,omitempty"`
+	BestMs    float64    `json:"best_ms,omitempty"`
+	BestCILo  float64    `json:"ci_lo_ms,omitempty"` // 95% interval of the best's median (executor.MedianCI)
+	BestCIHi  float64    `json:"ci_hi_ms,omitempty"`
+	Final     *finalsOut `json:"final,omitempty"` // the finalists measured again interleaved
+	// How each candidate was measured: timed passes, warm-ups, L2 flushed
+	// before each pass.
+	Passes    int          `json:"passes"`
+	Warmup    int          `json:"warmup"`
+	FlushL2   bool         `json:"flush_l2"`
 	Exhaust   *replayTruth `json:"replay_truth,omitempty"`
 	WarmStart []string     `json:"warm_start,omitempty"` // the plans the strategy starts from: the store's best or the model's
 	Baseline  []string     `json:"baseline,omitempty"`   // the plans count would otherwise run (default, model), measured first
@@ -155,7 +163,7 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 	}
 	var mine []store.Row
 	for _, r := range rows {
-		if r.Graph == c.Graph || r.GraphName == c.Graph {
+		if (r.Graph == c.Graph || r.GraphName == c.Graph) && r.Flushed == c.FlushL2 { // as a tune measures: one kind
 			mine = append(mine, r)
 		}
 	}
@@ -251,7 +259,8 @@ func replayBaselines(sp *autotune.Space, gpu []store.Row, one store.Row, have ma
 
 func (c *TuneCmd) outcome(sp *autotune.Space, out autotune.Outcome, start time.Time) tuneOutcome {
 	res := tuneOutcome{Space: sp.Cands.Name, Points: len(sp.Plans), Culled: len(sp.Cands.Culled), Strategy: c.Strategy,
-		Evals: out.Evals, Stopped: out.Stopped, Seconds: time.Since(start).Seconds()}
+		Evals: out.Evals, Stopped: out.Stopped, Seconds: time.Since(start).Seconds(),
+		Passes: c.Runs, Warmup: c.Warmup, FlushL2: c.FlushL2}
 	for _, t := range out.Trials {
 		if t.Result.Cached {
 			res.Cached++
@@ -290,6 +299,7 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 	if err != nil {
 		return err
 	}
+	ev.FlushL2 = c.FlushL2
 	if st != nil {
 		defer st.Close()
 	}
@@ -499,6 +509,7 @@ func printTune(w io.Writer, asJSON bool, r tuneOutcome) error {
 	if len(r.WarmStart) > 0 {
 		fmt.Fprintf(tw, "started from\t%s\n", strings.Join(r.WarmStart, ", "))
 	}
+	fmt.Fprintf(tw, "measured\t%d passes after %d warm-ups per candidate, %s\n", r.Passes, r.Warmup, flushText(r.FlushL2))
 	if r.Best != "" {
 		fmt.Fprintf(tw, "best\t%s, %.4f ms median gpu pass (95%% CI %.4f-%.4f)\n", r.Best, r.BestMs, r.BestCILo, r.BestCIHi)
 		fmt.Fprintf(tw, "\t%s\n", r.BestLabel)

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/tcgen/tcgen/autotune"
+	"github.com/tcgen/tcgen/runtime/executor"
 )
 
 // finalistOut is one finalist as tune prints it.
@@ -44,7 +45,7 @@ func searchSamples(out autotune.Outcome, i, runs int) []float64 {
 // outcome's best.
 func setBest(res *tuneOutcome, sp *autotune.Space, i int, ms float64, samples []float64) {
 	res.Best, res.BestLabel, res.BestMs = sp.Cands.Plans[i], sp.Labels[i], ms
-	res.BestCILo, res.BestCIHi = autotune.MedianCI(samples)
+	res.BestCILo, res.BestCIHi = executor.MedianCI(samples)
 }
 
 // applyFinal reports the interleaved round f in res and makes its winner
@@ -55,7 +56,7 @@ func applyFinal(res *tuneOutcome, sp *autotune.Space, f autotune.Final) {
 		o := finalistOut{Plan: sp.Cands.Plans[fi.Index], Label: sp.Labels[fi.Index], SearchMs: fi.Search, Runs: len(fi.Result.Samples)}
 		if fi.Result.OK {
 			o.Ms = fi.Result.Score
-			o.CILo, o.CIHi = autotune.MedianCI(fi.Result.Samples)
+			o.CILo, o.CIHi = executor.MedianCI(fi.Result.Samples)
 		} else {
 			o.Failed = fi.Result.Reason
 		}

@@ -36,6 +36,10 @@ type RunOptions struct {
 	// one class without preparation is timed as before, its class's time
 	// being the pass).
 	PassOnly bool
+	// FlushL2 writes a buffer of twice the device's L2 (FlushBytes) before
+	// each timed pass, outside the pass timer, so no pass finds the graph
+	// in L2 from the one before (Result.Pass says so).
+	FlushL2 bool
 }
 
 // ErrDeviceLost is matched (errors.Is) by driver errors after which the
@@ -89,6 +93,9 @@ type Prepared struct {
 	// preparation and every class kernel; prepTimer the preparation
 	// (nil without preparers).
 	passTimer, prepTimer gpu.Timer
+	// flush is the L2 flush buffer (measure.go), allocated by the first
+	// Run with FlushL2; nil before.
+	flush gpu.Buffer
 }
 
 // prepClass is one class of the chosen variant, ready to launch.
@@ -174,6 +181,7 @@ func (pr *Prepared) Close() error {
 	pr.srcBuf = nil
 	pr.scratch = nil
 	pr.square = nil
+	pr.flush = nil
 	for _, t := range pr.timers {
 		errs = append(errs, t.Close())
 	}

@@ -54,6 +54,11 @@ type fakeDevice struct {
 	// passMs, when set, is what a timer reads: the time of the kernels
 	// launched between its events (tune_final_fake_test.go).
 	passMs func(launched []string) float64
+	// events logs timer starts and stops and buffer zeroings in order
+	// ("start", "stop", "zero <bytes>"), with how many timers were
+	// running at each (measure_fake_test.go).
+	events  []string
+	running int
 }
 
 func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
@@ -90,7 +95,7 @@ func (d *fakeDevice) addPlan(t *testing.T, out *gen.Output) {
 }
 
 func (d *fakeDevice) Facts() gpu.DeviceFacts {
-	return gpu.DeviceFacts{Name: "fake", Major: 9, Minor: 0, SMs: 4, MemoryBytes: d.mem, SharedOptin: 227 << 10}
+	return gpu.DeviceFacts{Name: "fake", Major: 9, Minor: 0, SMs: 4, MemoryBytes: d.mem, SharedOptin: 227 << 10, L2Bytes: fakeL2}
 }
 
 func (d *fakeDevice) Alloc(n uint64) (gpu.Buffer, error) {
@@ -149,7 +154,11 @@ func (b *fakeBuf) Read(off uint64, dst unsafe.Pointer, n uint64) error {
 	copy(unsafe.Slice((*byte)(dst), n), b.data[off:off+n])
 	return nil
 }
-func (b *fakeBuf) Zero() error { clear(b.data); return nil }
+func (b *fakeBuf) Zero() error {
+	b.d.events = append(b.d.events, fmt.Sprintf("zero %d running %d", len(b.data), b.d.running))
+	clear(b.data)
+	return nil
+}
 func (b *fakeBuf) Free() error {
 	delete(b.d.live, b)
 	return nil
@@ -176,12 +185,19 @@ type fakeTimer struct {
 	from  int // len(d.launch) at Start
 }
 
-func (t *fakeTimer) Start() error { t.state, t.from = 1, len(t.d.launch); return nil }
+func (t *fakeTimer) Start() error {
+	t.state, t.from = 1, len(t.d.launch)
+	t.d.running++
+	t.d.events = append(t.d.events, "start")
+	return nil
+}
 func (t *fakeTimer) Stop() error {
 	if t.state != 1 {
 		return fmt.Errorf("fake timer stopped before it was started")
 	}
 	t.state = 2
+	t.d.running--
+	t.d.events = append(t.d.events, "stop")
 	return nil
 }
 func (t *fakeTimer) Elapsed() (float64, error) {

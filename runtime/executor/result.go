@@ -86,6 +86,10 @@ type Result struct {
 	// GPUSamples are the timed passes behind GPUMs, in order (the tuner
 	// keeps them: a shorter measurement's median is that of the first few).
 	GPUSamples []float64 `json:"gpu_samples_ms,omitempty"`
+	// Pass is the measurement of the same passes (GPUMs and GPUSamples
+	// with the median's confidence interval, the warm-ups and whether L2
+	// was flushed before each pass): what every command reports.
+	Pass Measurement `json:"pass"`
 	// PrepMs summarises the device-side preparation of pivot classes
 	// (in-edge and item lists, pivot.go), part of GPUMs.
 	PrepMs Timing `json:"prep_ms"`

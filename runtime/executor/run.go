@@ -8,9 +8,12 @@ import (
 	"github.com/tcgen/tcgen/runtime/gpu"
 )
 
-// Run launches every class kernel opt.Warmup + opt.Repeat times (counters
-// zeroed before each pass), times each kernel with events, and checks that
-// every pass counted the same.
+// Run is the timing routine every command's measurements go through: it
+// launches every class kernel opt.Warmup + opt.Repeat times (counters
+// zeroed before each pass; with opt.FlushL2 the L2 flushed before each
+// timed pass, outside its timer), times each pass and kernel with events,
+// checks that every pass counted the same, and summarises the timed passes
+// (Result.Pass: median, min, max, the median's 95% confidence interval).
 func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	repeat := max(opt.Repeat, 1)
 	warm := max(opt.Warmup, 0)
@@ -20,6 +23,11 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if opt.FlushL2 && r >= warm {
+			if err := pr.flushL2(); err != nil {
+				return nil, err
+			}
+		}
 		if err := pr.pass(ctx, t); err != nil {
 			return nil, err
 		}
@@ -27,7 +35,9 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 			return nil, err
 		}
 	}
-	return pr.result(rec, t, repeat), nil
+	res := pr.result(rec, t, repeat)
+	res.Pass = pr.measurement(rec.passes, opt)
+	return res, nil
 }
 
 // passTiming says what a pass does beside the class kernels and which

@@ -1,4 +1,4 @@
-package autotune
+package executor
 
 import (
 	"math"
