@@ -26,6 +26,7 @@ type CountCmd struct {
 	Repeat    int     `help:"Timed runs, on the GPU or of the CPU oracle; the time reported is their median." default:"1"`
 	Warmup    int     `help:"Untimed runs before the timed ones (on the CPU only with --repeat above 1)." default:"1"`
 	PassOnly  bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
+	GPUs      string  `name:"gpus" help:"Count on several GPUs at once, each with a share of the work: all, N (the first N), or a list of ordinals such as 0,2 (count_gpus.go)." placeholder:"all|N|LIST"`
 	JSON      bool    `help:"Print the result as JSON."`
 	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (id<TAB>triangles in input ids; a .npy name: a uint64 array, (n,) by id when the ids are dense, else (n, 2) rows [id, triangles]; CPU only for now)." placeholder:"FILE" type:"path"`
 	PerEdge   string  `help:"Write the number of triangles each edge is in to FILE (u<TAB>v<TAB>triangles, u < v in input ids; a .npy name: a (m, 3) uint64 array; CPU only for now)." placeholder:"FILE" type:"path"`
@@ -107,6 +108,11 @@ type countResult struct {
 	Wedges        uint64   `json:"wedges,omitempty"`
 	Transitivity  *float64 `json:"transitivity,omitempty"`
 	AvgClustering *float64 `json:"average_clustering,omitempty"`
+
+	// --gpus: each GPU's part, and the modelled work's share of the one
+	// slowest in median (gpu.devices has them too).
+	Devices      []executor.DeviceRun `json:"devices,omitempty"`
+	SlowestShare float64              `json:"slowest_device_share,omitempty"`
 }
 
 // Run implements the command.
@@ -164,7 +170,11 @@ func (c *CountCmd) Run(g *Globals) error {
 	}
 	var loc localCounts
 	if gpu {
-		err := c.countGPU(g, p, l.g, o, &res, start)
+		count := c.countGPU
+		if c.GPUs != "" {
+			count = c.countGPUs
+		}
+		err := count(g, p, l.g, o, &res, start)
 		switch {
 		case err == nil:
 		case c.Backend == "auto" && noGPU(err):
@@ -213,7 +223,7 @@ func (c *CountCmd) checkFlags(g *Globals) error {
 	if c.Repeat < 1 || c.Warmup < 0 {
 		return errorf(exitUsage, "count: --repeat must be at least 1 and --warmup at least 0")
 	}
-	return nil
+	return c.checkGPUs()
 }
 
 // verify compares the count with --expect and, for GPU counts with
@@ -413,6 +423,7 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 	if r.Backend == "gpu" {
 		fmt.Fprintf(tw, "kernel\t%.4f ms median of %d runs (min %.4f, max %.4f)\n", r.KernelMs, r.Runs, r.KernelMinMs, r.KernelMaxMs)
 		fmt.Fprintf(tw, "gpu pass\t%.4f ms median (min %.4f, max %.4f): counters, device-side lists, kernels, reduction\n", r.GPUMs, r.GPUMinMs, r.GPUMaxMs)
+		printDevices(tw, r)
 		if d := r.GPU; d != nil && d.Device.ClockMHz > 0 {
 			fmt.Fprintf(tw, "clocks\tSM %d MHz, memory %d MHz (NVML, after the runs)\n", d.Device.ClockMHz, d.Device.MemClockMHz)
 		}

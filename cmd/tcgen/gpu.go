@@ -32,19 +32,26 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 	if err != nil {
 		return nil, nil, withCode(exitNoGPU, err)
 	}
-	comp, err := cuda.NewCompiler(opt)
-	if err != nil {
-		dev.Close()
-		return nil, nil, withCode(exitNoGPU, err)
-	}
-	dir, err := g.cacheDir()
+	cc, err := g.openCompiler(opt)
 	if err != nil {
 		dev.Close()
 		return nil, nil, err
 	}
-	cc := &cuda.CachingCompiler{Inner: comp, Dir: filepath.Join(dir, "kernels"),
-		Warn: func(err error) { g.notice("kernel cache: %v", err) }}
 	return dev, cc, nil
+}
+
+// openCompiler opens NVRTC behind the kernel cache.
+func (g *Globals) openCompiler(opt cuda.Options) (gpu.Compiler, error) {
+	comp, err := cuda.NewCompiler(opt)
+	if err != nil {
+		return nil, withCode(exitNoGPU, err)
+	}
+	dir, err := g.cacheDir()
+	if err != nil {
+		return nil, err
+	}
+	return &cuda.CachingCompiler{Inner: comp, Dir: filepath.Join(dir, "kernels"),
+		Warn: func(err error) { g.notice("kernel cache: %v", err) }}, nil
 }
 
 // countGPU prepares the plan on the device, runs it once (total_ms), then
