@@ -26,6 +26,7 @@ type CountCmd struct {
 	Warmup    int     `help:"Untimed runs before the timed ones (on the CPU only with --repeat above 1)." default:"1"`
 	PassOnly  bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
 	FlushL2   bool    `name:"flush-l2" help:"Flush the GPU's L2 before each timed run (a write of twice its size, outside the run's timer), so no run finds the graph in L2 from the one before; the output says so."`
+	GPUs      string  `name:"gpus" help:"Count on several GPUs at once, each with a share of the work: all, N (the first N), or a list of ordinals such as 0,2 (count_gpus.go)." placeholder:"all|N|LIST"`
 	JSON      bool    `help:"Print the result as JSON."`
 	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (id<TAB>triangles in input ids; a .npy name: a uint64 array, (n,) by id when the ids are dense, else (n, 2) rows [id, triangles]; CPU only for now)." placeholder:"FILE" type:"path"`
 	PerEdge   string  `help:"Write the number of triangles each edge is in to FILE (u<TAB>v<TAB>triangles, u < v in input ids; a .npy name: a (m, 3) uint64 array; CPU only for now)." placeholder:"FILE" type:"path"`
@@ -116,6 +117,11 @@ type countResult struct {
 	// confidence interval, warm-ups, L2 flush), on the GPU of the whole
 	// pass (gpu_ms), on the CPU of the oracle's count (count_ms).
 	Measurement *executor.Measurement `json:"measurement,omitempty"`
+
+	// --gpus: each GPU's part, and the modelled work's share of the one
+	// slowest in median (gpu.devices has them too).
+	Devices      []executor.DeviceRun `json:"devices,omitempty"`
+	SlowestShare float64              `json:"slowest_device_share,omitempty"`
 }
 
 // Run implements the command.
@@ -177,7 +183,12 @@ func (c *CountCmd) Run(g *Globals) error {
 	}
 	var loc localCounts
 	if gpu {
-		err := c.countGPU(g, open, p, l.g, o, &res, start)
+		var err error
+		if c.GPUs != "" {
+			err = c.countGPUs(g, p, l.g, o, &res, start)
+		} else {
+			err = c.countGPU(g, open, p, l.g, o, &res, start)
+		}
 		switch {
 		case err == nil:
 		case c.Backend == "auto" && noGPU(err):
@@ -226,10 +237,13 @@ func (c *CountCmd) checkFlags(g *Globals) error {
 	if c.Repeat < 1 || c.Warmup < 0 {
 		return errorf(exitUsage, "count: --repeat must be at least 1 and --warmup at least 0")
 	}
+	if c.FlushL2 && c.GPUs != "" {
+		return errorf(exitUsage, "count: --flush-l2 is not implemented with --gpus yet")
+	}
 	if c.FlushL2 && c.Backend == "cpu" {
 		return errorf(exitUsage, "count: --flush-l2 flushes the GPU's L2 between runs; --backend cpu runs none")
 	}
-	return nil
+	return c.checkGPUs()
 }
 
 // verify compares the count with --expect and, for GPU counts with
@@ -433,6 +447,7 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 		if m := r.Measurement; m != nil {
 			fmt.Fprintf(tw, "\t%s\n", ciText(m, true))
 		}
+		printDevices(tw, r)
 		if d := r.GPU; d != nil && d.Device.ClockMHz > 0 {
 			fmt.Fprintf(tw, "clocks\tSM %d MHz, memory %d MHz (NVML, after the runs)\n", d.Device.ClockMHz, d.Device.MemClockMHz)
 		}

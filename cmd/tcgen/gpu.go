@@ -31,12 +31,12 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 	// NVRTC loads (a large library, slow from a cold disk) while the
 	// driver creates the context.
 	type compiler struct {
-		c   *cuda.Compiler
+		c   gpu.Compiler
 		err error
 	}
 	cc := make(chan compiler, 1)
 	go func() {
-		c, err := cuda.NewCompiler(opt)
+		c, err := g.openCompiler(opt)
 		cc <- compiler{c, err}
 	}()
 	dev, err := cuda.Open(f.Device, opt)
@@ -44,19 +44,11 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 	if err != nil {
 		return nil, nil, withCode(exitNoGPU, err)
 	}
-	comp, err := nc.c, nc.err
-	if err != nil {
+	if nc.err != nil {
 		dev.Close()
-		return nil, nil, withCode(exitNoGPU, err)
+		return nil, nil, nc.err
 	}
-	dir, err := g.cacheDir()
-	if err != nil {
-		dev.Close()
-		return nil, nil, err
-	}
-	caching := &cuda.CachingCompiler{Inner: comp, Dir: filepath.Join(dir, "kernels"),
-		Warn: func(err error) { g.notice("kernel cache: %v", err) }}
-	return dev, caching, nil
+	return dev, nc.c, nil
 }
 
 // openedGPU is openGPU's result and how long it took.
@@ -79,6 +71,20 @@ func (g *Globals) startGPU(f GPUFlags) func() openedGPU {
 		ch <- openedGPU{dev, comp, err, msSince(t)}
 	}()
 	return sync.OnceValue(func() openedGPU { return <-ch })
+}
+
+// openCompiler opens NVRTC behind the kernel cache.
+func (g *Globals) openCompiler(opt cuda.Options) (gpu.Compiler, error) {
+	comp, err := cuda.NewCompiler(opt)
+	if err != nil {
+		return nil, withCode(exitNoGPU, err)
+	}
+	dir, err := g.cacheDir()
+	if err != nil {
+		return nil, err
+	}
+	return &cuda.CachingCompiler{Inner: comp, Dir: filepath.Join(dir, "kernels"),
+		Warn: func(err error) { g.notice("kernel cache: %v", err) }}, nil
 }
 
 // countGPU prepares the plan on the device, runs it once (total_ms), then

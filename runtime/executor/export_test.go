@@ -1,5 +1,10 @@
 package executor
 
+import (
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+)
+
 // SetRadixMaxBatch caps the candidates per batch of the wedge/radix classes
 // (0: no cap) for the tests, which force many batches with it; it returns
 // the previous cap.
@@ -21,3 +26,13 @@ const (
 	UnpackKernel     = unpackKernel
 	CheckListsFile   = checkListsFile
 )
+
+// SplitWork is splitWork for the tests: each part's items, its modelled
+// work, and for a pivot variant its range of vertices.
+func SplitWork(o *graph.Oriented, v gen.Variant, lists []WorkList, core, parts int) (items, work []uint64, lo, hi []uint32) {
+	for _, p := range splitWork(o, v, lists, core, parts) {
+		items, work = append(items, p.items), append(work, p.work)
+		lo, hi = append(lo, p.lo), append(hi, p.hi)
+	}
+	return items, work, lo, hi
+}

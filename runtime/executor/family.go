@@ -74,6 +74,7 @@ type planning struct {
 	g       *graph.Graph // nil for a graph read oriented
 	o       *graph.Oriented
 	sms     int
+	part    *devicePart // this device's share (multi.go); nil: all of it
 }
 
 // familyKinds tell how to make each family from the slots (class indices)

@@ -44,6 +44,9 @@ type pivotFamily struct {
 	// spill holds the global tables of spill-global classes: the classes
 	// run one after the other, so they share the largest.
 	spill gpu.Buffer
+	// split is this device's share of a run on several (multi_pivot.go);
+	// nil: every in-edge.
+	split *pivotSplit
 }
 
 // newPivotFamily sizes the pivot buffers of the planned variant. A pivot
@@ -79,6 +82,9 @@ func newPivotFamily(pl *planning, _ []int) (family, error) {
 	// (docs/performance.md).
 	ph.grid = gen.Grid{ItemsPerBlock: h.Block / 32, BlocksPerSM: 2048 / h.Block}.Blocks(max(n, 1), sms)
 	ph.sgrid = gen.Grid{ItemsPerBlock: h.Block / 32, BlocksPerSM: 2048 / h.Block * 4}.Blocks(max(n, 1), sms)
+	if p := pl.part; p != nil {
+		ph.split = &pivotSplit{lo: p.lo, hi: p.hi}
+	}
 	return ph, nil
 }
 
@@ -104,7 +110,7 @@ func (ph *pivotFamily) buffers() []bufferSpec {
 	if spill := pivotSpillBytes(ph.classes, ph.grids); spill > 0 {
 		b = append(b, bufferSpec{name: "global tables", bytes: spill, dst: &ph.spill})
 	}
-	return b
+	return append(b, ph.splitBuffers()...)
 }
 
 // setup looks the kernels up and allocates the pivot buffers, the global
@@ -147,12 +153,17 @@ func (ph *pivotFamily) setup(pr *Prepared) error {
 			return fail("timer", err)
 		}
 	}
-	return nil
+	return ph.setupSplit(pr)
 }
 
 // prepare launches the five preparation kernels (stream-ordered before the
 // class kernels of the pass), each between two events when timed.
 func (ph *pivotFamily) prepare(pr *Prepared, timed bool) error {
+	return ph.prepareSpan(pr, timed, ph.span(pr))
+}
+
+// prepareSpan launches the preparation for the in-edges of span.
+func (ph *pivotFamily) prepareSpan(pr *Prepared, timed bool, sp pivotSpan) error {
 	if ph.n == 0 {
 		return nil
 	}
@@ -180,7 +191,7 @@ func (ph *pivotFamily) prepare(pr *Prepared, timed bool) error {
 		return nil
 	}
 	h := ph.h
-	if err := launch(h.Count, ph.count, grid, pr.off, pr.adj, ph.n, ph.wrk, ph.nitems, ph.shift, bufArg(ph.mat), ph.top, ph.cw); err != nil {
+	if err := launch(h.Count, ph.count, grid, sp.off, pr.adj, sp.n, ph.wrk, ph.nitems, ph.shift, sp.countMat, ph.top, sp.countCW); err != nil {
 		return err
 	}
 	if err := launch(h.Sums, ph.sums, tiles, ph.wrk, ph.n, ph.shift, ph.sumsBuf); err != nil {
@@ -193,7 +204,7 @@ func (ph *pivotFamily) prepare(pr *Prepared, timed bool) error {
 		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems, ph.shift); err != nil {
 		return err
 	}
-	return launch(h.Scatter, ph.scatter, gpu.Dim3{X: ph.sgrid, Y: 1, Z: 1}, pr.off, pr.adj, ph.n, ph.end, ph.tails, bufArg(ph.mat), ph.top, ph.cw)
+	return launch(h.Scatter, ph.scatter, gpu.Dim3{X: ph.sgrid, Y: 1, Z: 1}, sp.off, pr.adj, sp.n, ph.end, ph.tails, sp.rowsMat, ph.top, sp.rowsCW)
 }
 
 // prepNames names the preparation kernels in launch order.
@@ -225,8 +236,9 @@ func (ph *pivotFamily) launch(_ context.Context, pr *Prepared, pc *prepClass) er
 	nitems := ph.nitems.Ptr() + uint64(i)*8
 	queue := ph.nitems.Ptr() + uint64(len(ph.h.Classes)+i)*8 // zeroed by the count kernel
 	if ph.core != nil && pc.c.Slot == ph.coreSlot {          // the core's triangles (setup)
+		sp := ph.span(pr)
 		if err := ph.core.Launch(gpu.Dim3{X: ph.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(ph.h.Block), Y: 1, Z: 1}, 0,
-			pr.off, pr.adj, ph.n, ph.top, ph.mat, ph.slot); err != nil {
+			sp.off, pr.adj, sp.n, ph.top, ph.mat, ph.slot); err != nil {
 			return pr.kernelErr(pc, fmt.Errorf("core kernel %s: %w", ph.h.CoreKernel(int(ph.cw)*32), err))
 		}
 	}

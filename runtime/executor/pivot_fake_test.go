@@ -50,6 +50,7 @@ type fakePivot struct {
 	// Constants of namespace pv, read from the generated source.
 	block, perThread, tile, hubs, queue, nclasses, lenBits, core uint64
 
+	splits int      // count launches on a device's range (multi_fake_test.go)
 	ready  bool     // a scatter ran since the last count: the lists are built
 	passes int      // scatter launches
 	wrk    *fakeBuf // the work counters, as the last pass left them
@@ -197,12 +198,17 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 	gx := uint64(grid.X)
 	switch name {
 	case h.Count: // (off, adj, n, wrk, nitems, shift, mat, top, cw)
-		off, adj, n, wrk, nitems := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU64s(args[3]), rxU64s(args[4])
+		off, nv, split, err := d.pivotOffsets(args[0]) // n is the vertices walked, nv the graph's
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		adj, n, wrk, nitems := rxU32s(args[1]), uint64(args[2].(uint32)), rxU64s(args[3]), rxU64s(args[4])
 		shift := uint64(args[5].(uint32))
-		top, cw, err := p.coreArgs(name, n, args[6], args[7], args[8])
+		top, cw, err := p.matrixArgs(name, nv, split, args[6], args[7], args[8])
 		if err != nil {
 			return err
 		}
+		p.splits += b2i(split)
 		if cw > 0 {
 			clear(rxU32s(args[6])[:32*cw*cw]) // the matrix, filled by scatter
 		}
@@ -210,7 +216,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 			return fmt.Errorf("%s: shift %d leaves no room for the in-edges of %d vertices", name, shift, n)
 		}
 		p.ready = false
-		for v := range n {
+		for v := range nv {
 			if wrk[v] != 0 {
 				return fmt.Errorf("%s: wrk[%d] = %d at the start of a pass: the previous one did not zero it", name, v, wrk[v])
 			}
@@ -398,28 +404,26 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 			}
 		}
 	case h.Scatter: // (off, adj, n, end, tails, mat, top, cw)
-		off, adj, n, end := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32)), rxU64s(args[3])
+		off, nv, split, err := d.pivotOffsets(args[0])
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		adj, n, end := rxU32s(args[1]), uint64(args[2].(uint32)), rxU64s(args[3])
 		tails := rxU64s(args[4])
 		if p.inoff == nil {
 			return fmt.Errorf("%s: no bin ran before it", name)
 		}
-		top, words, err := p.coreArgs(name, n, args[5], args[6], args[7])
+		top, words, err := p.matrixArgs(name, nv, split, args[5], args[6], args[7])
 		if err != nil {
 			return err
 		}
-		if words > 0 { // the core's rows: N+(x) of each core vertex x
-			mat := rxU32s(args[5])
-			for x := top; x < n; x++ {
-				for e := off[x]; e < off[x+1]; e++ {
-					y := uint64(adj[e]) - top
-					mat[(x-top)*words+y/32] |= 1 << (y % 32)
-				}
-			}
+		if err := p.scatterRows(name, off, adj, n, top, words, args[5]); err != nil {
+			return err
 		}
 		inoff := rxU64s(p.inoff)
 		h0 := top - min(top, p.hubs)
 		hc := make([]uint64, p.hubs) // shared memory
-		written := make([]bool, inoff[n])
+		written := make([]bool, inoff[nv])
 		place := func(v, e, a1, old uint64) error { // old: the end before counting it down
 			k := old - 1
 			if old <= inoff[v] || k >= inoff[v+1] || written[k] {
@@ -484,7 +488,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 				return err
 			}
 		}
-		for v := range n {
+		for v := range nv {
 			if end[v] != inoff[v] && inoff[v+1] > inoff[v] {
 				return fmt.Errorf("%s: left end[%d] = %d, want inoff %d", name, v, end[v], inoff[v])
 			}
@@ -498,9 +502,13 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 		if !p.ready {
 			return fmt.Errorf("%s: launched before the preparation finished", name)
 		}
-		off, adj, n := rxU64s(args[0]), rxU32s(args[1]), uint64(args[2].(uint32))
+		off, nv, _, err := d.pivotOffsets(args[0])
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		adj, n := rxU32s(args[1]), uint64(args[2].(uint32))
 		// The kernel's own core, from its name: top must match it.
-		top, words, err := p.coreArgs(name, n, args[4], args[3], uint32(kernelCore/32))
+		top, words, err := p.coreArgs(name, nv, args[4], args[3], uint32(kernelCore/32))
 		if err != nil {
 			return err
 		}

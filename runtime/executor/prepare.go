@@ -17,10 +17,28 @@ import (
 // memory, uploads the graph and the lists (event-timed), fills src and
 // sets up every family of classes (family.go).
 func Prepare(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, g *graph.Graph, opt RunOptions) (*Prepared, error) {
-	s := &preparation{ctx: ctx, dev: dev, comp: comp, opt: opt, g: g, facts: dev.Facts(), name: p.Name(), clk: newPhaseClock()}
-	s.target = Target(s.facts, opt.Arch)
+	s := newPreparation(ctx, dev, comp, p.Name(), g, opt)
 	defer s.unloadChecker()
-	if err := s.host(p); err != nil {
+	s.prestage()
+	if err := s.shared(p); err != nil {
+		return nil, err
+	}
+	return s.onDevice()
+}
+
+func newPreparation(ctx context.Context, dev gpu.Device, comp gpu.Compiler, name string, g *graph.Graph, opt RunOptions) *preparation {
+	s := &preparation{ctx: ctx, dev: dev, comp: comp, opt: opt, g: g, facts: dev.Facts(), name: name, clk: newPhaseClock()}
+	s.target = Target(s.facts, opt.Arch)
+	return s
+}
+
+// onDevice is Prepare after the host's shared part: the device's families
+// and memory plan, the upload, the kernels and the setup.
+func (s *preparation) onDevice() (*Prepared, error) {
+	if err := s.newPrepared(); err != nil {
+		return nil, err
+	}
+	if err := s.planMemory(); err != nil {
 		return nil, err
 	}
 	if err := s.startUpload(); err != nil {
@@ -57,17 +75,17 @@ type preparation struct {
 	times   struct{ gen, orient, lists float64 }
 	pr      *Prepared
 	lc      *listChecker // checks the lists on the device when their checks were deferred (upload.go)
+	part    *devicePart  // this device's share of a run on several (multi.go); nil: all of it
 }
 
 func (s *preparation) fail(format string, args ...any) error {
 	return fmt.Errorf("plan %s: "+format, append([]any{s.name}, args...)...)
 }
 
-// host is the host's part, before any device memory is allocated:
-// generate, orient, pick the variant, build the work lists, make the
-// families and plan the memory.
-func (s *preparation) host(p ir.Plan) error {
-	s.prestage()
+// shared is the host's part that every device of a run shares, before any
+// device memory is allocated: generate, orient, pick the variant, build the
+// work lists. onDevice then makes the families and plans the memory.
+func (s *preparation) shared(p ir.Plan) error {
 	t0 := time.Now()
 	out, err := gen.Generate(p, s.target)
 	if err != nil {
@@ -81,13 +99,7 @@ func (s *preparation) host(p ir.Plan) error {
 	if err := s.pickVariant(); err != nil {
 		return err
 	}
-	if err := s.buildLists(); err != nil {
-		return err
-	}
-	if err := s.newPrepared(); err != nil {
-		return err
-	}
-	return s.planMemory()
+	return s.buildLists()
 }
 
 // prestager is a device that can make its upload buffers ahead of a large
@@ -201,7 +213,7 @@ func (s *preparation) newPrepared() error {
 		Vertices: uint64(pr.n), Edges: pr.m,
 		OrientMs: s.times.orient, ListsMs: s.times.lists, GenerateMs: s.times.gen,
 	}
-	fams, of, err := newFamilies(&planning{man: man, variant: s.variant, classes: v.Classes, lists: s.lists, g: s.g, o: s.o, sms: s.facts.SMs})
+	fams, of, err := newFamilies(&planning{man: man, variant: s.variant, classes: v.Classes, lists: s.lists, g: s.g, o: s.o, sms: s.facts.SMs, part: s.part})
 	if err != nil {
 		return s.fail("%v", err)
 	}

@@ -109,6 +109,12 @@ type Result struct {
 	// the background from the "memory plan" phase on (graphUpload).
 	Phases       []Phase `json:"phases,omitempty"`
 	UploadWallMs float64 `json:"upload_wall_ms,omitempty"`
+	// Devices lists each device's part of a run on several devices
+	// (PrepareMulti); the times above are then, pass by pass, the slowest
+	// device's, and SlowestShare is the modelled work's fraction of the
+	// device slowest in median. Nil for a run on one device by Prepare.
+	Devices      []DeviceRun `json:"devices,omitempty"`
+	SlowestShare float64     `json:"slowest_device_share,omitempty"`
 }
 
 // Phase is one step of Prepare and its wall time.

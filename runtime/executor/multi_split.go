@@ -1,0 +1,247 @@
+package executor
+
+import (
+	"math/bits"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+)
+
+// devicePart is one device's share of a run on several devices: a
+// contiguous slice of each class's items (lists), or for a pivot variant a
+// range [lo, hi) of the vertices whose in-edges it counts (multi_pivot.go).
+// Slices and ranges are cut where the modelled work (itemWork) reaches
+// k/parts of the total, so that the devices finish together.
+type devicePart struct {
+	lists  []WorkList
+	pivot  bool
+	lo, hi uint32
+	items  uint64 // the items of its slices (pivot: vertices of its range)
+	work   uint64 // their modelled work
+}
+
+// splitChunk is the items whose work one worker sums at a time when
+// cutting: enough to amortise claiming a chunk; the cut's search walks one
+// chunk item by item.
+const splitChunk = 1 << 14
+
+// splitWork cuts the work of v's classes on o (lists: the whole work
+// lists) into parts shares.
+func splitWork(o *graph.Oriented, v gen.Variant, lists []WorkList, core int, parts int) []devicePart {
+	ps := make([]devicePart, parts)
+	if variantHasPivot(v) {
+		n := uint64(o.N())
+		top := uint32(n - min(n, uint64(core)))
+		cuts, works := cutByWork(n, parts, func(lo, hi uint64, visit func(uint64)) {
+			for u := lo; u < hi; u++ {
+				visit(pivotSourceWork(o, uint32(u), top))
+			}
+		})
+		for k := range ps {
+			ps[k] = devicePart{lists: lists, pivot: true, lo: uint32(cuts[k]), hi: uint32(cuts[k+1]), items: cuts[k+1] - cuts[k], work: works[k]}
+		}
+		return ps
+	}
+	for k := range ps {
+		ps[k].lists = make([]WorkList, len(lists))
+	}
+	for i, c := range v.Classes {
+		l := &lists[i]
+		cuts, works := cutByWork(l.Count, parts, func(lo, hi uint64, visit func(uint64)) {
+			if c.Skip {
+				for range hi - lo {
+					visit(1) // never launched: the items are only counted
+				}
+				return
+			}
+			walkItems(o, c, l, lo, hi, visit)
+		})
+		for k := range ps {
+			ps[k].lists[i] = sliceList(l, cuts[k], cuts[k+1])
+			ps[k].items += cuts[k+1] - cuts[k]
+			if !c.Skip {
+				ps[k].work += works[k]
+			}
+		}
+	}
+	return ps
+}
+
+// cutByWork cuts the items [0, count) into parts contiguous ranges of
+// about equal work: cut k is the first item whose middle lies past k/parts
+// of the total (an item goes where most of it lies). walk visits the work
+// of items [lo, hi) in order. It returns the cuts (parts+1, from 0 to
+// count) and each range's work.
+func cutByWork(count uint64, parts int, walk func(lo, hi uint64, visit func(uint64))) ([]uint64, []uint64) {
+	chunks := int((count + splitChunk - 1) / splitChunk)
+	sums := make([]uint64, chunks)
+	parallelChunks(chunks, func(ch int) {
+		lo := uint64(ch) * splitChunk
+		walk(lo, min(lo+splitChunk, count), func(w uint64) { sums[ch] += w })
+	})
+	var total uint64
+	for _, s := range sums {
+		total += s
+	}
+	cuts := make([]uint64, parts+1)
+	at := make([]uint64, parts+1) // the work before each cut
+	cuts[parts], at[parts] = count, total
+	ch, before := 0, uint64(0) // the chunk searched and the work before it
+	for k := 1; k < parts; k++ {
+		// 2 x work to the middle of an item against 2 x target: integers.
+		hi, lo := bits.Mul64(total, uint64(k))
+		target2, _ := bits.Div64(hi, lo, uint64(parts))
+		target2 *= 2
+		for ch < chunks && 2*(before+sums[ch]) <= target2 {
+			before += sums[ch]
+			ch++
+		}
+		cuts[k], at[k] = count, total
+		if ch == chunks {
+			continue
+		}
+		j, w := uint64(ch)*splitChunk, before
+		found := false
+		walk(j, min(j+splitChunk, count), func(x uint64) {
+			if found {
+				return
+			}
+			if 2*w+x > target2 {
+				found = true
+				cuts[k], at[k] = j, w
+				return
+			}
+			j, w = j+1, w+x
+		})
+		if !found {
+			cuts[k], at[k] = j, w
+		}
+		cuts[k], at[k] = max(cuts[k], cuts[k-1]), max(at[k], at[k-1])
+	}
+	works := make([]uint64, parts)
+	for k := range works {
+		works[k] = at[k+1] - at[k]
+	}
+	return cuts, works
+}
+
+// walkItems visits the modelled work of items [lo, hi) of class c's list
+// l, in order.
+func walkItems(o *graph.Oriented, c gen.Class, l *WorkList, lo, hi uint64, visit func(uint64)) {
+	if lo >= hi {
+		return
+	}
+	if l.Items == gen.ItemsVertices {
+		for j := lo; j < hi; j++ {
+			u := uint32(j)
+			if !l.All {
+				u = l.Vertices[j]
+			}
+			visit(vertexItemWork(o, c, u))
+		}
+		return
+	}
+	edge := func(j uint64) uint64 {
+		if l.All {
+			return j
+		}
+		return l.Edges[j]
+	}
+	u := edgeSource(o, edge(lo)) // edges increase, and so do their sources
+	for j := lo; j < hi; j++ {
+		e := edge(j)
+		for o.Offsets[u+1] <= e {
+			u++
+		}
+		visit(edgeItemWork(o, c, u, o.Adj[e]))
+	}
+}
+
+// vertexItemWork is a vertex item's work (ClassWork.Accesses per item,
+// workmodel.go): the build of a hash or bitmap of N+(u) and an
+// intersection per out-edge; a wedge class's wedges; plus one for the item
+// itself.
+func vertexItemWork(o *graph.Oriented, c gen.Class, u uint32) uint64 {
+	du := o.Degree(u)
+	if c.Kind == gen.KindRadix {
+		return du*(du-1)/2 + du + 1
+	}
+	w := uint64(1)
+	if c.Iterator == ir.IterVertex && (c.Intersection == ir.Hash || c.Intersection == ir.Bitmap) {
+		w += du
+	}
+	for e := o.Offsets[u]; e < o.Offsets[u+1]; e++ {
+		w += accesses(c, du, o.Degree(o.Adj[e]))
+	}
+	return w
+}
+
+// edgeItemWork is an edge item's work: its intersection (accesses), a
+// fixed AND of two rows for the dense classes, plus one.
+func edgeItemWork(o *graph.Oriented, c gen.Class, u, v uint32) uint64 {
+	if c.Kind == gen.KindDense {
+		return 2
+	}
+	return accesses(c, o.Degree(u), o.Degree(v)) + 1
+}
+
+// pivotSourceWork is the work of the in-edges (u, v) that vertex u is the
+// source of (pivotWork's probes and accesses, workmodel.go): the tail
+// entries of N+(u) after each v below the core, the core kernel's word
+// ANDs of u's core entries, and a read per entry in count and scatter.
+func pivotSourceWork(o *graph.Oriented, u uint32, top uint32) uint64 {
+	lo, hi := o.Offsets[u], o.Offsets[u+1]
+	w := hi - lo + 1
+	e := lo
+	for ; e+1 < hi && o.Adj[e] < top; e++ {
+		w += hi - e - 1
+	}
+	if hi-lo < 2 || o.Adj[hi-2] < top {
+		return w
+	}
+	// The core's entries from k0 on: each but the last ANDs the nonzero
+	// words of S(u) from its own word on (coreWork).
+	k0 := e
+	for k0 > lo && o.Adj[k0-1] >= top {
+		k0--
+	}
+	var words []uint32
+	for _, x := range o.Adj[k0:hi] {
+		if k := (x - top) / 32; len(words) == 0 || words[len(words)-1] != k {
+			words = append(words, k)
+		}
+	}
+	q := 0
+	for _, x := range o.Adj[k0 : hi-1] {
+		for words[q] != (x-top)/32 {
+			q++
+		}
+		w += uint64(len(words) - q)
+	}
+	return w
+}
+
+// sliceList is items [a, b) of l as a list of their own: a slice of its
+// ids, or the ids a..b-1 of a list that took every item.
+func sliceList(l *WorkList, a, b uint64) WorkList {
+	s := WorkList{Slot: l.Slot, Items: l.Items, Skip: l.Skip, Count: b - a}
+	switch {
+	case l.Skip:
+	case !l.All && l.Items == gen.ItemsEdges:
+		s.Edges = l.Edges[a:b]
+	case !l.All:
+		s.Vertices = l.Vertices[a:b]
+	case l.Items == gen.ItemsEdges:
+		s.Edges = make([]uint64, b-a)
+		for i := range s.Edges {
+			s.Edges[i] = a + uint64(i)
+		}
+	default:
+		s.Vertices = make([]uint32, b-a)
+		for i := range s.Vertices {
+			s.Vertices[i] = uint32(a) + uint32(i)
+		}
+	}
+	return s
+}
