@@ -182,7 +182,7 @@ func (s *preparation) buildLists() error {
 	for i, c := range v.Classes {
 		// A tiled merge pads its tiles with the ids 2^32-1 and 2^32-2.
 		if c.Params[ir.ParamTile] > 1 && n > 1<<32-2 {
-			return s.fail("class %s: %d vertices: a merge with tile %d takes at most %d", c.Name, n, c.Params[ir.ParamTile], uint64(1<<32-2))
+			return s.fail("%w", &LimitError{Why: fmt.Sprintf("class %s: %d vertices: a merge with tile %d takes at most %d", c.Name, n, c.Params[ir.ParamTile], uint64(1<<32-2))})
 		}
 		s.needSrc = s.needSrc || (c.NeedsSrc && lists[i].Count > 0)
 	}
@@ -203,7 +203,7 @@ func (s *preparation) newPrepared() error {
 	}
 	fams, of, err := newFamilies(&planning{man: man, variant: s.variant, classes: v.Classes, lists: s.lists, g: s.g, o: s.o, sms: s.facts.SMs})
 	if err != nil {
-		return s.fail("%v", err)
+		return s.fail("%w", err) // a *LimitError stays matchable
 	}
 	pr.families = fams
 	for i, c := range v.Classes {
