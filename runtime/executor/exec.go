@@ -36,6 +36,10 @@ type RunOptions struct {
 	// one class without preparation is timed as before, its class's time
 	// being the pass).
 	PassOnly bool
+	// IndexBase, a test aid, raises every edge index the kernels see by
+	// this base (highindex.go): 1<<32 runs a small graph's kernels at the
+	// indices of one of billions of edges. 0 in normal use.
+	IndexBase uint64
 }
 
 // ErrDeviceLost is matched (errors.Is) by driver errors after which the
@@ -80,6 +84,7 @@ type Prepared struct {
 	square  gpu.Buffer // the dense classes' bit matrix (scratch.go, edge_bitmap.go); nil when none
 	n       uint32
 	m       uint64
+	base    uint64 // RunOptions.IndexBase (highindex.go)
 	classes []prepClass
 
 	families  []family     // of the variant's classes, in familyID order

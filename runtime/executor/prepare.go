@@ -173,6 +173,9 @@ func (s *preparation) buildLists() error {
 	if err != nil {
 		return s.fail("%v", err)
 	}
+	if s.opt.IndexBase != 0 {
+		listAllEdges(lists) // highindex.go
+	}
 	s.lists, s.times.lists = lists, msSince(t0)
 	s.clk.mark("host lists")
 	if err := s.ctx.Err(); err != nil {
@@ -194,7 +197,7 @@ func (s *preparation) buildLists() error {
 func (s *preparation) newPrepared() error {
 	man := s.out.Manifest
 	v := man.Variants[s.variant]
-	pr := &Prepared{dev: s.dev, name: s.name, manifest: man, variant: s.variant, sms: s.facts.SMs, n: uint32(s.o.N()), m: s.o.Arcs()}
+	pr := &Prepared{dev: s.dev, name: s.name, manifest: man, variant: s.variant, sms: s.facts.SMs, n: uint32(s.o.N()), m: s.o.Arcs(), base: s.opt.IndexBase}
 	pr.res = Result{
 		Plan: s.name, Device: s.facts, Arch: s.target.Arch,
 		Variant: s.variant, Feature: man.Feature, FeatureValue: s.fvals[man.Feature], Features: s.fvals,
@@ -267,12 +270,15 @@ func (s *preparation) planMemory() error {
 // allocations (graphUpload, upload.go). From now on the Prepared holds
 // device memory, which Close frees.
 func (s *preparation) startUpload() error {
-	up, err := startGraphUpload(s.dev, s.o, s.ck)
+	if err := checkIndexBase(s.opt.IndexBase, s.ck != nil); err != nil {
+		return s.fail("%w", err)
+	}
+	up, err := startGraphUpload(s.dev, s.o, s.ck, s.opt.IndexBase)
 	if err != nil {
 		return s.fail("%w", err)
 	}
 	pr := s.pr
-	pr.upload, pr.off, pr.adj = up, up.off, up.adj
+	pr.upload, pr.off, pr.adj = up, up.off, shift(up.adj, s.opt.IndexBase, 4)
 	pr.buffers = append(pr.buffers, up.off, up.adj)
 	return nil
 }
@@ -291,6 +297,7 @@ func (s *preparation) device() error {
 	if err := pr.allocate(pr.commonBuffers(s.needSrc, s.lists, s.ck, s.sp)); err != nil {
 		return s.fail("%w", err)
 	}
+	pr.srcBuf = shift(pr.srcBuf, s.opt.IndexBase, 4) // indexed by edge
 	s.clk.mark("alloc")
 	if err := s.finishUpload(); err != nil {
 		return err
@@ -436,7 +443,7 @@ func (s *preparation) uploadLists() error {
 			if l.Vertices != nil {
 				err = gpu.WriteSlice(b, 0, l.Vertices)
 			} else {
-				err = gpu.WriteSlice(b, 0, l.Edges)
+				err = gpu.WriteSlice(b, 0, raised(l.Edges, s.opt.IndexBase))
 			}
 			if err != nil {
 				return s.fail("uploading the work list of class %s: %w", pr.classes[i].c.Name, err)
