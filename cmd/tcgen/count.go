@@ -43,7 +43,8 @@ type countResult struct {
 	Plan    string `json:"plan,omitempty"`
 	// PlanSource says where a plan chosen without --preset or --spec came
 	// from: "store" (this graph's tuned best on this GPU), "model"
-	// (predicted from the tuned graphs), "default" (examples/default.yaml).
+	// (predicted from the tuned graphs), "default" (examples/default.yaml),
+	// "fallback" (one of those could not take the graph: fallbackSpecs).
 	PlanSource string `json:"plan_source,omitempty"`
 	// NotRun names the plan asked for when the CPU oracle counted instead
 	// (no usable GPU, --backend auto): "preset trust", "spec FILE", "the

@@ -121,11 +121,14 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	if o != nil {
 		gr, popt.Oriented = nil, o // already oriented: the plan must match it
 	}
-	pr, err := executor.Prepare(g.ctx, dev, comp, p, gr, popt)
+	pr, p, src, err := g.prepareChosen(p, res.PlanSource, func(p ir.Plan) (*executor.Prepared, error) {
+		return executor.Prepare(g.ctx, dev, comp, p, gr, popt)
+	})
 	if err != nil {
 		return gpuError(err)
 	}
 	defer pr.Close()
+	res.Plan, res.PlanSource = p.Name(), src
 	res.PrepareMs = msSince(prepStart)
 	runStart := time.Now()
 	first, err := pr.Run(g.ctx, executor.RunOptions{Repeat: 1})

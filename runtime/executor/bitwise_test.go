@@ -524,7 +524,7 @@ func (d *fakeDevice) tcbwClass(c gen.Class, grid, block gpu.Dim3, args []any) er
 		if iend > uint64(len(b.data))/8 {
 			return fmt.Errorf("%s: items [%d, %d) of a list of %d", c.Kernel, ibeg, iend, len(b.data)/8)
 		}
-		items = func(i uint64) uint64 { return b.u64(i) }
+		items = func(i uint64) uint64 { return b.u64(i) - d.base } // raised by an index base (unshift)
 	} else if args[2].(uint64) != 0 {
 		return fmt.Errorf("list argument %v", args[2])
 	}

@@ -40,6 +40,10 @@ type RunOptions struct {
 	// each timed pass, outside the pass timer, so no pass finds the graph
 	// in L2 from the one before (Result.Pass says so).
 	FlushL2 bool
+	// IndexBase, a test aid, raises every edge index the kernels see by
+	// this base (highindex.go): 1<<32 runs a small graph's kernels at the
+	// indices of one of billions of edges. 0 in normal use.
+	IndexBase uint64
 }
 
 // ErrDeviceLost is matched (errors.Is) by driver errors after which the
@@ -84,6 +88,7 @@ type Prepared struct {
 	square  gpu.Buffer // the dense classes' bit matrix (scratch.go, edge_bitmap.go); nil when none
 	n       uint32
 	m       uint64
+	base    uint64 // RunOptions.IndexBase (highindex.go)
 	classes []prepClass
 
 	families  []family     // of the variant's classes, in familyID order

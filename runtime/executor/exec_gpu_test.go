@@ -2,6 +2,7 @@ package executor_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/tcgen/tcgen/runtime/executor"
 	"github.com/tcgen/tcgen/runtime/gpu"
@@ -443,6 +444,57 @@ func testExecGPUDeferredCheck(t *testing.T, dev gpu.Device, comp gpu.Compiler, p
 			_, _, wantErr := graph.ReadCSR(path)
 			if wantErr == nil || err == nil || err.Error() != wantErr.Error() {
 				t.Fatalf("%s at vertex %d: %v (%v), want %v", bad, v, err, res, wantErr)
+			}
+		}
+	}
+}
+
+// highIndexPlans are the plans run at high indices: every generatable
+// preset, the hybrid specs, every built-in example plan (the pivot and
+// dense families among them) and a seeded sample of random plans.
+func highIndexPlans(t *testing.T) []ir.Plan {
+	plans := append(generatablePresets(), specPlans()...)
+	for _, name := range examples.Names(examples.Plans) {
+		data, err := examples.FS.ReadFile(name + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ir.Parse(data, "examples/"+name+".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, p)
+	}
+	rng := rand.New(rand.NewPCG(32, 0))
+	for n := len(plans) + 12; len(plans) < n; {
+		if p := ir.RandomPlan(rng); runnable(p) {
+			plans = append(plans, p)
+		}
+	}
+	return plans
+}
+
+// TestExecGPUHighIndex runs highIndexPlans with RunOptions.IndexBase 2^32
+// on a skewed and a dense graph: every kernel reads adj[off[v]] and src[e]
+// at indices above 2^32, where an index kept in 32 bits reads 2^32 entries
+// off (highindex.go), and the counts must be the oracle's.
+func TestExecGPUHighIndex(t *testing.T) {
+	dev, comp := openGPU(t)
+	for _, tg := range []testGraph{
+		mustGraph(t, "rmat14", graph.DefaultRMAT(14)),
+		mustGraph(t, "er400dense", graph.ErdosRenyi{N: 400, M: 40000, Seed: 5}),
+	} {
+		for _, p := range highIndexPlans(t) {
+			res, err := executor.Run(context.Background(), dev, comp, p, tg.g, executor.RunOptions{Repeat: 1, IndexBase: 1 << 32})
+			if err != nil {
+				t.Errorf("%s on %s: %v", p.Prefix, tg.name, err)
+				if errors.Is(err, executor.ErrDeviceLost) {
+					t.FailNow() // every later launch fails too
+				}
+				continue
+			}
+			if res.Triangles != tg.want {
+				t.Errorf("%s (%s) on %s at index base 2^32: %d triangles, want %d", p.Prefix, res.Plan, tg.name, res.Triangles, tg.want)
 			}
 		}
 	}

@@ -59,6 +59,11 @@ type fakeDevice struct {
 	// running at each (measure_fake_test.go).
 	events  []string
 	running int
+	// base is the index base of the launch in progress (unshift), which
+	// the kernels reading edge ids from work lists take off.
+	base uint64
+	// shifted counts the launches that got shifted buffers.
+	shifted int
 }
 
 func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
@@ -239,6 +244,11 @@ func intersect(a, b []uint32) uint64 {
 
 func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) error {
 	f.d.launch = append(f.d.launch, f.name)
+	var err error
+	if args, err = f.d.unshift(args); err != nil {
+		return fmt.Errorf("%s: %w", f.name, err)
+	}
+	defer func() { f.d.base = 0 }()
 	if grid.X == 0 {
 		return fmt.Errorf("empty grid")
 	}
@@ -316,7 +326,7 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 		if c.Items == gen.ItemsVertices {
 			list = func(i uint64) uint64 { return uint64(b.u32(i)) }
 		} else {
-			list = func(i uint64) uint64 { return b.u64(i) }
+			list = func(i uint64) uint64 { return b.u64(i) - f.d.base }
 		}
 	} else if args[5].(uint64) != 0 {
 		return fmt.Errorf("list argument %v", args[5])
@@ -354,6 +364,57 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 	}
 	binary.LittleEndian.PutUint64(counts.data[8*c.Slot:], counts.u64(uint64(c.Slot))+total)
 	return nil
+}
+
+// shifter is a buffer passed shifted back (RunOptions.IndexBase).
+type shifter interface {
+	Shift() (gpu.Buffer, uint64)
+}
+
+// unshift undoes RunOptions.IndexBase for the emulated kernels, which
+// index Go slices: the shifted buffers (adj, src: u32 entries) are passed
+// as themselves, the offsets (the first argument, when another is
+// shifted) as a copy with the base taken off every entry, and d.base is
+// the base the work lists' edge ids carry. Offsets not raised by the base
+// of the shifted pointers are an error: the executor shifted one without
+// the other.
+func (d *fakeDevice) unshift(args []any) ([]any, error) {
+	var base uint64
+	out := slices.Clone(args)
+	for i, a := range args {
+		if s, ok := a.(shifter); ok {
+			b, by := s.Shift()
+			if base != 0 && by/4 != base {
+				return nil, fmt.Errorf("arguments shifted by %d and %d entries", base, by/4)
+			}
+			base, out[i] = by/4, b
+		}
+	}
+	if base == 0 {
+		return args, nil
+	}
+	d.base = base
+	d.shifted++
+	// The offsets come just before the first shifted buffer (off, adj),
+	// else first (src's kernel: off, n, src).
+	at := 0
+	if i := slices.IndexFunc(args, func(a any) bool { _, ok := a.(shifter); return ok }); i > 0 {
+		if _, ok := args[i-1].(*fakeBuf); ok {
+			at = i - 1
+		}
+	}
+	if off, ok := args[at].(*fakeBuf); ok {
+		cp := &fakeBuf{d: d, data: slices.Clone(off.data), addr: off.addr}
+		for i := range uint64(len(cp.data) / 8) {
+			x := cp.u64(i)
+			if x < base {
+				return nil, fmt.Errorf("offset %d = %d, below the index base %d", i, x, base)
+			}
+			binary.LittleEndian.PutUint64(cp.data[8*i:], x-base)
+		}
+		out[at] = cp
+	}
+	return out, nil
 }
 
 type fakeCompiler struct {
@@ -676,4 +737,28 @@ func onlyChecks(launches []string) bool {
 		}
 	}
 	return true
+}
+
+// TestExecHighIndex runs every family with RunOptions.IndexBase 2^32: the
+// executor raises the offsets and the work lists' edge ids and shifts the
+// edge-indexed buffers consistently (the fake device undoes it, see
+// unshift), and the counts stay the oracle's. On a GPU the same option runs
+// the kernels at indices above 2^32 (TestExecGPUHighIndex).
+func TestExecHighIndex(t *testing.T) {
+	g, _, err := graph.Generate(graph.DefaultRMAT(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graph.Oracle(g)
+	for _, p := range highIndexPlans(t) {
+		d := newFakeDevice(t, p, 1<<40)
+		res, err := executor.Run(context.Background(), d, &fakeCompiler{}, p, g, executor.RunOptions{Repeat: 1, IndexBase: 1 << 32})
+		if err != nil {
+			t.Errorf("%s: %v", p.Prefix, err)
+			continue
+		}
+		if res.Triangles != want || d.shifted == 0 {
+			t.Errorf("%s (%s): %d triangles, want %d; %d launches shifted: %+v", p.Prefix, res.Plan, res.Triangles, want, d.shifted, res.PerClass)
+		}
+	}
 }

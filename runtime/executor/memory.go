@@ -133,6 +133,21 @@ func (e *TooLargeError) Error() string {
 // Is makes errors.Is(err, ErrTooLarge) true.
 func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
+// ErrLimit is matched (errors.Is) by every *LimitError.
+var ErrLimit = errors.New("the plan's encoding cannot hold this graph")
+
+// LimitError says a plan cannot take a graph: a size beyond what its
+// kernels pack or index (a pivot's counters, a tiled merge's padding ids).
+// Another plan may; it is returned before anything is allocated.
+type LimitError struct {
+	Why string // the size and the limit it passes
+}
+
+func (e *LimitError) Error() string { return e.Why }
+
+// Is makes errors.Is(err, ErrLimit) true.
+func (e *LimitError) Is(target error) bool { return target == ErrLimit }
+
 // memoryHeadroom is kept free beyond the run's buffers: the context, the
 // loaded module and the allocator's granularity take some of the memory the
 // device reports.

@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/bits"
 
@@ -60,7 +59,7 @@ func newPivotFamily(pl *planning, _ []int) (family, error) {
 	}
 	wedges, why := pivotWedges(o.Offsets)
 	if why != "" {
-		return nil, errors.New(why)
+		return nil, &LimitError{Why: why}
 	}
 	n, m := uint64(o.N()), o.Arcs()
 	minWork := uint64(1 << 62)
@@ -283,8 +282,12 @@ func pivotShift(n uint32) uint32 { return uint32(bits.Len32(n)) }
 // pivotWedges returns sum over u of C(d+(u), 2), the tails' total length,
 // or why the graph's tails cannot be packed as the preparation packs them.
 func pivotWedges(off []uint64) (uint64, string) {
-	if m := off[len(off)-1]; m >= 1<<(64-pivotLenBits) {
+	m := off[len(off)-1]
+	if m >= 1<<(64-pivotLenBits) {
 		return 0, fmt.Sprintf("%d oriented edges: pivot classes pack tail starts in %d bits", m, 64-pivotLenBits)
+	}
+	if why := pivotCounterFits(uint32(len(off)-1), m); why != "" {
+		return 0, why
 	}
 	// Chunk by chunk on all cores, like the work lists.
 	n := len(off) - 1
@@ -310,10 +313,18 @@ func pivotWedges(off []uint64) (uint64, string) {
 		}
 		w += sums[ch]
 	}
-	// Every pivot's tail entries (at most w) share a u64 with its in-edge
-	// count (pivotShift bits).
-	if s := pivotShift(uint32(len(off) - 1)); s > 0 && w >= 1<<(64-s) {
-		return 0, fmt.Sprintf("%d wedges on %d vertices: pivot classes count a pivot's tail entries in %d bits", w, len(off)-1, 64-s)
-	}
 	return w, ""
+}
+
+// pivotCounterFits says why count's packed counter cannot hold a graph of n
+// vertices and m oriented edges, or "". A pivot's tail entries share a u64
+// with its in-edge count (pivotShift bits). Each in-edge (u,v) brings at
+// most d+(u) - 1 of them and each u one in-edge to v, so a pivot has fewer
+// than m, however many wedges the graph has: m bounds every counter
+// (RMAT-27: 2^31 edges against 38 bits, where its 5.7e11 wedges would not).
+func pivotCounterFits(n uint32, m uint64) string {
+	if s := pivotShift(n); s > 0 && m >= 1<<(64-s) {
+		return fmt.Sprintf("%d oriented edges on %d vertices: pivot classes count a pivot's tail entries in %d bits", m, n, 64-s)
+	}
+	return ""
 }

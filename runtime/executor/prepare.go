@@ -185,6 +185,9 @@ func (s *preparation) buildLists() error {
 	if err != nil {
 		return s.fail("%v", err)
 	}
+	if s.opt.IndexBase != 0 {
+		listAllEdges(lists) // highindex.go
+	}
 	s.lists, s.times.lists = lists, msSince(t0)
 	s.clk.mark("host lists")
 	if err := s.ctx.Err(); err != nil {
@@ -194,7 +197,7 @@ func (s *preparation) buildLists() error {
 	for i, c := range v.Classes {
 		// A tiled merge pads its tiles with the ids 2^32-1 and 2^32-2.
 		if c.Params[ir.ParamTile] > 1 && n > 1<<32-2 {
-			return s.fail("class %s: %d vertices: a merge with tile %d takes at most %d", c.Name, n, c.Params[ir.ParamTile], uint64(1<<32-2))
+			return s.fail("%w", &LimitError{Why: fmt.Sprintf("class %s: %d vertices: a merge with tile %d takes at most %d", c.Name, n, c.Params[ir.ParamTile], uint64(1<<32-2))})
 		}
 		s.needSrc = s.needSrc || (c.NeedsSrc && lists[i].Count > 0)
 	}
@@ -206,7 +209,7 @@ func (s *preparation) buildLists() error {
 func (s *preparation) newPrepared() error {
 	man := s.out.Manifest
 	v := man.Variants[s.variant]
-	pr := &Prepared{dev: s.dev, name: s.name, manifest: man, variant: s.variant, sms: s.facts.SMs, n: uint32(s.o.N()), m: s.o.Arcs()}
+	pr := &Prepared{dev: s.dev, name: s.name, manifest: man, variant: s.variant, sms: s.facts.SMs, n: uint32(s.o.N()), m: s.o.Arcs(), base: s.opt.IndexBase}
 	pr.res = Result{
 		Plan: s.name, Device: s.facts, Arch: s.target.Arch,
 		Variant: s.variant, Feature: man.Feature, FeatureValue: s.fvals[man.Feature], Features: s.fvals,
@@ -215,7 +218,7 @@ func (s *preparation) newPrepared() error {
 	}
 	fams, of, err := newFamilies(&planning{man: man, variant: s.variant, classes: v.Classes, lists: s.lists, g: s.g, o: s.o, sms: s.facts.SMs, part: s.part})
 	if err != nil {
-		return s.fail("%v", err)
+		return s.fail("%w", err) // a *LimitError stays matchable
 	}
 	pr.families = fams
 	for i, c := range v.Classes {
@@ -279,12 +282,15 @@ func (s *preparation) planMemory() error {
 // allocations (graphUpload, upload.go). From now on the Prepared holds
 // device memory, which Close frees.
 func (s *preparation) startUpload() error {
-	up, err := startGraphUpload(s.dev, s.o, s.ck)
+	if err := checkIndexBase(s.opt.IndexBase, s.ck != nil); err != nil {
+		return s.fail("%w", err)
+	}
+	up, err := startGraphUpload(s.dev, s.o, s.ck, s.opt.IndexBase)
 	if err != nil {
 		return s.fail("%w", err)
 	}
 	pr := s.pr
-	pr.upload, pr.off, pr.adj = up, up.off, up.adj
+	pr.upload, pr.off, pr.adj = up, up.off, shift(up.adj, s.opt.IndexBase, 4)
 	pr.buffers = append(pr.buffers, up.off, up.adj)
 	return nil
 }
@@ -303,6 +309,7 @@ func (s *preparation) device() error {
 	if err := pr.allocate(pr.commonBuffers(s.needSrc, s.lists, s.ck, s.sp)); err != nil {
 		return s.fail("%w", err)
 	}
+	pr.srcBuf = shift(pr.srcBuf, s.opt.IndexBase, 4) // indexed by edge
 	s.clk.mark("alloc")
 	if err := s.finishUpload(); err != nil {
 		return err
@@ -448,7 +455,7 @@ func (s *preparation) uploadLists() error {
 			if l.Vertices != nil {
 				err = gpu.WriteSlice(b, 0, l.Vertices)
 			} else {
-				err = gpu.WriteSlice(b, 0, l.Edges)
+				err = gpu.WriteSlice(b, 0, raised(l.Edges, s.opt.IndexBase))
 			}
 			if err != nil {
 				return s.fail("uploading the work list of class %s: %w", pr.classes[i].c.Name, err)

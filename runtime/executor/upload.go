@@ -132,7 +132,8 @@ type graphUpload struct {
 	packed   gpu.Buffer // a packed section, as stored; nil when the lists go as they are
 	m        uint64
 	ck       *graph.AdjCheck
-	sumOnly  bool // FillChecksum: the lists still need their verdict
+	sumOnly  bool   // FillChecksum: the lists still need their verdict
+	base     uint64 // added to every offset (RunOptions.IndexBase)
 	timer    gpu.Timer
 	done     chan struct{}
 	err      error   // the copy's
@@ -141,9 +142,9 @@ type graphUpload struct {
 }
 
 // startGraphUpload allocates the graph's buffers and starts their upload.
-func startGraphUpload(dev gpu.Device, o *graph.Oriented, ck *graph.AdjCheck) (*graphUpload, error) {
+func startGraphUpload(dev gpu.Device, o *graph.Oriented, ck *graph.AdjCheck, base uint64) (*graphUpload, error) {
 	n, m := uint64(o.N()), o.Arcs()
-	u := &graphUpload{ck: ck, done: make(chan struct{})}
+	u := &graphUpload{ck: ck, base: base, done: make(chan struct{})}
 	var err error
 	if u.off, err = dev.Alloc((n + 1) * 8); err != nil {
 		return nil, fmt.Errorf("offsets: %w", err)
@@ -187,7 +188,7 @@ func (u *graphUpload) copy(o *graph.Oriented, fw gpu.FillWriter) error {
 	if err := u.timer.Start(); err != nil {
 		return err
 	}
-	if err := gpu.WriteSlice(u.off, 0, o.Offsets); err != nil {
+	if err := gpu.WriteSlice(u.off, 0, raised(o.Offsets, u.base)); err != nil {
 		return fmt.Errorf("uploading offsets: %w", err)
 	}
 	var err error

@@ -29,6 +29,9 @@ type wedgeRadix struct {
 	eAdj []uint32
 	// Device copies of E (the plan's buffers when eOff is nil).
 	offE, adjE gpu.Buffer
+	// endE is offE's last entry, where the kernels' searches past the last
+	// vertex end: m, raised by RunOptions.IndexBase when E is the plan's.
+	endE uint64
 }
 
 // radixClass is one wedge/radix class.
@@ -274,7 +277,10 @@ func (rx *wedgeRadix) reserve(need, have uint64) (uint64, bool) {
 // setup loads the phase kernels, allocates the buffers and uploads the
 // prefix sums and E.
 func (rx *wedgeRadix) setup(pr *Prepared) error {
-	rx.offE, rx.adjE = pr.off, pr.adj
+	rx.offE, rx.adjE, rx.endE = pr.off, pr.adj, pr.m+pr.base
+	if rx.eOff != nil {
+		rx.endE = pr.m // E's own copy, uploaded as it is
+	}
 	if rx.eOff != nil { // only made when some class has wedges
 		if err := pr.allocate(rx.eBuffers()); err != nil {
 			return fmt.Errorf("plan %s: %w", pr.name, err)
@@ -445,14 +451,14 @@ func (r *radixRun) split(cur int, lo, nb uint32, lv radixLevel) (radixLevel, err
 	children := lv.nsplit * rc.digits
 	cgrid := gridFor(children, uint64(rc.block))
 	if err := r.launch(gen.PhaseClassify, cgrid, rc.bk[cur], lv.nsplit, rc.hist, lo, nb,
-		rx.offE, rx.adjE, pr.n, pr.m, r.idb, rc.flags); err != nil {
+		rx.offE, rx.adjE, pr.n, rx.endE, r.idb, rc.flags); err != nil {
 		return lv, err
 	}
 	if err := r.scan(rc.flags, 4*children); err != nil {
 		return lv, err
 	}
 	if err := r.launch(gen.PhaseEmit, cgrid, rc.bk[cur], lv.nsplit, rc.hist, lo, nb,
-		rx.offE, rx.adjE, pr.n, pr.m, r.idb, rc.flags, rc.bk[1-cur], rc.stat); err != nil {
+		rx.offE, rx.adjE, pr.n, rx.endE, r.idb, rc.flags, rc.bk[1-cur], rc.stat); err != nil {
 		return lv, err
 	}
 	if err := r.launch(gen.PhaseScatter, tgrid, rc.keys[cur], rc.bk[cur], lv.nsplit, lv.splitTiles, lo, nb, rc.hist, rc.keys[1-cur]); err != nil {

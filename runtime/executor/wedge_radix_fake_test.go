@@ -280,7 +280,8 @@ func (d *fakeDevice) launchPhase(ph fakePhase, grid, block gpu.Dim3, shared uint
 	case gen.PhaseClassify, gen.PhaseEmit:
 		bk, nseg, P := rxU64s(args[0]), args[1].(uint64), rxU64s(args[2])
 		lo, bits := args[3].(uint32), args[4].(uint32)
-		offE, adjE, n, m, idbits := rxU64s(args[5]), rxU32s(args[6]), args[7].(uint32), args[8].(uint64), args[9].(uint32)
+		offE, adjE, n, idbits := rxU64s(args[5]), rxU32s(args[6]), args[7].(uint32), args[9].(uint32)
+		m := args[8].(uint64) - d.base // E's end, raised with the offsets (unshift)
 		flags := rxU64s(args[10])
 		N := nseg * D
 		if ph.h.Phase == gen.PhaseClassify {
