@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
 )
 
 // CountCmd counts triangles.
@@ -27,11 +28,11 @@ type CountCmd struct {
 	Warmup    int     `help:"Untimed runs before the timed ones (on the CPU only with --repeat above 1)." default:"1"`
 	PassOnly  bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
 	JSON      bool    `help:"Print the result as JSON."`
-	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (id<TAB>triangles in input ids; a .npy name: a uint64 array, (n,) by id when the ids are dense, else (n, 2) rows [id, triangles]; CPU only for now)." placeholder:"FILE" type:"path"`
-	PerEdge   string  `help:"Write the number of triangles each edge is in to FILE (u<TAB>v<TAB>triangles, u < v in input ids; a .npy name: a (m, 3) uint64 array; CPU only for now)." placeholder:"FILE" type:"path"`
+	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (id<TAB>triangles in input ids; a .npy name: a uint64 array, (n,) by id when the ids are dense, else (n, 2) rows [id, triangles]; on the GPU the plan counts per vertex: its output set to vertex)." placeholder:"FILE" type:"path"`
+	PerEdge   string  `help:"Write the number of triangles each edge is in to FILE (u<TAB>v<TAB>triangles, u < v in input ids; a .npy name: a (m, 3) uint64 array; on the GPU the plan counts per edge: its output set to edge)." placeholder:"FILE" type:"path"`
 	// Clustering and ClusteringStats need the per-vertex counts.
-	Clustering      string `help:"Write each vertex's local clustering coefficient, its triangles over C(degree, 2) (0 below degree 2), to FILE (id<TAB>coefficient; a .npy name: float64, (n,) or (n, 2) rows [id, coefficient] as for --per-vertex; CPU only for now)." placeholder:"FILE" type:"path"`
-	ClusteringStats bool   `help:"Add the global transitivity (3 x triangles / wedges) and the average clustering coefficient to the output (CPU only for now; also given by the local outputs)."`
+	Clustering      string `help:"Write each vertex's local clustering coefficient, its triangles over C(degree, 2) (0 below degree 2), to FILE (id<TAB>coefficient; a .npy name: float64, (n,) or (n, 2) rows [id, coefficient] as for --per-vertex)." placeholder:"FILE" type:"path"`
+	ClusteringStats bool   `help:"Add the global transitivity (3 x triangles / wedges) and the average clustering coefficient to the output (also given by the local outputs)."`
 }
 
 // countResult is what count prints; the JSON field names are stable.
@@ -120,7 +121,7 @@ func (c *CountCmd) Run(g *Globals) error {
 		return err
 	}
 	planMs := msSince(start)
-	gpu := c.Backend != "cpu" && c.localFlag() == ""
+	gpu := c.Backend != "cpu"
 	// On the GPU, the checks of an oriented CSR file's lists are made by
 	// the upload, as it reads them (executor.Prepare): one pass over the
 	// file instead of two. Not when the plan comes from the tuning store:
@@ -163,8 +164,14 @@ func (c *CountCmd) Run(g *Globals) error {
 		res.DegreeMax = maxDegree(l.g)
 	}
 	var loc localCounts
+	if gpu && c.localOutput() != ir.OutputTotal {
+		p, gpu, err = c.localPlan(g, p, &res) // localgpu.go
+		if err != nil {
+			return err
+		}
+	}
 	if gpu {
-		err := c.countGPU(g, p, l.g, o, &res, start)
+		err := c.countGPU(g, p, l.g, o, &res, &loc, start)
 		switch {
 		case err == nil:
 		case c.Backend == "auto" && noGPU(err):
@@ -174,8 +181,6 @@ func (c *CountCmd) Run(g *Globals) error {
 		default:
 			return err
 		}
-	} else if c.Backend == "auto" {
-		g.notice("count: %s is CPU only; counting on the CPU", c.localFlag())
 	}
 	// The lists' checks, made by the upload or now; the host reads the
 	// lists (unpacking a packed file) only to count or check on the CPU.
@@ -193,6 +198,9 @@ func (c *CountCmd) Run(g *Globals) error {
 		res.TotalMs = msSince(start)
 	}
 	if err := c.verify(g, l.g, o, &res); err != nil {
+		return err
+	}
+	if err := c.verifyLocal(g, &loc, &res); err != nil { // localgpu.go
 		return err
 	}
 	if res.CountMs > 0 {

@@ -49,7 +49,7 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 
 // countGPU prepares the plan on the device, runs it once (total_ms), then
 // runs the warm-ups and timed repeats.
-func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, start time.Time) error {
+func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, loc *localCounts, start time.Time) error {
 	// NVML starts (nvmlInit is slow) while the CUDA context is
 	// created; its facts are read after the runs (the clocks they ran at).
 	nvs := make(chan *nvml.Session, 1)
@@ -68,7 +68,9 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 	res.ContextMs = msSince(ctxStart)
 	factsStart := time.Now()
 	facts := dev.Facts()
-	if c.Preset == "" && c.Spec == "" {
+	switch {
+	case c.localOutput() != ir.OutputTotal: // p is the local plan (localgpu.go)
+	case c.Preset == "" && c.Spec == "":
 		// The driver's facts, not NVML's live clocks: the store's GPU key
 		// holds the nominal memory clock (autotune.GPUKey), as tune keyed it.
 		p, res.PlanSource = g.choosePlan(p, gr, o, facts, comp)
@@ -111,6 +113,7 @@ func (c *CountCmd) countGPU(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Ori
 	res.GPUMs, res.GPUMinMs, res.GPUMaxMs = out.GPUMs.Median, out.GPUMs.Min, out.GPUMs.Max
 	res.Runs = out.Runs
 	res.CountMs = out.KernelMs.Median
+	loc.o, loc.perVertex, loc.support = out.Oriented, out.LocalPerVertex(), out.LocalSupport()
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/runtime/gpu"
 )
@@ -105,6 +106,16 @@ type Result struct {
 	// the background from the "memory plan" phase on (graphUpload).
 	Phases       []Phase `json:"phases,omitempty"`
 	UploadWallMs float64 `json:"upload_wall_ms,omitempty"`
+
+	// Output is the plan's local output (empty for the total alone).
+	// Local holds the local counts of the last pass, indexed by the ids of
+	// Oriented (vertex) or by positions in Oriented.Adj (edge); they sum
+	// to 3 x Triangles. LocalDownloadMs is their copy to the host, apart
+	// from every kernel time.
+	Output          ir.Output       `json:"output,omitempty"`
+	Local           []uint64        `json:"-"`
+	Oriented        *graph.Oriented `json:"-"`
+	LocalDownloadMs float64         `json:"local_download_ms,omitempty"`
 }
 
 // Phase is one step of Prepare and its wall time.
