@@ -5,6 +5,7 @@ import (
 
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/executor"
 )
 
 // localOutput is the plan output the local flags need on the GPU: the
@@ -90,4 +91,18 @@ func countDiffs[T comparable](a, b []T) int {
 		}
 	}
 	return n
+}
+
+// localDiffs compares a run's local counts with the CPU oracle on the
+// orientation it ran: how many differ, of how many (0, 0 for the total).
+func localDiffs(res *executor.Result) (int, int) {
+	switch res.Output {
+	case ir.OutputVertex:
+		_, want := graph.CountPerVertex(res.Oriented)
+		return countDiffs(res.LocalPerVertex(), want), len(want)
+	case ir.OutputEdge:
+		_, want := graph.CountPerEdge(res.Oriented)
+		return countDiffs(res.LocalSupport(), want), len(want)
+	}
+	return 0, 0
 }
