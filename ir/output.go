@@ -35,8 +35,9 @@ const OutputDoc = "what the kernels count: total (the triangles), vertex (each t
 // the positions of the matched entries cheaply, or its kernels were not
 // written with the credits yet.
 var localPairs = map[Pair][]Output{
-	{IterVertex, Merge}: {OutputVertex, OutputEdge},
-	{IterEdge, Merge}:   {OutputVertex, OutputEdge},
+	{IterVertex, Merge}:      {OutputVertex, OutputEdge},
+	{IterEdge, Merge}:        {OutputVertex, OutputEdge},
+	{IterEdge, BinarySearch}: {OutputVertex, OutputEdge},
 }
 
 // Supports reports whether the pair's kernels can count output o.

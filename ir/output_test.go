@@ -32,7 +32,7 @@ func TestOutputRefusedPair(t *testing.T) {
 	p, _ := Preset("hindex") // edge/hash
 	p.Output = OutputEdge
 	err := p.Validate()
-	if err == nil || !strings.Contains(err.Error(), "output edge is not generated for edge/hash; pairs with it: vertex/merge, edge/merge") {
+	if err == nil || !strings.Contains(err.Error(), "output edge is not generated for edge/hash; pairs with it: vertex/merge, edge/merge, edge/binary-search") {
 		t.Fatalf("got %v", err)
 	}
 	p.Output = "corner"

@@ -17,8 +17,9 @@ import (
 // (ir.LocalPairs), each with output o: the default plan's variant (its
 // pivot lists fall back to the edge merge: ir.Plan.WithOutput), tiled and
 // plain edge and vertex merges, vertex merges of 4, 32 and a block of
-// lanes, under degree order without relabelling (whole lists, not the part
-// after v) and under id order.
+// lanes, binary searches of 1, 4 and a block of lanes (with cached
+// splitters), under degree order without relabelling (whole lists, not the
+// part after v) and under id order.
 func localPlans(t testing.TB, o ir.Output) []ir.Plan {
 	t.Helper()
 	data, err := fs.ReadFile(examples.FS, "default.yaml")
@@ -42,6 +43,15 @@ func localPlans(t testing.TB, o ir.Output) []ir.Plan {
 		{Prefix: "local_vertex_w4_tile", Orientation: ir.OrientID,
 			Classes: all(ir.IterVertex, 4, 128, map[string]int64{ir.ParamTile: 4})},
 		{Prefix: "local_vertex_w32", Orientation: ir.OrientDegree, Classes: all(ir.IterVertex, 32, 256, nil)},
+		{Prefix: "local_search_w4", Orientation: ir.OrientID, Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
+			Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.BinarySearch, Width: 4, Block: 128}}}},
+		{Prefix: "local_search_levels", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{
+			{Name: "low", Select: ir.Selector{Key: ir.KeyWork, Lo: 0, Hi: 64},
+				Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.BinarySearch, Width: 1, Block: 128}},
+			{Name: "high", Select: ir.Selector{Key: ir.KeyWork, Lo: 64},
+				Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.BinarySearch, Width: 128, Block: 128,
+					Params: map[string]int64{ir.ParamLevels: 4}}},
+		}},
 		{Prefix: "local_mixed", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{
 			{Name: "skip", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 2}, Skip: true},
 			{Name: "mid", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 2, Hi: 32},

@@ -108,14 +108,17 @@ func Specs() []ir.Plan {
 					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 32, Block: 256}},
 			},
 		},
-		{ // per-edge counts: a vertex merge of four lanes, a tiled vertex merge (templates/local.cu.tmpl)
+		{ // per-edge counts: a vertex merge of four lanes, a tiled vertex merge, a warp's binary searches with cached splitters (templates/local.cu.tmpl)
 			Prefix: "spec_local_edge", Orientation: ir.OrientDegree, Relabel: true, Output: ir.OutputEdge,
 			Classes: []ir.Class{
 				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 16},
 					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 4, Block: 128}},
-				{Name: "high", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 16},
+				{Name: "high", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 16, Hi: 256},
 					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 1, Block: 256,
 						Params: map[string]int64{ir.ParamTile: 4}}},
+				{Name: "top", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 256},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.BinarySearch, Width: 32, Block: 128,
+						Params: map[string]int64{ir.ParamLevels: 3}}},
 			},
 		},
 	}, skiffSpecs()...)
