@@ -41,6 +41,11 @@ type SpaceFile struct {
 	// every fast plan uses (docs/performance.md).
 	Orientation []ir.Orientation `yaml:"orientation,omitempty"`
 	Relabel     []bool           `yaml:"relabel,omitempty"`
+	// Output is what every plan of the space counts (ir.Plan.Output; the
+	// total when left out): a space with output vertex or edge tunes the
+	// local variants, and culls the pairs that cannot count it. One value,
+	// not an axis: a plan tuned for the total says nothing of its variant.
+	Output ir.Output `yaml:"output,omitempty"`
 	// Core lists the cores of a generated plan's class list (ir.Plan.Core,
 	// default [0]); a core needs a pivot class, so points with a core and
 	// none are culled. A space file written when the core was a pivot

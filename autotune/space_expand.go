@@ -61,6 +61,9 @@ func (s *SpaceFile) Expand(target gen.Target) (*Space, error) {
 		}
 		pt := blank()
 		pt[lay.plan] = i
+		if s.Output != "" {
+			p.Output = s.Output
+		}
 		raws = append(raws, raw{pt: pt, plan: p})
 	}
 	if total := s.rawCount(); total > maxRawPoints {
@@ -80,7 +83,7 @@ func (s *SpaceFile) Expand(target gen.Target) (*Space, error) {
 							for i, c := range cuts {
 								pt[lay.cuts[i]] = c
 							}
-							plan := ir.Plan{Prefix: s.Name, Orientation: or, Relabel: rl, Core: core}
+							plan := ir.Plan{Prefix: s.Name, Orientation: or, Relabel: rl, Core: core, Output: s.Output}
 							for j, c := range cls {
 								pt[lay.strat[j]] = c.strat
 								pt[lay.width[j]] = c.width

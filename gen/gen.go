@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"text/template"
@@ -185,6 +186,12 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		Target:      t,
 		Args:        KernelArgs,
 	}
+	local := ""
+	if p.Local() {
+		local = string(c.Output)
+		m.Output = c.Output
+		m.Args = append(slices.Clone(KernelArgs), LocalArg)
+	}
 	var variants []ir.Variant
 	if c.Guard != nil {
 		m.Feature = c.Guard.Feature
@@ -193,7 +200,7 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		variants = []ir.Variant{{Core: c.Core, Classes: c.Classes}}
 	}
 
-	classes, mvs, needSrc, err := lowerVariants(name, c.Guard != nil, variants, idOrdered, t)
+	classes, mvs, needSrc, err := lowerVariants(name, c.Guard != nil, variants, idOrdered, local, t)
 	if err != nil {
 		return nil, fmt.Errorf("gen: plan %s: %w", name, err)
 	}
@@ -231,7 +238,7 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 // lowerVariants lowers the classes of every variant: the partials' data of
 // the classes that run a kernel, in order, the manifest's variants, and
 // whether a class needs the src kernel.
-func lowerVariants(name string, guarded bool, variants []ir.Variant, idOrdered bool, t Target) ([]classData, []Variant, bool, error) {
+func lowerVariants(name string, guarded bool, variants []ir.Variant, idOrdered bool, local string, t Target) ([]classData, []Variant, bool, error) {
 	var classes []classData
 	var mvs []Variant
 	needSrc := false
@@ -247,6 +254,7 @@ func lowerVariants(name string, guarded bool, variants []ir.Variant, idOrdered b
 				// memset before each pass (tc::finish_count).
 				cd.SelfReset = selfResetting[cd.iterPartial]
 				cd.NSlots = len(v.Classes)
+				cd.Local = local
 				mc.SelfReset = cd.SelfReset
 				classes = append(classes, *cd)
 			}
@@ -418,6 +426,11 @@ type classData struct {
 	// the variant lay out the counts buffer; manifest Class.SelfReset).
 	SelfReset bool
 	NSlots    int
+
+	// Local is the plan's local output ("vertex", "edge"; "" for the
+	// total alone): the kernel takes the local counters as a last
+	// argument and credits each triangle (templates/local.cu.tmpl).
+	Local string
 
 	isectPartial, iterPartial string
 }

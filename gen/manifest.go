@@ -18,6 +18,9 @@ type Manifest struct {
 	Target    Target   `json:"target"`
 	// Args names the arguments every class kernel takes, in order.
 	Args []string `json:"args"`
+	// Output is the plan's local output (ir.OutputVertex, ir.OutputEdge):
+	// its class kernels take LocalArg after KernelArgs. Empty for the total.
+	Output ir.Output `json:"output,omitempty"`
 	// Src is the kernel that fills src[] (first vertex of each edge); nil
 	// when no class iterates over edges.
 	Src *Helper `json:"src,omitempty"`
@@ -265,6 +268,23 @@ func (g Grid) Blocks(items uint64, sms int) uint32 {
 var KernelArgs = []string{
 	"off u64*", "adj u32*", "src u32*", "n u32", "m u64", "items u32*|u64*", "nitems u64", "counts u64*",
 	"scratch u64*", "scratch_words u64",
+}
+
+// LocalArg is the last argument of the class kernels of a plan with a
+// local output: the counters, n (vertex) or m (edge) u64 words, zeroed
+// before each pass.
+const LocalArg = "local u64*"
+
+// LocalWords is the size in u64 words of the local counters of output o
+// for a graph of n vertices and m oriented edges (0 for the total).
+func LocalWords(o ir.Output, n, m uint64) uint64 {
+	switch o {
+	case ir.OutputVertex:
+		return n
+	case ir.OutputEdge:
+		return m
+	}
+	return 0
 }
 
 // SrcArgs are the arguments of the src kernel.

@@ -32,6 +32,9 @@ func (p Plan) Canonical() Plan {
 		Relabel:     p.Relabel,
 		Core:        p.Core,
 	}
+	if p.Output != OutputTotal {
+		q.Output = p.Output // total is left out: its plans keep their names
+	}
 	if q.Prefix == "" {
 		q.Prefix = "plan"
 	}

@@ -146,4 +146,7 @@ type Plan struct {
 	// Classes is the class list when Guard is nil.
 	Classes []Class `yaml:"classes,omitempty" json:"classes,omitempty"`
 	Guard   *Guard  `yaml:"guard,omitempty" json:"guard,omitempty"`
+	// Output is what the kernels count (ir/output.go): total (the default,
+	// left out), or also the local counts per vertex or per edge.
+	Output Output `yaml:"output,omitempty" json:"output,omitempty"`
 }

@@ -35,7 +35,7 @@ func Dimensions() []Dimension {
 			Doc: "unit of work: vertex u (N+(u) against each N+(v)), edge (u,v), edge-chunk (n consecutive edges per block, GroupTC), wedge (v,w in N+(u), closed if (v,w) is an edge), pivot (v as the middle vertex: N+(v) in shared memory probed by the tails of N+(u) after v for each in-edge (u,v); ir/params_pivot_hash.go)"},
 		Dimension{Name: "intersection", Values: enumStrings(Intersections),
 			Doc: "how two sorted lists are intersected; merge/merge-path/bitwise cost d+u + d+v, the index probes (binary-search, hash, bitmap, radix) min * log(max)"},
-		Dimension{Name: "pair", Values: pairStrings(),
+		Dimension{Name: "pair", Values: pairStrings(Pairs()),
 			Doc: "iterator/intersection pairs the IR accepts (the generator registers those it implements)"},
 		Dimension{Name: "width", Values: []string{"1", "2", "4", "8", "16", "32", "block"}, Default: strconv.Itoa(DefaultWidth),
 			Source: WidthSpec.Source, Doc: WidthSpec.Doc},
@@ -49,6 +49,8 @@ func Dimensions() []Dimension {
 			Doc: "renumber vertices by the orientation's order, for locality (no-op under id)"},
 		Dimension{Name: "core", Range: CoreSpec.Range(), Default: strconv.FormatInt(CoreSpec.Default, 10),
 			AppliesTo: []string{Pair{IterPivot, Hash}.String()}, Source: CoreSpec.Source, Doc: CoreSpec.Doc},
+		Dimension{Name: "output", Values: enumStrings(Outputs), Default: string(OutputTotal),
+			AppliesTo: pairStrings(LocalPairs(OutputVertex)), Doc: OutputDoc},
 	)
 	feats := make([]string, len(Features))
 	var fdoc []string
@@ -97,9 +99,9 @@ func enumStrings[T ~string](vs []T) []string {
 	return out
 }
 
-func pairStrings() []string {
+func pairStrings(ps []Pair) []string {
 	var out []string
-	for _, p := range Pairs() {
+	for _, p := range ps {
 		out = append(out, p.String())
 	}
 	return out
@@ -209,6 +211,11 @@ func randomPlan(rng *rand.Rand, pairs []Pair) Plan {
 	}
 	if pivot && rng.IntN(10) >= 3 { // the list's core (CoreSpec), drawn as a parameter is
 		p.Core = int(randomValue(rng, CoreSpec))
+	}
+	// The output, drawn last; a local output the classes cannot count
+	// leaves the total.
+	if o := Outputs[rng.IntN(len(Outputs))]; o != OutputTotal && p.SupportsOutput(o) {
+		p.Output = o
 	}
 	return p
 }

@@ -117,6 +117,7 @@ func (p Plan) Validate() error {
 		// must be sorted in the orientation's order too.
 		add("pivot classes need ids in the orientation's order: set relabel: true (or orientation id)")
 	}
+	errs = append(errs, p.outputProblems()...) // ir/output.go
 	return errors.Join(errs...)
 }
 

@@ -67,6 +67,7 @@ func newGenerator(t *testing.T) *generator {
 	g.enums[reflect.TypeOf(ir.Iterator(""))] = anys(ir.Iterators)
 	g.enums[reflect.TypeOf(ir.Intersection(""))] = anys(ir.Intersections)
 	g.enums[reflect.TypeOf(ir.Orientation(""))] = anys(ir.Orientations)
+	g.enums[reflect.TypeOf(ir.Output(""))] = anys(ir.Outputs)
 	g.enums[reflect.TypeOf(ir.Key(""))] = anys(ir.Keys)
 	core := func() *schema {
 		return &schema{Type: "integer", Enum: anys(ir.CoreSpec.Values), Description: firstSentences(ir.CoreSpec.Doc)}

@@ -231,7 +231,7 @@ func TestFuzzCompile(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Plans != 6 || s.Compiles != s.Plans-s.Refused || s.Errors != 0 || len(s.Histogram["iterator"]) == 0 {
+	if s.Plans != 6 || s.Compiles != s.Plans-s.Refused || s.Errors != 0 || len(s.Histogram["iterator"]) == 0 || len(s.Histogram["output"]) == 0 {
 		t.Errorf("summary %+v", s)
 	}
 	t.Logf("fuzz compiled %d plans through %s", s.Compiles, s.Device)

@@ -28,7 +28,7 @@ func TestCountGPUsErrors(t *testing.T) {
 		{"bad ordinal", []string{"--gpus", "0,x"}, `count: --gpus "0,x": ordinal "x" is not a number`},
 		{"huge ordinal", []string{"--gpus", "0,5000"}, `count: --gpus "0,5000": ordinal 5000 is out of range`},
 		{"cpu backend", []string{"--gpus", "2", "--backend", "cpu"}, "count: --gpus counts on GPUs; --backend cpu counts on the CPU"},
-		{"local output", []string{"--gpus", "all", "--per-vertex", filepath.Join(dir, "v.tsv")}, "count: --gpus counts on GPUs; --per-vertex is CPU only"},
+		{"local output", []string{"--gpus", "all", "--per-vertex", filepath.Join(dir, "v.tsv")}, "count: --gpus counts the total only; --per-vertex is not implemented on several GPUs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errs := tcgen(t, append([]string{"--no-cache", "-q", "count", good}, c.args...)...)

@@ -49,7 +49,7 @@ func TestCountLocalOutputs(t *testing.T) {
 		t.Run(row.Name, func(t *testing.T) {
 			dir := t.TempDir()
 			pe, cl, pv := filepath.Join(dir, "pe.tsv"), filepath.Join(dir, "cl.txt"), filepath.Join(dir, "pv.tsv")
-			code, js, errs := tcgen(t, "-q", "--no-cache", "count", row.Path, "--per-edge", pe, "--clustering", cl, "--per-vertex", pv, "--json")
+			code, js, errs := tcgen(t, "-q", "--no-cache", "count", row.Path, "--backend", "cpu", "--per-edge", pe, "--clustering", cl, "--per-vertex", pv, "--json")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
@@ -178,7 +178,8 @@ func TestCountLocalErrors(t *testing.T) {
 	}{
 		{[]string{or, "--per-edge", out}, exitBadInput, or + ": --per-edge needs the undirected graph; this file is oriented by degree"},
 		{[]string{or, "--clustering-stats"}, exitBadInput, or + ": --clustering-stats needs the undirected graph; this file is oriented by degree"},
-		{[]string{in, "--backend", "gpu", "--clustering", out}, exitUsage, "count: --clustering is CPU only for now; use --backend cpu"},
+		{[]string{in, "--backend", "gpu", "--preset", "hindex", "--per-edge", out}, exitUsage,
+			"count: --per-edge on the GPU: class \"all\": output edge is not generated for edge/hash; pairs with it: vertex/merge, edge/merge, edge/binary-search (use --backend cpu, or a plan of those pairs)"},
 		{[]string{in, "--per-edge", out, "--clustering", out}, exitUsage, "count: --per-edge and --clustering both name " + out},
 		{[]string{in, "--per-edge", "-"}, exitUsage, "count: --per-edge -: standard output carries the count; name a file"},
 	} {
@@ -188,6 +189,55 @@ func TestCountLocalErrors(t *testing.T) {
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Errorf("count %v left %s", c.args, out)
+		}
+	}
+}
+
+// TestCountLocalGPU: count --per-vertex, --per-edge and --clustering on
+// the GPU (the default plan's local variant, and a spec's) write the same
+// files as the CPU, --check passes, and the summary has the clustering
+// statistics. Skipped without a GPU (a failure under CI=true).
+func TestCountLocalGPU(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeFile(t, dir, "vertex.yaml", "prefix: vm\norientation: degree\nrelabel: true\nclasses:\n  - select: {key: outdeg, lo: 0}\n    iterator: vertex\n    intersection: merge\n    width: 4\n")
+	for _, row := range gputest.Pick(t, gputest.Manifest(t), "karate", "ca-GrQc") {
+		for _, plan := range [][]string{nil, {"--spec", spec}} {
+			cpu := map[string]string{}
+			for _, backend := range []string{"cpu", "gpu"} {
+				pe, pv, cl := filepath.Join(dir, backend+"-pe.tsv"), filepath.Join(dir, backend+"-pv.npy"), filepath.Join(dir, backend+"-cl.txt")
+				args := append([]string{"-q", "--no-cache", "--no-store", "count", row.Path, "--backend", backend, "--json", "--check"}, plan...)
+				runs := [][]string{{"--per-edge", pe, "--clustering", cl}, {"--per-vertex", pv, "--clustering-stats"}}
+				for _, extra := range runs {
+					code, js, errs := tcgen(t, append(args, extra...)...)
+					if backend == "gpu" && code == exitNoGPU && !gputest.CI() {
+						t.Skipf("no GPU: %s", errs)
+					}
+					if code != 0 {
+						t.Fatalf("%s %v %v: exit %d: %s", row.Name, plan, extra, code, errs)
+					}
+					var r struct {
+						Triangles     uint64
+						Backend       string
+						Transitivity  *float64
+						AvgClustering *float64 `json:"average_clustering"`
+					}
+					if err := json.Unmarshal([]byte(js), &r); err != nil || r.Triangles != row.Triangles || r.Backend != backend || r.Transitivity == nil || r.AvgClustering == nil {
+						t.Fatalf("%s %v: %v: %+v", row.Name, extra, err, r)
+					}
+				}
+				for _, f := range []string{pe, pv, cl} {
+					b, err := os.ReadFile(f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					key := strings.TrimPrefix(filepath.Base(f), backend)
+					if backend == "cpu" {
+						cpu[key] = string(b)
+					} else if string(b) != cpu[key] {
+						t.Errorf("%s %v: the GPU's %s differs from the CPU's", row.Name, plan, key)
+					}
+				}
+			}
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
 )
 
 // CountCmd counts triangles.
@@ -28,11 +29,11 @@ type CountCmd struct {
 	FlushL2   bool    `name:"flush-l2" help:"Flush the GPU's L2 before each timed run (a write of twice its size, outside the run's timer), so no run finds the graph in L2 from the one before; the output says so."`
 	GPUs      string  `name:"gpus" help:"Count on several GPUs at once, each with a share of the work: all, N (the first N), or a list of ordinals such as 0,2 (count_gpus.go)." placeholder:"all|N|LIST"`
 	JSON      bool    `help:"Print the result as JSON."`
-	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (id<TAB>triangles in input ids; a .npy name: a uint64 array, (n,) by id when the ids are dense, else (n, 2) rows [id, triangles]; CPU only for now)." placeholder:"FILE" type:"path"`
-	PerEdge   string  `help:"Write the number of triangles each edge is in to FILE (u<TAB>v<TAB>triangles, u < v in input ids; a .npy name: a (m, 3) uint64 array; CPU only for now)." placeholder:"FILE" type:"path"`
+	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (id<TAB>triangles in input ids; a .npy name: a uint64 array, (n,) by id when the ids are dense, else (n, 2) rows [id, triangles]; on the GPU the plan counts per vertex: its output set to vertex)." placeholder:"FILE" type:"path"`
+	PerEdge   string  `help:"Write the number of triangles each edge is in to FILE (u<TAB>v<TAB>triangles, u < v in input ids; a .npy name: a (m, 3) uint64 array; on the GPU the plan counts per edge: its output set to edge)." placeholder:"FILE" type:"path"`
 	// Clustering and ClusteringStats need the per-vertex counts.
-	Clustering      string `help:"Write each vertex's local clustering coefficient, its triangles over C(degree, 2) (0 below degree 2), to FILE (id<TAB>coefficient; a .npy name: float64, (n,) or (n, 2) rows [id, coefficient] as for --per-vertex; CPU only for now)." placeholder:"FILE" type:"path"`
-	ClusteringStats bool   `help:"Add the global transitivity (3 x triangles / wedges) and the average clustering coefficient to the output (CPU only for now; also given by the local outputs)."`
+	Clustering      string `help:"Write each vertex's local clustering coefficient, its triangles over C(degree, 2) (0 below degree 2), to FILE (id<TAB>coefficient; a .npy name: float64, (n,) or (n, 2) rows [id, coefficient] as for --per-vertex)." placeholder:"FILE" type:"path"`
+	ClusteringStats bool   `help:"Add the global transitivity (3 x triangles / wedges) and the average clustering coefficient to the output (also given by the local outputs)."`
 }
 
 // countResult is what count prints; the JSON field names are stable.
@@ -136,9 +137,9 @@ func (c *CountCmd) Run(g *Globals) error {
 		return err
 	}
 	planMs := msSince(start)
-	gpu := c.Backend != "cpu" && c.localFlag() == ""
+	gpu := c.Backend != "cpu"
 	var open func() openedGPU
-	if gpu {
+	if gpu && c.GPUs == "" {
 		open = g.startGPU(c.GPUFlags)
 	}
 	// On the GPU, the checks of an oriented CSR file's lists are made by
@@ -183,12 +184,18 @@ func (c *CountCmd) Run(g *Globals) error {
 		res.DegreeMax = maxDegree(l.g)
 	}
 	var loc localCounts
+	if gpu && c.localOutput() != ir.OutputTotal {
+		p, gpu, err = c.localPlan(g, p, &res) // localgpu.go
+		if err != nil {
+			return err
+		}
+	}
 	if gpu {
 		var err error
 		if c.GPUs != "" {
 			err = c.countGPUs(g, p, l.g, o, &res, start)
 		} else {
-			err = c.countGPU(g, open, p, l.g, o, &res, start)
+			err = c.countGPU(g, open, p, l.g, o, &res, &loc, start)
 		}
 		switch {
 		case err == nil:
@@ -199,8 +206,6 @@ func (c *CountCmd) Run(g *Globals) error {
 		default:
 			return err
 		}
-	} else if c.Backend == "auto" {
-		g.notice("count: %s is CPU only; counting on the CPU", c.localFlag())
 	}
 	// The lists' checks, made by the upload or now; the host reads the
 	// lists (unpacking a packed file) only to count or check on the CPU.
@@ -218,6 +223,9 @@ func (c *CountCmd) Run(g *Globals) error {
 		res.TotalMs = msSince(start)
 	}
 	if err := c.verify(g, l.g, o, &res); err != nil {
+		return err
+	}
+	if err := c.verifyLocal(g, &loc, &res); err != nil { // localgpu.go
 		return err
 	}
 	if res.CountMs > 0 {

@@ -104,7 +104,7 @@ func (c *CountCmd) checkGPUs() error {
 	case c.Backend == "cpu":
 		return errorf(exitUsage, "count: --gpus counts on GPUs; --backend cpu counts on the CPU")
 	case c.localFlag() != "":
-		return errorf(exitUsage, "count: --gpus counts on GPUs; %s is CPU only", c.localFlag())
+		return errorf(exitUsage, "count: --gpus counts the total only; %s is not implemented on several GPUs", c.localFlag())
 	}
 	return nil
 }

@@ -241,6 +241,12 @@ func runPlan(g *Globals, dev *cuda.Device, comp gpu.Compiler, p ir.Plan, picks [
 			sum.Mismatches++
 			fail(fuzzFailure{Graph: fg.name, Got: res.Triangles, Want: fg.tri,
 				Reason: fmt.Sprintf("MISMATCH on %s: %d triangles, oracle %d", fg.name, res.Triangles, fg.tri)})
+		default:
+			if n, of := localDiffs(res); n > 0 { // localgpu.go
+				sum.Mismatches++
+				fail(fuzzFailure{Graph: fg.name, Got: res.Triangles, Want: fg.tri,
+					Reason: fmt.Sprintf("MISMATCH on %s: per-%s counts differ from the oracle at %d of %d", fg.name, res.Output, n, of)})
+			}
 		}
 	}
 }
@@ -279,6 +285,7 @@ func histogram(h map[string]map[string]int, p ir.Plan) {
 	}
 	add("orientation", string(p.Orientation))
 	add("relabel", fmt.Sprint(p.Relabel))
+	add("output", string(p.EffectiveOutput()))
 	classes := p.Canonical().Classes
 	add("classes", fmt.Sprint(len(classes)))
 	if p.HasPivot() {

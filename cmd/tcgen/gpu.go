@@ -89,7 +89,7 @@ func (g *Globals) openCompiler(opt cuda.Options) (gpu.Compiler, error) {
 
 // countGPU prepares the plan on the device, runs it once (total_ms), then
 // runs the warm-ups and timed repeats.
-func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, start time.Time) error {
+func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, loc *localCounts, start time.Time) error {
 	// NVML starts (nvmlInit is slow) while the CUDA context is
 	// created; its facts are read after the runs (the clocks they ran at).
 	nvs := make(chan *nvml.Session, 1)
@@ -109,7 +109,9 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	res.ContextMs, res.ContextWaitMs = og.ms, msSince(ctxStart)
 	factsStart := time.Now()
 	facts := dev.Facts()
-	if c.Preset == "" && c.Spec == "" {
+	switch {
+	case c.localOutput() != ir.OutputTotal: // p is the local plan (localgpu.go)
+	case c.Preset == "" && c.Spec == "":
 		// The driver's facts, not NVML's live clocks: the store's GPU key
 		// holds the nominal memory clock (autotune.GPUKey), as tune keyed it.
 		p, res.PlanSource = g.choosePlan(p, gr, o, facts, comp)
@@ -156,6 +158,7 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	res.Runs = out.Runs
 	res.Measurement = &out.Pass
 	res.CountMs = out.KernelMs.Median
+	loc.o, loc.perVertex, loc.support = out.Oriented, out.LocalPerVertex(), out.LocalSupport()
 	return nil
 }
 

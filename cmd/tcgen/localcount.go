@@ -22,7 +22,7 @@ type localCounts struct {
 }
 
 // localFlag names the first local output asked, "" for none: they need
-// the per-vertex or per-edge counts, which only the CPU makes for now.
+// the per-vertex or per-edge counts.
 func (c *CountCmd) localFlag() string {
 	switch {
 	case c.PerVertex != "":
@@ -37,15 +37,12 @@ func (c *CountCmd) localFlag() string {
 	return ""
 }
 
-// checkLocalFlags refuses local outputs on the GPU backend, on standard
-// output or on one file twice, and files that cannot be written.
+// checkLocalFlags refuses local outputs on standard output or on one file
+// twice, and files that cannot be written.
 func (c *CountCmd) checkLocalFlags(g *Globals) error {
 	flag := c.localFlag()
 	if flag == "" {
 		return nil
-	}
-	if c.Backend == "gpu" {
-		return errorf(exitUsage, "count: %s is CPU only for now; use --backend cpu", flag)
 	}
 	outs := []struct{ flag, path string }{{"--per-vertex", c.PerVertex}, {"--per-edge", c.PerEdge}, {"--clustering", c.Clustering}}
 	for i, o := range outs {

@@ -62,6 +62,9 @@ func compilePlans(t *testing.T, seed uint64) []ir.Plan {
 	// queue. Random draws missed that every pivot group wider than a warp
 	// failed a static_assert (fixed 2026-11-25).
 	plans = append(plans, pivotPlans()...)
+	// Every shape of local counts, per vertex and per edge (local_test.go).
+	plans = append(plans, localPlans(t, ir.OutputVertex)...)
+	plans = append(plans, localPlans(t, ir.OutputEdge)...)
 	rng := rand.New(rand.NewPCG(seed, 0))
 	for drawn := 0; drawn < randomCompiles; {
 		p := ir.RandomPlan(rng)

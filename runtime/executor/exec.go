@@ -86,6 +86,10 @@ type Prepared struct {
 	srcBuf  gpu.Buffer // src[e] = first vertex of edge e; nil without edge classes
 	scratch gpu.Buffer // per-group scratch of the classes (scratch.go); nil when none needs it
 	square  gpu.Buffer // the dense classes' bit matrix (scratch.go, edge_bitmap.go); nil when none
+	// local holds the local counters of a plan with a local output
+	// (local.go), zeroed before each pass; nil for the total alone.
+	local   gpu.Buffer
+	o       *graph.Oriented // the graph the local counts index (nil for the total alone)
 	n       uint32
 	m       uint64
 	base    uint64 // RunOptions.IndexBase (highindex.go)

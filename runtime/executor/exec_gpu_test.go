@@ -465,6 +465,17 @@ func highIndexPlans(t *testing.T) []ir.Plan {
 		}
 		plans = append(plans, p)
 	}
+	// Local outputs: the per-edge counters are indexed by edge too.
+	for _, out := range []ir.Output{ir.OutputVertex, ir.OutputEdge} {
+		for _, p := range plans[:len(plans):len(plans)] {
+			if p.Output != ir.OutputTotal && p.Output != "" {
+				continue
+			}
+			if lp, err := p.WithOutput(out); err == nil && lp.Name() != p.Name() {
+				plans = append(plans, lp)
+			}
+		}
+	}
 	rng := rand.New(rand.NewPCG(32, 0))
 	for n := len(plans) + 12; len(plans) < n; {
 		if p := ir.RandomPlan(rng); runnable(p) {

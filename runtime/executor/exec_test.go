@@ -33,6 +33,7 @@ type fakeDevice struct {
 	mem     uint64
 	kernels map[string]gen.Class // by symbol
 	srcSyms map[string]bool      // the src kernels of the plans it knows
+	outputs map[string]ir.Output // the local output of each class kernel's plan (local_fake_test.go)
 	rowsFor map[string]gen.Class // dense rows kernels, by symbol, and their class (edge_bitmap_test.go)
 	slices  *gen.SliceHelpers    // bit-slice helpers (bitwise_test.go)
 	live    map[*fakeBuf]bool
@@ -71,7 +72,7 @@ func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, live: map[*fakeBuf]bool{}, srcSyms: map[string]bool{}, rowsFor: map[string]gen.Class{}}
+	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, outputs: map[string]ir.Output{}, live: map[*fakeBuf]bool{}, srcSyms: map[string]bool{}, rowsFor: map[string]gen.Class{}}
 	d.addPlan(t, out)
 	return d
 }
@@ -83,6 +84,7 @@ func (d *fakeDevice) addPlan(t *testing.T, out *gen.Output) {
 		for _, c := range v.Classes {
 			if !c.Skip {
 				d.kernels[c.Kernel] = c
+				d.outputs[c.Kernel] = out.Manifest.Output
 				d.addPhases(c) // wedge_radix_fake_test.go
 				if c.Kind == gen.KindDense {
 					d.rowsFor[c.Dense.Rows.Kernel] = c
@@ -288,8 +290,13 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 		return err // bitwise_test.go
 	}
 	c := f.d.kernels[f.name]
-	if len(args) != len(gen.KernelArgs) {
-		return fmt.Errorf("%d args, want %d", len(args), len(gen.KernelArgs))
+	out := f.d.outputs[f.name] // local_fake_test.go
+	want := len(gen.KernelArgs)
+	if out != "" {
+		want++ // gen.LocalArg
+	}
+	if len(args) != want {
+		return fmt.Errorf("%d args, want %d", len(args), want)
 	}
 	off, adj := args[0].(*fakeBuf), args[1].(*fakeBuf)
 	n, m := args[3].(uint32), args[4].(uint64)
@@ -341,6 +348,12 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 	var total uint64
 	for i := range nitems {
 		id := list(i)
+		if c.Items == gen.ItemsVertices && out != "" {
+			for e := off.u64(id); e < off.u64(id+1); e++ {
+				total += creditEdge(off, adj, args[10].(*fakeBuf), out, uint32(id), e) // local_fake_test.go
+			}
+			continue
+		}
 		if c.Items == gen.ItemsVertices {
 			nu := nb(id)
 			for _, v := range nu {
@@ -350,6 +363,10 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 		}
 		src := args[2].(*fakeBuf)
 		u, v := src.u32(id), adj.u32(id)
+		if out != "" {
+			total += creditEdge(off, adj, args[10].(*fakeBuf), out, u, id) // local_fake_test.go
+			continue
+		}
 		if c.Kind == gen.KindDense {
 			total += denseEdge(uint64(n), args[8].(*fakeBuf), words, u, v) // edge_bitmap_test.go
 			continue
@@ -384,10 +401,12 @@ func (d *fakeDevice) unshift(args []any) ([]any, error) {
 	for i, a := range args {
 		if s, ok := a.(shifter); ok {
 			b, by := s.Shift()
-			if base != 0 && by/4 != base {
-				return nil, fmt.Errorf("arguments shifted by %d and %d entries", base, by/4)
+			if base == 0 {
+				base = by / 4 // adj or src, u32 entries, come first
+			} else if by != 4*base && by != 8*base { // u32 entries, or u64 (the local counters per edge)
+				return nil, fmt.Errorf("arguments shifted by %d entries and by %d bytes", base, by)
 			}
-			base, out[i] = by/4, b
+			out[i] = b
 		}
 	}
 	if base == 0 {

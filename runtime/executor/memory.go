@@ -82,6 +82,9 @@ func (pr *Prepared) commonBuffers(needSrc bool, lists []WorkList, ck *graph.AdjC
 	if needSrc {
 		b = append(b, bufferSpec{name: "src", bytes: m * 4, dst: &pr.srcBuf})
 	}
+	if w := gen.LocalWords(pr.manifest.Output, n, m); w > 0 { // zeroed before each pass (local.go)
+		b = append(b, bufferSpec{name: "local counts", bytes: w * 8, dst: &pr.local})
+	}
 	for i := range pr.classes {
 		if l := &lists[i]; l.Bytes() > 0 { // not skipped, not every item, some items
 			b = append(b, bufferSpec{name: "work list of class " + pr.classes[i].c.Name, bytes: l.Bytes(), dst: &pr.classes[i].list})

@@ -210,10 +210,13 @@ func (s *preparation) newPrepared() error {
 	man := s.out.Manifest
 	v := man.Variants[s.variant]
 	pr := &Prepared{dev: s.dev, name: s.name, manifest: man, variant: s.variant, sms: s.facts.SMs, n: uint32(s.o.N()), m: s.o.Arcs(), base: s.opt.IndexBase}
+	if man.Output != "" {
+		pr.o = s.o // the local counts index it
+	}
 	pr.res = Result{
 		Plan: s.name, Device: s.facts, Arch: s.target.Arch,
 		Variant: s.variant, Feature: man.Feature, FeatureValue: s.fvals[man.Feature], Features: s.fvals,
-		Vertices: uint64(pr.n), Edges: pr.m,
+		Vertices: uint64(pr.n), Edges: pr.m, Output: man.Output,
 		OrientMs: s.times.orient, ListsMs: s.times.lists, GenerateMs: s.times.gen,
 	}
 	fams, of, err := newFamilies(&planning{man: man, variant: s.variant, classes: v.Classes, lists: s.lists, g: s.g, o: s.o, sms: s.facts.SMs, part: s.part})

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/runtime/gpu"
 )
@@ -115,6 +116,16 @@ type Result struct {
 	// device slowest in median. Nil for a run on one device by Prepare.
 	Devices      []DeviceRun `json:"devices,omitempty"`
 	SlowestShare float64     `json:"slowest_device_share,omitempty"`
+
+	// Output is the plan's local output (empty for the total alone).
+	// Local holds the local counts of the last pass, indexed by the ids of
+	// Oriented (vertex) or by positions in Oriented.Adj (edge); they sum
+	// to 3 x Triangles. LocalDownloadMs is their copy to the host, apart
+	// from every kernel time.
+	Output          ir.Output       `json:"output,omitempty"`
+	Local           []uint64        `json:"-"`
+	Oriented        *graph.Oriented `json:"-"`
+	LocalDownloadMs float64         `json:"local_download_ms,omitempty"`
 }
 
 // Phase is one step of Prepare and its wall time.

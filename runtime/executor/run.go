@@ -37,6 +37,9 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	}
 	res := pr.result(rec, t, repeat)
 	res.Pass = pr.measurement(rec.passes, opt)
+	if err := pr.readLocal(res); err != nil { // local.go
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -73,6 +76,9 @@ func (pr *Prepared) timing(opt RunOptions) passTiming {
 // pass runs one pass between the pass timer's events: the counters'
 // memset, the families' preparation, every class.
 func (pr *Prepared) pass(ctx context.Context, t passTiming) error {
+	if err := pr.zeroLocal(); err != nil { // outside the pass's time (local.go)
+		return err
+	}
 	if err := pr.passTimer.Start(); err != nil {
 		return fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
 	}

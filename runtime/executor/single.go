@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"github.com/tcgen/tcgen/ir"
 
 	"github.com/tcgen/tcgen/runtime/gpu"
 )
@@ -21,10 +22,18 @@ func (singleLaunch) launch(_ context.Context, pr *Prepared, pc *prepClass) error
 	return pr.launchOne(pc)
 }
 
-// launchOne launches class pc's kernel once with gen.KernelArgs.
+// launchOne launches class pc's kernel once with gen.KernelArgs, and the
+// local counters (gen.LocalArg) under a local output.
 func (pr *Prepared) launchOne(pc *prepClass) error {
-	err := pc.fn.Launch(gpu.Dim3{X: pc.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
-		pr.off, pr.adj, pr.srcArg(), pr.n, pr.m, pc.listArg(), pc.items, pr.counts, pr.scratchArg(pc), pc.scratchWords)
+	args := []any{pr.off, pr.adj, pr.srcArg(), pr.n, pr.m, pc.listArg(), pc.items, pr.counts, pr.scratchArg(pc), pc.scratchWords}
+	if pr.local != nil {
+		local := pr.local
+		if pr.manifest.Output == ir.OutputEdge {
+			local = shift(local, pr.base, 8) // indexed by edge, as adj (highindex.go)
+		}
+		args = append(args, local) // gen.LocalArg
+	}
+	err := pc.fn.Launch(gpu.Dim3{X: pc.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared, args...)
 	if err != nil {
 		return pr.kernelErr(pc, err)
 	}

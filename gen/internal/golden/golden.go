@@ -36,7 +36,7 @@ func Target() gen.Target {
 // Specs are hybrids a user could write, beyond the presets: two
 // intersections split by out-degree, a guard, a work-keyed list, edge chunks
 // larger than the block, a hash table beyond the static limit, bitwise and
-// dense classes, and Skiff's other organisations and schemes.
+// dense classes, local outputs per vertex and per edge, and Skiff's other organisations and schemes.
 func Specs() []ir.Plan {
 	return append([]ir.Plan{
 		{
@@ -94,6 +94,31 @@ func Specs() []ir.Plan {
 				{Name: "high", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 16},
 					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Bitmap, Width: 1, Block: 256,
 						Params: map[string]int64{ir.ParamReverse: 1}}},
+			},
+		},
+		{ // per-vertex counts: a tiled thread-per-edge merge, vertex merges of a thread and a warp (templates/local.cu.tmpl)
+			Prefix: "spec_local_vertex", Orientation: ir.OrientDegree, Relabel: true, Output: ir.OutputVertex,
+			Classes: []ir.Class{
+				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 16},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
+						Params: map[string]int64{ir.ParamTile: 8, ir.ParamReverse: 1}}},
+				{Name: "mid", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 16, Hi: 256},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 1, Block: 256}},
+				{Name: "high", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 256},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 32, Block: 256}},
+			},
+		},
+		{ // per-edge counts: a vertex merge of four lanes, a tiled vertex merge, a warp's binary searches with cached splitters (templates/local.cu.tmpl)
+			Prefix: "spec_local_edge", Orientation: ir.OrientDegree, Relabel: true, Output: ir.OutputEdge,
+			Classes: []ir.Class{
+				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 16},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 4, Block: 128}},
+				{Name: "high", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 16, Hi: 256},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 1, Block: 256,
+						Params: map[string]int64{ir.ParamTile: 4}}},
+				{Name: "top", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 256},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.BinarySearch, Width: 32, Block: 128,
+						Params: map[string]int64{ir.ParamLevels: 3}}},
 			},
 		},
 	}, skiffSpecs()...)

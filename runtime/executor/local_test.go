@@ -1,0 +1,200 @@
+package executor_test
+
+import (
+	"context"
+	"io/fs"
+	"slices"
+	"testing"
+
+	"github.com/tcgen/tcgen/examples"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/executor"
+	"github.com/tcgen/tcgen/runtime/gpu"
+)
+
+// localPlans are plans of every shape the local outputs are generated for
+// (ir.LocalPairs), each with output o: the default plan's variant (its
+// pivot lists fall back to the edge merge: ir.Plan.WithOutput), tiled and
+// plain edge and vertex merges, vertex merges of 4, 32 and a block of
+// lanes, binary searches of 1, 4 and a block of lanes (with cached
+// splitters), under degree order without relabelling (whole lists, not the
+// part after v) and under id order.
+func localPlans(t testing.TB, o ir.Output) []ir.Plan {
+	t.Helper()
+	data, err := fs.ReadFile(examples.FS, "default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := ir.Parse(data, "default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := func(it ir.Iterator, w, blk int, params map[string]int64) []ir.Class {
+		return []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
+			Strategy: ir.Strategy{Iterator: it, Intersection: ir.Merge, Width: w, Block: blk, Params: params}}}
+	}
+	plans := []ir.Plan{
+		{Prefix: "local_edge_tile", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: all(ir.IterEdge, 1, 128, map[string]int64{ir.ParamTile: 8, ir.ParamReverse: 1})},
+		{Prefix: "local_edge_plain", Orientation: ir.OrientDegree, Classes: all(ir.IterEdge, 1, 256, nil)},
+		{Prefix: "local_vertex", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: all(ir.IterVertex, 1, 256, map[string]int64{ir.ParamResident: 1})},
+		{Prefix: "local_vertex_w4_tile", Orientation: ir.OrientID,
+			Classes: all(ir.IterVertex, 4, 128, map[string]int64{ir.ParamTile: 4})},
+		{Prefix: "local_vertex_w32", Orientation: ir.OrientDegree, Classes: all(ir.IterVertex, 32, 256, nil)},
+		{Prefix: "local_search_w4", Orientation: ir.OrientID, Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
+			Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.BinarySearch, Width: 4, Block: 128}}}},
+		{Prefix: "local_search_levels", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{
+			{Name: "low", Select: ir.Selector{Key: ir.KeyWork, Lo: 0, Hi: 64},
+				Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.BinarySearch, Width: 1, Block: 128}},
+			{Name: "high", Select: ir.Selector{Key: ir.KeyWork, Lo: 64},
+				Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.BinarySearch, Width: 128, Block: 128,
+					Params: map[string]int64{ir.ParamLevels: 4}}},
+		}},
+		{Prefix: "local_mixed", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{
+			{Name: "skip", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 2}, Skip: true},
+			{Name: "mid", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 2, Hi: 32},
+				Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 1, Block: 128}},
+			{Name: "block", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 32},
+				Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 128, Block: 128}},
+		}},
+	}
+	out := make([]ir.Plan, 0, len(plans)+1)
+	q, err := def.WithOutput(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, q)
+	for _, p := range plans {
+		p.Output = o
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%s: %v", p.Prefix, err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// checkLocal compares a local-output run's counts with the CPU oracle of
+// the orientation it ran on: graph.CountPerVertex's per-vertex counts, or
+// graph.CountPerEdge's supports.
+func checkLocal(t *testing.T, res *executor.Result, name string) {
+	t.Helper()
+	if res.Oriented == nil {
+		t.Errorf("%s on %s: output %q but no oriented graph in the result", res.Plan, name, res.Output)
+		return
+	}
+	switch res.Output {
+	case ir.OutputVertex:
+		_, want := graph.CountPerVertex(res.Oriented)
+		if got := res.LocalPerVertex(); !slices.Equal(got, want) {
+			t.Errorf("%s on %s: per-vertex counts differ from the oracle at %d of %d vertices", res.Plan, name, diffs(got, want), len(want))
+		}
+	case ir.OutputEdge:
+		_, want := graph.CountPerEdge(res.Oriented)
+		if got := res.LocalSupport(); !slices.Equal(got, want) {
+			t.Errorf("%s on %s: per-edge counts differ from the oracle at %d of %d edges", res.Plan, name, diffs(got, want), len(want))
+		}
+	default:
+		t.Errorf("%s on %s: output %q, want a local one", res.Plan, name, res.Output)
+	}
+}
+
+// diffs counts the positions where a and b differ (a length apart counts all).
+func diffs[T comparable](a, b []T) int {
+	if len(a) != len(b) {
+		return max(len(a), len(b))
+	}
+	n := 0
+	for i := range a {
+		if a[i] != b[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// localGraphs are small graphs with what local counts get wrong first:
+// vertices of degree 1 (a pendant, a star's leaves, a hub's lone leaves),
+// a vertex in no triangle, hubs under both orientations, skew and density.
+func localGraphs(t *testing.T) []testGraph {
+	t.Helper()
+	// Two triangles sharing the edge 1-2, a pendant 4 on 3, a path 5-6-7,
+	// a K4 on 10..13 and ids 8 and 9 unused (dropped by cleaning).
+	small, _, err := graph.FromPairs([][2]uint64{{0, 1}, {0, 2}, {1, 2}, {1, 3}, {2, 3}, {3, 4}, {5, 6}, {6, 7},
+		{10, 11}, {10, 12}, {10, 13}, {11, 12}, {11, 13}, {12, 13}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []testGraph{
+		{name: "small", g: small, want: graph.Oracle(small)},
+		mustGraph(t, "star", graph.Star{Leaves: 200}),
+		mustGraph(t, "wheel", graph.Wheel{Rim: 300}),
+		mustGraph(t, "hub", graph.Hub{Leaves: 5000, Extra: 1500, Seed: 4}),
+		mustGraph(t, "rmat10", graph.DefaultRMAT(10)),
+		mustGraph(t, "er", graph.ErdosRenyi{N: 300, M: 6000, Seed: 3}),
+		hubGraph(t, 2000, 5000, 9),
+	}
+}
+
+// TestLocalFake runs every local plan on the fake device, which credits
+// each triangle as the kernels do (local_fake_test.go), and checks the
+// executor's part: the counters' argument, size, zeroing before every
+// pass, read-back and mapping to the graph's ids.
+func TestLocalFake(t *testing.T) {
+	for _, o := range []ir.Output{ir.OutputVertex, ir.OutputEdge} {
+		plans := localPlans(t, o)
+		for _, tg := range localGraphs(t) {
+			for _, p := range plans {
+				d := newFakeDevice(t, p, 1<<40)
+				res, err := executor.Run(context.Background(), d, &fakeCompiler{}, p, tg.g, executor.RunOptions{Repeat: 2, Warmup: 1})
+				if err != nil {
+					t.Fatalf("%s (%s) on %s: %v", p.Prefix, o, tg.name, err)
+				}
+				if res.Triangles != tg.want {
+					t.Errorf("%s (%s) on %s: %d triangles, want %d", p.Prefix, o, tg.name, res.Triangles, tg.want)
+				}
+				checkLocal(t, res, tg.name)
+				if d.allocBytes > res.DeviceBytes || len(d.live) != 0 {
+					t.Errorf("%s on %s: allocated %d bytes, predicted %d; %d buffers left", p.Prefix, tg.name, d.allocBytes, res.DeviceBytes, len(d.live))
+				}
+			}
+		}
+	}
+}
+
+// TestLocalTooLarge: the local counters are part of the memory plan.
+func TestLocalTooLarge(t *testing.T) {
+	g, _, err := graph.Generate(graph.DefaultRMAT(12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := localPlans(t, ir.OutputEdge)[1]
+	total := p.Clone()
+	total.Output = ir.OutputTotal
+	res, err := executor.Run(context.Background(), newFakeDevice(t, total, 1<<40), &fakeCompiler{}, total, g, executor.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, err := executor.Run(context.Background(), newFakeDevice(t, p, 1<<40), &fakeCompiler{}, p, g, executor.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := res.DeviceBytes + 8*res.Edges; loc.DeviceBytes != want {
+		t.Errorf("per-edge run planned %d bytes, want the total's %d + 8 per edge = %d", loc.DeviceBytes, res.DeviceBytes, want)
+	}
+	if res.Local != nil || loc.LocalDownloadMs < 0 || len(loc.Local) != int(res.Edges) {
+		t.Errorf("local counts: total run %d, edge run %d for %d edges", len(res.Local), len(loc.Local), res.Edges)
+	}
+}
+
+// runLocalGPU is checkLocal on a GPU (local_gpu_test.go).
+func runLocalGPU(t *testing.T, dev gpu.Device, comp gpu.Compiler, p ir.Plan, tg testGraph) *executor.Result {
+	t.Helper()
+	res := check(t, dev, comp, p, tg)
+	if res != nil {
+		checkLocal(t, res, tg.name)
+	}
+	return res
+}
