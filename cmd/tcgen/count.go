@@ -162,27 +162,7 @@ func (c *CountCmd) Run(g *Globals) error {
 	if o != nil && c.localFlag() != "" {
 		return errorf(exitBadInput, "%s: %s needs the undirected graph; this file is oriented by %s", c.Graph, c.localFlag(), o.By)
 	}
-	res := countResult{
-		Graph:      c.Graph,
-		Vertices:   uint64(l.g.N()),
-		Edges:      l.g.Edges(),
-		LoadMs:     l.loadMs,
-		PlanMs:     planMs,
-		ParseMs:    l.rep.ParseMs,
-		CleanMs:    l.rep.CleanMs,
-		FromCache:  l.rep.FromCache,
-		SelfLoops:  l.rep.SelfLoops,
-		Duplicates: l.rep.Duplicates,
-		Isolated:   l.rep.Isolated,
-		// The cleaning of a CSR file's source is unknown when the file
-		// does not record it (droppedRecorded).
-		DroppedUnknown: !droppedRecorded(l.g, l.rep),
-	}
-	if o != nil {
-		res.Edges = o.Arcs() // each edge once
-	} else {
-		res.DegreeMax = maxDegree(l.g)
-	}
+	res := c.newResult(l, o, planMs)
 	var loc localCounts
 	if gpu && c.localOutput() != ir.OutputTotal {
 		p, gpu, err = c.localPlan(g, p, &res) // localgpu.go
@@ -191,19 +171,7 @@ func (c *CountCmd) Run(g *Globals) error {
 		}
 	}
 	if gpu {
-		var err error
-		if c.GPUs != "" {
-			err = c.countGPUs(g, p, l.g, o, &res, start)
-		} else {
-			err = c.countGPU(g, open, p, l.g, o, &res, &loc, start)
-		}
-		switch {
-		case err == nil:
-		case c.Backend == "auto" && noGPU(err):
-			res.NotRun = c.planLabel()
-			g.notice("count: no usable GPU (%v); %s was not run: counting with the CPU oracle", err, res.NotRun)
-			gpu = false
-		default:
+		if gpu, err = c.dispatchGPU(g, open, p, l.g, o, &res, &loc, start); err != nil {
 			return err
 		}
 	}
@@ -235,6 +203,57 @@ func (c *CountCmd) Run(g *Globals) error {
 		return err
 	}
 	return printCount(g, c.JSON, &res)
+}
+
+// newResult starts count's result with what reading the graph reported.
+func (c *CountCmd) newResult(l *loaded, o *graph.Oriented, planMs float64) countResult {
+	res := countResult{
+		Graph:      c.Graph,
+		Vertices:   uint64(l.g.N()),
+		Edges:      l.g.Edges(),
+		LoadMs:     l.loadMs,
+		PlanMs:     planMs,
+		ParseMs:    l.rep.ParseMs,
+		CleanMs:    l.rep.CleanMs,
+		FromCache:  l.rep.FromCache,
+		SelfLoops:  l.rep.SelfLoops,
+		Duplicates: l.rep.Duplicates,
+		Isolated:   l.rep.Isolated,
+		// The cleaning of a CSR file's source is unknown when the file
+		// does not record it (droppedRecorded).
+		DroppedUnknown: !droppedRecorded(l.g, l.rep),
+	}
+	if o != nil {
+		res.Edges = o.Arcs() // each edge once
+	} else {
+		res.DegreeMax = maxDegree(l.g)
+	}
+	if o != nil {
+		res.Edges = o.Arcs() // each edge once
+	} else {
+		res.DegreeMax = maxDegree(l.g)
+	}
+	return res
+}
+
+// dispatchGPU counts on the GPU (several with --gpus). It reports false, and
+// no error, when --backend auto finds no usable GPU: the CPU oracle counts.
+func (c *CountCmd) dispatchGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, loc *localCounts, start time.Time) (bool, error) {
+	var err error
+	if c.GPUs != "" {
+		err = c.countGPUs(g, p, gr, o, res, start)
+	} else {
+		err = c.countGPU(g, open, p, gr, o, res, loc, start)
+	}
+	switch {
+	case err == nil:
+		return true, nil
+	case c.Backend == "auto" && noGPU(err):
+		res.NotRun = c.planLabel()
+		g.notice("count: no usable GPU (%v); %s was not run: counting with the CPU oracle", err, res.NotRun)
+		return false, nil
+	}
+	return false, err
 }
 
 // checkFlags refuses flags that do not go together, and local output
