@@ -309,3 +309,13 @@ func (s *preparation) usable() uint64 {
 	}
 	return have
 }
+
+// Stats is what each pass will do (the times are the Run's).
+func (pt *Partitioned) Stats() PartitionStats {
+	p := pt.part
+	return PartitionStats{CapBytes: pt.have, Blocks: p.numBlocks(), Chunks: p.numChunks(), Pairs: len(p.pairs),
+		BlockBytes: 4 * p.maxBlock, ChunkBytes: 4 * p.maxChunk, BytesCopied: p.copiedBytes(pt.o.Offsets)}
+}
+
+// DeviceBytes is the device memory it allocated.
+func (pt *Partitioned) DeviceBytes() uint64 { return pt.res.DeviceBytes }

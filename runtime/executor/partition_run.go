@@ -216,9 +216,9 @@ func (pt *Partitioned) result(count uint64, passes, copies, kernels []float64, o
 	res.PerClass = []ClassResult{{Slot: c.Slot, Name: c.Name, Kernel: c.Kernel, Iterator: c.Iterator, Intersection: c.Intersection,
 		Width: c.Width, Block: c.Block, SharedBytes: c.StaticSharedBytes + c.DynamicSharedBytes,
 		Items: part.listedArcs, ItemKind: gen.ItemsEdges, List: true, Triangles: count, Ms: res.KernelMs}}
-	st := &PartitionStats{CapBytes: pt.have, Blocks: part.numBlocks(), Chunks: part.numChunks(), Pairs: len(part.pairs),
-		BlockBytes: 4 * part.maxBlock, ChunkBytes: 4 * part.maxChunk, BytesCopied: part.copiedBytes(pt.o.Offsets),
-		CopyMs: summarize(copies), KernelMs: res.KernelMs}
+	st := new(PartitionStats)
+	*st = pt.Stats()
+	st.CopyMs, st.KernelMs = summarize(copies), res.KernelMs
 	st.OverlapMs = max(0, st.CopyMs.Median+st.KernelMs.Median-res.GPUMs.Median)
 	res.Partition = st
 	return &res
