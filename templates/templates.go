@@ -42,5 +42,12 @@ func Headers() map[string]string { return map[string]string{PreludeName: Prelude
 //go:embed check_lists.cu
 var CheckLists string
 
+// Partition holds the fixed helper kernels of a count in partitions (the
+// resident block's src, a pair's work list, the pairs' sum:
+// runtime/executor/partition.go). It includes tcgen.cuh.
+//
+//go:embed partition.cu
+var Partition string
+
 // Pattern matches every partial in FS.
 const Pattern = "*.cu.tmpl"

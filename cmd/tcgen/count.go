@@ -20,17 +20,20 @@ type CountCmd struct {
 	GraphArg
 	PlanArg
 	GPUFlags
-	Backend   string  `help:"Where to count: auto (the GPU when one opens, else the CPU with a notice), cpu, or gpu (fail with exit code 5 when no GPU opens)." enum:"auto,cpu,gpu" default:"auto"`
-	Check     bool    `help:"Compare a GPU count with the CPU oracle; exit code 4 when they differ. A count on the CPU is the oracle's own: nothing to compare, and the output says so."`
-	Expect    *uint64 `help:"Compare the count with N (a known count); exit code 4 when they differ." placeholder:"N"`
-	Repeat    int     `help:"Timed runs, on the GPU or of the CPU oracle; the time reported is their median." default:"1"`
-	Warmup    int     `help:"Untimed runs before the timed ones (on the CPU only with --repeat above 1)." default:"1"`
-	PassOnly  bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
-	FlushL2   bool    `name:"flush-l2" help:"Flush the GPU's L2 before each timed run (a write of twice its size, outside the run's timer), so no run finds the graph in L2 from the one before; the output says so."`
-	GPUs      string  `name:"gpus" help:"Count on several GPUs at once, each with a share of the work: all, N (the first N), or a list of ordinals such as 0,2 (count_gpus.go)." placeholder:"all|N|LIST"`
-	JSON      bool    `help:"Print the result as JSON."`
-	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (id<TAB>triangles in input ids; a .npy name: a uint64 array, (n,) by id when the ids are dense, else (n, 2) rows [id, triangles]; on the GPU the plan counts per vertex: its output set to vertex)." placeholder:"FILE" type:"path"`
-	PerEdge   string  `help:"Write the number of triangles each edge is in to FILE (u<TAB>v<TAB>triangles, u < v in input ids; a .npy name: a (m, 3) uint64 array; on the GPU the plan counts per edge: its output set to edge)." placeholder:"FILE" type:"path"`
+	Backend  string  `help:"Where to count: auto (the GPU when one opens, else the CPU with a notice), cpu, or gpu (fail with exit code 5 when no GPU opens)." enum:"auto,cpu,gpu" default:"auto"`
+	Check    bool    `help:"Compare a GPU count with the CPU oracle; exit code 4 when they differ. A count on the CPU is the oracle's own: nothing to compare, and the output says so."`
+	Expect   *uint64 `help:"Compare the count with N (a known count); exit code 4 when they differ." placeholder:"N"`
+	Repeat   int     `help:"Timed runs, on the GPU or of the CPU oracle; the time reported is their median." default:"1"`
+	Warmup   int     `help:"Untimed runs before the timed ones (on the CPU only with --repeat above 1)." default:"1"`
+	PassOnly bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
+	FlushL2  bool    `name:"flush-l2" help:"Flush the GPU's L2 before each timed run (a write of twice its size, outside the run's timer), so no run finds the graph in L2 from the one before; the output says so."`
+	GPUs     string  `name:"gpus" help:"Count on several GPUs at once, each with a share of the work: all, N (the first N), or a list of ordinals such as 0,2 (count_gpus.go)." placeholder:"all|N|LIST"`
+	JSON     bool    `help:"Print the result as JSON."`
+	// DeviceMemory and PartitionChunk: partition.go.
+	DeviceMemory   string `name:"device-memory" help:"Cap the GPU memory the count may use (bytes; K, M, G suffixes). A chosen plan above it falls back to smaller ones; when none fits, the graph is counted in partitions: blocks of rows kept on the GPU while the rows after them stream through (also without the cap, when the GPU is too small)." placeholder:"BYTES"`
+	PartitionChunk string `name:"partition-chunk" help:"Size of a streamed chunk of rows when counting in partitions (bytes; K, M, G suffixes; default: 1/32 of the memory for rows, at least the longest row)." placeholder:"BYTES"`
+	PerVertex      string `help:"Write the number of triangles each vertex is in to FILE (id<TAB>triangles in input ids; a .npy name: a uint64 array, (n,) by id when the ids are dense, else (n, 2) rows [id, triangles]; on the GPU the plan counts per vertex: its output set to vertex)." placeholder:"FILE" type:"path"`
+	PerEdge        string `help:"Write the number of triangles each edge is in to FILE (u<TAB>v<TAB>triangles, u < v in input ids; a .npy name: a (m, 3) uint64 array; on the GPU the plan counts per edge: its output set to edge)." placeholder:"FILE" type:"path"`
 	// Clustering and ClusteringStats need the per-vertex counts.
 	Clustering      string `help:"Write each vertex's local clustering coefficient, its triangles over C(degree, 2) (0 below degree 2), to FILE (id<TAB>coefficient; a .npy name: float64, (n,) or (n, 2) rows [id, coefficient] as for --per-vertex)." placeholder:"FILE" type:"path"`
 	ClusteringStats bool   `help:"Add the global transitivity (3 x triangles / wedges) and the average clustering coefficient to the output (also given by the local outputs)."`
@@ -268,6 +271,9 @@ func (c *CountCmd) checkFlags(g *Globals) error {
 	if c.FlushL2 && c.GPUs != "" {
 		return errorf(exitUsage, "count: --flush-l2 is not implemented with --gpus yet")
 	}
+	if err := c.checkPartitionFlags(); err != nil { // partition.go
+		return err
+	}
 	if c.FlushL2 && c.Backend == "cpu" {
 		return errorf(exitUsage, "count: --flush-l2 flushes the GPU's L2 between runs; --backend cpu runs none")
 	}
@@ -476,6 +482,7 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 			fmt.Fprintf(tw, "\t%s\n", ciText(m, true))
 		}
 		printDevices(tw, r)
+		printPartition(tw, r) // partition.go
 		if d := r.GPU; d != nil && d.Device.ClockMHz > 0 {
 			fmt.Fprintf(tw, "clocks\tSM %d MHz, memory %d MHz (NVML, after the runs)\n", d.Device.ClockMHz, d.Device.MemClockMHz)
 		}

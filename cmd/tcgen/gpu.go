@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/tcgen/tcgen/runtime/executor"
@@ -119,27 +120,45 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	res.Backend, res.Device, res.Plan = "gpu", facts.Name, p.Name()
 	res.FactsMs = msSince(factsStart)
 	prepStart := time.Now()
-	popt := executor.RunOptions{}
+	popt := executor.RunOptions{DeviceMemory: c.deviceMemory(), ChunkBytes: c.chunkBytes()}
 	if o != nil {
 		gr, popt.Oriented = nil, o // already oriented: the plan must match it
 	}
 	pr, p, src, err := g.prepareChosen(p, res.PlanSource, func(p ir.Plan) (*executor.Prepared, error) {
 		return executor.Prepare(g.ctx, dev, comp, p, gr, popt)
 	})
+	var run countRunner = pr
+	if err != nil && c.partitionable(err) { // partition.go
+		run, p, err = c.preparePartitioned(g, dev, comp, p, gr, popt, err)
+		src = "partition"
+	}
 	if err != nil {
 		return gpuError(err)
 	}
-	defer pr.Close()
+	defer run.Close()
 	res.Plan, res.PlanSource = p.Name(), src
 	res.PrepareMs = msSince(prepStart)
+	return c.runGPU(g, run, p, facts, nv, res, loc, start)
+}
+
+// countRunner is a plan prepared on the device: the whole graph
+// (executor.Prepared) or in partitions (executor.Partitioned).
+type countRunner interface {
+	Run(ctx context.Context, opt executor.RunOptions) (*executor.Result, error)
+	Close() error
+}
+
+// runGPU runs the prepared plan once (total_ms), then the warm-ups and
+// timed repeats, and fills res.
+func (c *CountCmd) runGPU(g *Globals, run countRunner, p ir.Plan, facts gpu.DeviceFacts, nv func() *nvml.Session, res *countResult, loc *localCounts, start time.Time) error {
 	runStart := time.Now()
-	first, err := pr.Run(g.ctx, executor.RunOptions{Repeat: 1})
+	first, err := run.Run(g.ctx, executor.RunOptions{Repeat: 1})
 	if err != nil {
 		return gpuError(err)
 	}
 	res.FirstRunMs = msSince(runStart)
 	res.TotalMs = msSince(start)
-	out, err := pr.Run(g.ctx, executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2})
+	out, err := run.Run(g.ctx, executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2})
 	if err != nil {
 		return gpuError(err)
 	}

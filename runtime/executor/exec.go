@@ -44,6 +44,13 @@ type RunOptions struct {
 	// this base (highindex.go): 1<<32 runs a small graph's kernels at the
 	// indices of one of billions of edges. 0 in normal use.
 	IndexBase uint64
+	// DeviceMemory, when not 0, caps the device memory the run's memory
+	// plan may use (bytes), below what the device has: a plan above it is
+	// refused (TooLargeError) and PreparePartitioned plans under it.
+	DeviceMemory uint64
+	// ChunkBytes is the size of a streamed chunk of rows in a count in
+	// partitions (partition_plan.go); 0: 1/32 of the rows' memory.
+	ChunkBytes uint64
 }
 
 // ErrDeviceLost is matched (errors.Is) by driver errors after which the

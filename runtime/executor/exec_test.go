@@ -65,6 +65,9 @@ type fakeDevice struct {
 	base uint64
 	// shifted counts the launches that got shifted buffers.
 	shifted int
+	// limit, when set, fails an allocation that would hold more than
+	// limit bytes live (partition_fake_test.go); peak is the most held.
+	limit, peak uint64
 }
 
 func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
@@ -109,6 +112,11 @@ func (d *fakeDevice) Alloc(n uint64) (gpu.Buffer, error) {
 	// Disjoint address ranges, so that an address inside a buffer (Ptr()
 	// plus an offset, as pivot.go passes) names it (pivot_fake_test.go).
 	d.next = max(d.next, 1<<40)
+	if live := d.liveBytes() + n; d.limit > 0 && live > d.limit {
+		return nil, fmt.Errorf("fake: out of memory: %d bytes live with %d more, limit %d", live-n, n, d.limit)
+	} else {
+		d.peak = max(d.peak, live)
+	}
 	b := &fakeBuf{d: d, data: make([]byte, n), addr: d.next}
 	d.next += (n+255)&^255 + 4096
 	d.live[b] = true
@@ -177,7 +185,7 @@ type fakeModule struct{ d *fakeDevice }
 
 func (m *fakeModule) Function(name string) (gpu.Function, error) {
 	_, rows := m.d.rowsFor[name]
-	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && !isCheckKernel(name) {
+	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && !isCheckKernel(name) && !isPartKernel(name) {
 		return nil, fmt.Errorf("no kernel %s", name)
 	}
 	return &fakeFunc{d: m.d, name: name}, nil
@@ -276,6 +284,9 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 	}
 	if ok, err := f.d.checkLaunch(f.name, args); ok {
 		return err // check_fake_test.go
+	}
+	if ok, err := partLaunch(f.name, args); ok {
+		return err // partition_fake_test.go
 	}
 	if c, ok := f.d.rowsFor[f.name]; ok {
 		return f.d.launchRows(c, grid, block, args) // edge_bitmap_test.go
@@ -447,7 +458,7 @@ func (c *fakeCompiler) Compile(in gpu.CompileInput) (gpu.Image, error) {
 	if c.failCheck && in.Name == executor.CheckListsFile {
 		return gpu.Image{}, fmt.Errorf("%s: refused (test)", in.Name)
 	}
-	if (!strings.HasPrefix(in.Source, gen.Header) && in.Name != executor.CheckListsFile) || in.Arch != "sm_90" {
+	if (!strings.HasPrefix(in.Source, gen.Header) && in.Name != executor.CheckListsFile && in.Name != executor.PartitionFile) || in.Arch != "sm_90" {
 		return gpu.Image{}, fmt.Errorf("unexpected input %s %s", in.Name, in.Arch)
 	}
 	for _, inc := range includeRE.FindAllStringSubmatch(in.Source, -1) { // as NVRTC, which reads no header from disk

@@ -25,6 +25,10 @@ const (
 	DegreesKernel    = degreesKernel
 	UnpackKernel     = unpackKernel
 	CheckListsFile   = checkListsFile
+	PartitionFile    = partitionFile
+	PartSrcKernel    = partSrcKernel
+	PartListKernel   = partListKernel
+	PartAddKernel    = partAddKernel
 )
 
 // SplitWork is splitWork for the tests: each part's items, its modelled

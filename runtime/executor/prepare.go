@@ -245,7 +245,7 @@ func (s *preparation) buffers(sp scratchPlan) []bufferSpec {
 // per-group scratch (scratch.go) take what is left.
 func (s *preparation) planMemory() error {
 	pr := s.pr
-	have := usableMemory(s.dev)
+	have := s.usable()
 	tooLarge := func(need uint64) error {
 		return &TooLargeError{Plan: s.name, Device: s.facts.Name, Need: need, Have: have}
 	}

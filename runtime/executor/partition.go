@@ -1,0 +1,321 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/gpu"
+	"github.com/tcgen/tcgen/templates"
+)
+
+// A count in partitions, for a graph whose memory plan does not fit the
+// device (or RunOptions.DeviceMemory): the host cuts the oriented graph
+// into blocks and chunks (partition_plan.go); the device holds every
+// vertex's offsets and a window of rows, a block followed by one chunk.
+// The offsets of the block's vertices and the chunk's are rewritten to
+// their rows' places in the window as they arrive, so the plan's own edge
+// kernel, given the window as adj and the offsets as off, reads N+(u) and
+// N+(v) where they are, as it would in the whole graph. tcgen_part_list
+// (templates/partition.cu) lists each pair's edges on the device, the
+// edge kernel counts them, and tcgen_part_add adds the pair's count to
+// the pass's u64 sum: exact, whatever the order.
+
+// partitionHelpers are the helper kernels' file and names.
+const (
+	partitionFile   = "tcgen_partition.cu"
+	partSrcKernel   = "tcgen_part_src"
+	partListKernel  = "tcgen_part_list"
+	partAddKernel   = "tcgen_part_add"
+	partitionBlock  = 256 // the helpers' launch bounds
+	partitionWaves  = 8   // helper blocks per SM: a thread per vertex, strided
+	partitionTimers = 2   // per step: its copy and its kernels
+)
+
+// PartitionStats is what a count in partitions did in a pass.
+type PartitionStats struct {
+	CapBytes    uint64 `json:"cap_bytes"`    // the memory it was planned under
+	Blocks      int    `json:"blocks"`       // resident blocks
+	Chunks      int    `json:"chunks"`       // streamed chunks (blocks are whole chunks)
+	Pairs       int    `json:"pairs"`        // (block, targets) pairs with edges: kernel launches
+	BlockBytes  uint64 `json:"block_bytes"`  // the largest block's rows
+	ChunkBytes  uint64 `json:"chunk_bytes"`  // the largest chunk's rows
+	BytesCopied uint64 `json:"bytes_copied"` // rows and offsets copied per pass
+	// CopyMs and KernelMs sum a pass's copies and its kernels (lists,
+	// src, counts), medians over the timed passes; OverlapMs is how much
+	// of them ran at once: copy + kernel - pass (0: one after the other).
+	CopyMs    Timing  `json:"copy_ms"`
+	KernelMs  Timing  `json:"kernel_ms"`
+	OverlapMs float64 `json:"overlap_ms"`
+}
+
+// Partitioned is a plan prepared to count in partitions. Close frees it.
+type Partitioned struct {
+	dev       gpu.Device
+	name      string
+	o         *graph.Oriented
+	part      *partition
+	cls       gen.Class
+	sms       int
+	res       Result
+	mod, hmod gpu.Module
+	fn        gpu.Function // the class kernel
+	srcFn     gpu.Function
+	listFn    gpu.Function
+	addFn     gpu.Function
+	buffers   []gpu.Buffer
+	off, adj  gpu.Buffer
+	src       gpu.Buffer
+	list      gpu.Buffer
+	counts    gpu.Buffer
+	fill      gpu.Buffer // the list's fill counter
+	sum       gpu.Buffer // the pass's count
+	steps     []partStep
+	timers    []gpu.Timer
+	pass      gpu.Timer
+	host      []uint64 // rebased offsets on their way up
+	have      uint64   // the memory it was planned under
+}
+
+// partStep is one step of a pass: a block's arrival (pair < 0) or one
+// pair's, with their timers.
+type partStep struct {
+	block, pair   int
+	copyT, kernel gpu.Timer
+}
+
+// PreparePartitioned prepares plan p to count g in partitions under
+// opt.DeviceMemory (or the device's usable memory when 0), with chunks of
+// opt.ChunkBytes (0: the default share). The plan's variant for the graph
+// must be one edge class of KernelArgs (an edge iterator, no scratch) in
+// an id-ordered orientation: examples/small.yaml, the tiled edge merge, is
+// the one tcgen uses.
+func PreparePartitioned(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, g *graph.Graph, opt RunOptions) (*Partitioned, error) {
+	s := newPreparation(ctx, dev, comp, p.Name(), g, opt)
+	out, err := gen.Generate(p, s.target)
+	if err != nil {
+		return nil, err
+	}
+	s.out = out
+	s.clk.mark("generate")
+	if err := s.orient(); err != nil {
+		return nil, err
+	}
+	if err := s.pickVariant(); err != nil {
+		return nil, err
+	}
+	if s.ck != nil { // the rows go up a piece at a time: checked on the host
+		if err := s.ck.Finish(); err != nil {
+			return nil, err
+		}
+	}
+	cls, err := partitionClass(&s.out.Manifest, s.variant)
+	if err != nil {
+		return nil, s.fail("%v", err)
+	}
+	have := s.usable()
+	blockCap, chunkCap, err := partitionCaps(uint64(s.o.N()), maxRow(s.o), have, opt.ChunkBytes)
+	if err == nil {
+		var part *partition
+		if part, err = cutPartition(s.o, blockCap, chunkCap); err == nil {
+			pt := &Partitioned{dev: dev, name: s.name, o: s.o, part: part, cls: cls, sms: s.facts.SMs, have: have}
+			s.clk.mark("partition")
+			return pt.setup(s, have)
+		}
+	}
+	return nil, s.fail("counting in partitions: %v: %w", err, ErrTooLarge)
+}
+
+// partitionClass returns the variant's class if a count in partitions
+// can launch it, else says why not.
+func partitionClass(man *gen.Manifest, variant int) (gen.Class, error) {
+	v := man.Variants[variant]
+	switch {
+	case man.Output != "":
+		return gen.Class{}, fmt.Errorf("a count in partitions gives the total only, not output %s", man.Output)
+	case !man.IDOrdered:
+		return gen.Class{}, fmt.Errorf("a count in partitions needs ids in the orientation's order (orientation id, or relabelled)")
+	case len(v.Classes) != 1:
+		return gen.Class{}, fmt.Errorf("a count in partitions launches one class; variant %d has %d", variant, len(v.Classes))
+	}
+	c := v.Classes[0]
+	if c.Skip || c.Kind != gen.KindSingle || c.Items != gen.ItemsEdges || c.Iterator != ir.IterEdge || c.Scratch != nil {
+		return gen.Class{}, fmt.Errorf("a count in partitions launches an edge class without scratch; class %s is a %s %s class", c.Name, c.Iterator, c.Intersection)
+	}
+	return c, nil
+}
+
+// setup compiles and loads the kernels, allocates the buffers (the
+// partition's plan, at most have) and makes the timers.
+func (pt *Partitioned) setup(s *preparation, have uint64) (*Partitioned, error) {
+	part := pt.part
+	pt.res = Result{Plan: s.name, Device: s.facts, Arch: s.target.Arch, Variant: s.variant,
+		Feature: s.out.Manifest.Feature, FeatureValue: s.fvals[s.out.Manifest.Feature], Features: s.fvals,
+		Vertices: uint64(part.n), Edges: s.o.Arcs(), OrientMs: s.times.orient, DeviceBytes: part.deviceBytes()}
+	if need := part.deviceBytes(); need > have { // the caps keep it below: a defect if not
+		return nil, &TooLargeError{Plan: s.name, Device: s.facts.Name, Need: need, Have: have}
+	}
+	if err := pt.load(s); err != nil {
+		pt.Close()
+		return nil, err
+	}
+	if err := pt.allocate(); err != nil {
+		pt.Close()
+		return nil, s.fail("%w", err)
+	}
+	s.clk.mark("alloc")
+	pt.res.Phases = s.clk.phases
+	return pt, nil
+}
+
+// load compiles and loads the plan's module and the helpers'.
+func (pt *Partitioned) load(s *preparation) error {
+	t0 := time.Now()
+	in, err := compileInput(s.out, s.variant, s.target.Arch)
+	if err != nil {
+		return s.fail("%v", err)
+	}
+	img, err := s.comp.Compile(in)
+	if err != nil {
+		return s.fail("compiling %s: %w", in.Name, err)
+	}
+	himg, err := s.comp.Compile(gpu.CompileInput{Name: partitionFile, Source: templates.Partition, Headers: templates.Headers(), Arch: s.target.Arch})
+	if err != nil {
+		return s.fail("compiling %s: %w", partitionFile, err)
+	}
+	major, minor := s.comp.Version()
+	pt.res.NVRTC, pt.res.CompileMs = [2]int{major, minor}, msSince(t0)
+	s.clk.mark("compile")
+	if pt.mod, err = s.dev.Load(img); err != nil {
+		return s.fail("loading %s: %w", in.Name, err)
+	}
+	if pt.hmod, err = s.dev.Load(himg); err != nil {
+		return s.fail("loading %s: %w", partitionFile, err)
+	}
+	if pt.fn, err = pt.mod.Function(pt.cls.Kernel); err != nil {
+		return s.fail("kernel %s: %w", pt.cls.Kernel, err)
+	}
+	if c := pt.cls; c.DynamicSharedBytes > 0 {
+		if err := pt.fn.SetMaxDynamicShared(c.DynamicSharedBytes); err != nil {
+			return s.fail("kernel %s: %d bytes of dynamic shared memory: %w", c.Kernel, c.DynamicSharedBytes, err)
+		}
+	}
+	for name, fn := range map[string]*gpu.Function{partSrcKernel: &pt.srcFn, partListKernel: &pt.listFn, partAddKernel: &pt.addFn} {
+		if *fn, err = pt.hmod.Function(name); err != nil {
+			return s.fail("kernel %s: %w", name, err)
+		}
+	}
+	s.clk.mark("module load")
+	return nil
+}
+
+// allocate allocates the buffers and the timers, and zeroes the window
+// (the tiled merges read the padding past the last row) and the counters.
+func (pt *Partitioned) allocate() error {
+	part := pt.part
+	specs := []struct {
+		name  string
+		bytes uint64
+		dst   *gpu.Buffer
+	}{
+		{"offsets", (uint64(part.n) + 1) * 8, &pt.off},
+		{"adjacency window", adjBytes(part.window()), &pt.adj},
+		{"src", 4 * max(part.maxBlock, 1), &pt.src},
+		{"work list", 8 * max(part.maxList, 1), &pt.list},
+		{"counts", uint64(gen.CountsWords(1)) * 8, &pt.counts},
+		{"list fill", 8, &pt.fill},
+		{"sum", 8, &pt.sum},
+	}
+	for _, sp := range specs {
+		b, err := pt.dev.Alloc(sp.bytes)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sp.name, err)
+		}
+		pt.buffers = append(pt.buffers, b)
+		*sp.dst = b
+	}
+	for _, b := range []gpu.Buffer{pt.adj, pt.counts} {
+		if err := b.Zero(); err != nil {
+			return err
+		}
+	}
+	var err error
+	if pt.pass, err = pt.newTimer(); err != nil {
+		return err
+	}
+	last := -1
+	for i, q := range part.pairs {
+		if q.block != last {
+			pt.steps = append(pt.steps, partStep{block: q.block, pair: -1})
+			last = q.block
+		}
+		pt.steps = append(pt.steps, partStep{block: q.block, pair: i})
+	}
+	for i := range pt.steps {
+		st := &pt.steps[i]
+		if st.copyT, err = pt.newTimer(); err != nil {
+			return err
+		}
+		if st.kernel, err = pt.newTimer(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (pt *Partitioned) newTimer() (gpu.Timer, error) {
+	t, err := pt.dev.NewTimer()
+	if err != nil {
+		return nil, err
+	}
+	pt.timers = append(pt.timers, t)
+	return t, nil
+}
+
+// Close frees the buffers, the timers and the modules. It may be called
+// more than once.
+func (pt *Partitioned) Close() error {
+	var errs []error
+	for _, b := range pt.buffers {
+		errs = append(errs, b.Free())
+	}
+	pt.buffers = nil
+	for _, t := range pt.timers {
+		errs = append(errs, t.Close())
+	}
+	pt.timers = nil
+	for _, m := range []*gpu.Module{&pt.mod, &pt.hmod} {
+		if *m != nil {
+			errs = append(errs, (*m).Unload())
+			*m = nil
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("plan %s: freeing: %w", pt.name, err)
+	}
+	return nil
+}
+
+// usable is the memory a run may allocate: the device's usable memory,
+// capped by RunOptions.DeviceMemory.
+func (s *preparation) usable() uint64 {
+	have := usableMemory(s.dev)
+	if c := s.opt.DeviceMemory; c > 0 {
+		have = min(have, c)
+	}
+	return have
+}
+
+// Stats is what each pass will do (the times are the Run's).
+func (pt *Partitioned) Stats() PartitionStats {
+	p := pt.part
+	return PartitionStats{CapBytes: pt.have, Blocks: p.numBlocks(), Chunks: p.numChunks(), Pairs: len(p.pairs),
+		BlockBytes: 4 * p.maxBlock, ChunkBytes: 4 * p.maxChunk, BytesCopied: p.copiedBytes(pt.o.Offsets)}
+}
+
+// DeviceBytes is the device memory it allocated.
+func (pt *Partitioned) DeviceBytes() uint64 { return pt.res.DeviceBytes }
