@@ -116,6 +116,9 @@ type Result struct {
 	// device slowest in median. Nil for a run on one device by Prepare.
 	Devices      []DeviceRun `json:"devices,omitempty"`
 	SlowestShare float64     `json:"slowest_device_share,omitempty"`
+	// Rebalance lists the measured rebalances before this run's passes
+	// (MultiPrepared.Rebalance).
+	Rebalance []RebalanceRound `json:"rebalance,omitempty"`
 
 	// Output is the plan's local output (empty for the total alone).
 	// Local holds the local counts of the last pass, indexed by the ids of
