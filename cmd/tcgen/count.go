@@ -28,6 +28,7 @@ type CountCmd struct {
 	PassOnly  bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
 	FlushL2   bool    `name:"flush-l2" help:"Flush the GPU's L2 before each timed run (a write of twice its size, outside the run's timer), so no run finds the graph in L2 from the one before; the output says so."`
 	GPUs      string  `name:"gpus" help:"Count on several GPUs at once, each with a share of the work: all, N (the first N), or a list of ordinals such as 0,2 (count_gpus.go)." placeholder:"all|N|LIST"`
+	Rebalance int     `help:"With --gpus: cut the work again up to N times before the timed runs, each from the GPUs' times in an untimed run, so that they finish together (0: keep the cut of the work model)." default:"2" placeholder:"N"`
 	JSON      bool    `help:"Print the result as JSON."`
 	PerVertex string  `help:"Write the number of triangles each vertex is in to FILE (id<TAB>triangles in input ids; a .npy name: a uint64 array, (n,) by id when the ids are dense, else (n, 2) rows [id, triangles]; on the GPU the plan counts per vertex: its output set to vertex)." placeholder:"FILE" type:"path"`
 	PerEdge   string  `help:"Write the number of triangles each edge is in to FILE (u<TAB>v<TAB>triangles, u < v in input ids; a .npy name: a (m, 3) uint64 array; on the GPU the plan counts per edge: its output set to edge)." placeholder:"FILE" type:"path"`
@@ -124,6 +125,8 @@ type countResult struct {
 	// slowest in median (gpu.devices has them too).
 	Devices      []executor.DeviceRun `json:"devices,omitempty"`
 	SlowestShare float64              `json:"slowest_device_share,omitempty"`
+	// --rebalance: each measured rebalance before the timed runs.
+	Rebalance []executor.RebalanceRound `json:"rebalance,omitempty"`
 }
 
 // Run implements the command.
