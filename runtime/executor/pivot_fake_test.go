@@ -218,6 +218,9 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 		if cw > 0 {
 			clear(rxU32s(args[6])[:32*cw*cw]) // the matrix, filled by scatter
 		}
+		if warps := blk / 32; gx > max(1, (n+warps-1)/warps) { // sized for the vertices walked
+			return fmt.Errorf("%s: %d blocks for %d vertices, a warp each: blocks without a vertex", name, gx, n)
+		}
 		if shift >= 64 || n >= 1<<shift {
 			return fmt.Errorf("%s: shift %d leaves no room for the in-edges of %d vertices", name, shift, n)
 		}
