@@ -6,11 +6,14 @@
 # the default plan on 1 GPU (--gpus 1), 2 (--gpus 2) and, with more, all of
 # them, each REPEAT timed passes after WARMUP untimed ones, and writes
 # $OUT/multi.tsv: graph, GPUs, median kernel and pass times, their speedups
-# over 1 GPU, the slowest GPU's share of the modelled work, triangles.
+# over 1 GPU, the slowest GPU's share of the modelled work, triangles, each
+# GPU's median pass and predicted pass, and the inner cuts of the
+# first rebalance's before and the last one's after (REBALANCE rounds,
+# count --rebalance).
 # RMAT-24's count is known (examples/corpus.tsv); RMAT-26's reference is
 # the 1-GPU count, checked against the CPU oracle once (--check) unless
 # ORACLE=0. Any count that differs ends the script with exit 4.
-#   [SCALES="24 26"] [REPEAT=20] [WARMUP=3] [ORACLE=0] bash scripts/gpu-multi.sh
+#   [SCALES="24 26"] [REPEAT=20] [WARMUP=3] [REBALANCE=2] [ORACLE=0] bash scripts/gpu-multi.sh
 set -uo pipefail
 [ -f .gpu/bundle.tgz ] && tar xzf .gpu/bundle.tgz -C .gpu
 OUT=${OUT:-gpu-out}
@@ -27,7 +30,7 @@ cat "$OUT/topo.txt"
 # Known counts of the default RMAT graphs (examples/corpus.tsv).
 declare -A want=([24]=10282078419)
 TSV=$OUT/multi.tsv
-printf 'graph\tgpus\tkernel_ms_median\tgpu_pass_ms_median\tkernel_speedup\tpass_speedup\tslowest_share\ttriangles\n' > "$TSV"
+printf 'graph\tgpus\tkernel_ms_median\tgpu_pass_ms_median\tkernel_speedup\tpass_speedup\tslowest_share\ttriangles\tdevice_pass_ms\tpredicted_ms\tcuts\n' > "$TSV"
 failures=0
 sets="1"
 [ "$NG" -ge 2 ] && sets="$sets 2"
@@ -45,7 +48,7 @@ for s in ${SCALES:-24 26}; do
   k1=""
   p1=""
   for k in $sets; do
-    args=(-q --no-store count "$f" --gpus "$k" --backend gpu --repeat "${REPEAT:-20}" --warmup "${WARMUP:-3}" --json)
+    args=(-q --no-store count "$f" --gpus "$k" --backend gpu --repeat "${REPEAT:-20}" --warmup "${WARMUP:-3}" --rebalance "${REBALANCE:-2}" --json)
     if [ -n "${want[$s]:-}" ]; then
       args+=(--expect "${want[$s]}")
     elif [ "${ORACLE:-1}" = 1 ]; then
@@ -68,7 +71,10 @@ for s in ${SCALES:-24 26}; do
     ks=$(python3 -c "print(f'{$k1/$km:.3f}')")
     ps=$(python3 -c "print(f'{$p1/$pm:.3f}')")
     n=$(json "$j" 'len(r["devices"])')
-    printf '%s\t%s\t%.4f\t%.4f\t%s\t%s\t%.4f\t%s\n' "$g" "$n" "$km" "$pm" "$ks" "$ps" "$share" "$tri" >> "$TSV"
+    dms=$(json "$j" '"/".join("%.2f" % d["gpu_ms"]["median_ms"] for d in r["devices"])')
+    pms=$(json "$j" '"/".join("%.2f" % d.get("predicted_ms", 0) for d in r["devices"])')
+    cuts=$(json "$j" '(lambda x: ",".join(map(str, x[0]["cuts_before"][1:-1])) + "->" + ",".join(map(str, x[-1]["cuts_after"][1:-1])) if x else "-")([q for q in r.get("rebalance", []) if "cuts_after" in q])')
+    printf '%s\t%s\t%.4f\t%.4f\t%s\t%s\t%.4f\t%s\t%s\t%s\t%s\n' "$g" "$n" "$km" "$pm" "$ks" "$ps" "$share" "$tri" "$dms" "$pms" "$cuts" >> "$TSV"
     echo "$g on $n GPUs: kernels $km ms, pass $pm ms (x$ps over 1 GPU), slowest share $share, $tri triangles ($(json "$j" 'r.get("checked", "unchecked")'))"
   done
 done

@@ -28,6 +28,7 @@ func TestCountGPUsErrors(t *testing.T) {
 		{"bad ordinal", []string{"--gpus", "0,x"}, `count: --gpus "0,x": ordinal "x" is not a number`},
 		{"huge ordinal", []string{"--gpus", "0,5000"}, `count: --gpus "0,5000": ordinal 5000 is out of range`},
 		{"cpu backend", []string{"--gpus", "2", "--backend", "cpu"}, "count: --gpus counts on GPUs; --backend cpu counts on the CPU"},
+		{"negative rebalance", []string{"--gpus", "2", "--rebalance", "-1"}, "count: --rebalance -1: a number of rebalances is 0 or more"},
 		{"local output", []string{"--gpus", "all", "--per-vertex", filepath.Join(dir, "v.tsv")}, "count: --gpus counts the total only; --per-vertex is not implemented on several GPUs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,15 +20,16 @@ type CountCmd struct {
 	GraphArg
 	PlanArg
 	GPUFlags
-	Backend  string  `help:"Where to count: auto (the GPU when one opens, else the CPU with a notice), cpu, or gpu (fail with exit code 5 when no GPU opens)." enum:"auto,cpu,gpu" default:"auto"`
-	Check    bool    `help:"Compare a GPU count with the CPU oracle; exit code 4 when they differ. A count on the CPU is the oracle's own: nothing to compare, and the output says so."`
-	Expect   *uint64 `help:"Compare the count with N (a known count); exit code 4 when they differ." placeholder:"N"`
-	Repeat   int     `help:"Timed runs, on the GPU or of the CPU oracle; the time reported is their median." default:"1"`
-	Warmup   int     `help:"Untimed runs before the timed ones (on the CPU only with --repeat above 1)." default:"1"`
-	PassOnly bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
-	FlushL2  bool    `name:"flush-l2" help:"Flush the GPU's L2 before each timed run (a write of twice its size, outside the run's timer), so no run finds the graph in L2 from the one before; the output says so."`
-	GPUs     string  `name:"gpus" help:"Count on several GPUs at once, each with a share of the work: all, N (the first N), or a list of ordinals such as 0,2 (count_gpus.go)." placeholder:"all|N|LIST"`
-	JSON     bool    `help:"Print the result as JSON."`
+	Backend   string  `help:"Where to count: auto (the GPU when one opens, else the CPU with a notice), cpu, or gpu (fail with exit code 5 when no GPU opens)." enum:"auto,cpu,gpu" default:"auto"`
+	Check     bool    `help:"Compare a GPU count with the CPU oracle; exit code 4 when they differ. A count on the CPU is the oracle's own: nothing to compare, and the output says so."`
+	Expect    *uint64 `help:"Compare the count with N (a known count); exit code 4 when they differ." placeholder:"N"`
+	Repeat    int     `help:"Timed runs, on the GPU or of the CPU oracle; the time reported is their median." default:"1"`
+	Warmup    int     `help:"Untimed runs before the timed ones (on the CPU only with --repeat above 1)." default:"1"`
+	PassOnly  bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
+	FlushL2   bool    `name:"flush-l2" help:"Flush the GPU's L2 before each timed run (a write of twice its size, outside the run's timer), so no run finds the graph in L2 from the one before; the output says so."`
+	GPUs      string  `name:"gpus" help:"Count on several GPUs at once, each with a share of the work: all, N (the first N), or a list of ordinals such as 0,2 (count_gpus.go)." placeholder:"all|N|LIST"`
+	Rebalance int     `help:"With --gpus: cut the work again up to N times before the timed runs, each from the GPUs' times in an untimed run, so that they finish together (0: keep the cut of the work model)." default:"2" placeholder:"N"`
+	JSON      bool    `help:"Print the result as JSON."`
 	// DeviceMemory and PartitionChunk: partition.go.
 	DeviceMemory   string `name:"device-memory" help:"Cap the GPU memory the count may use (bytes; K, M, G suffixes). A chosen plan above it falls back to smaller ones; when none fits, the graph is counted in partitions: blocks of rows kept on the GPU while the rows after them stream through (also without the cap, when the GPU is too small)." placeholder:"BYTES"`
 	PartitionChunk string `name:"partition-chunk" help:"Size of a streamed chunk of rows when counting in partitions (bytes; K, M, G suffixes; default: 1/32 of the memory for rows, at least the longest row)." placeholder:"BYTES"`
@@ -127,6 +128,8 @@ type countResult struct {
 	// slowest in median (gpu.devices has them too).
 	Devices      []executor.DeviceRun `json:"devices,omitempty"`
 	SlowestShare float64              `json:"slowest_device_share,omitempty"`
+	// --rebalance: each measured rebalance before the timed runs.
+	Rebalance []executor.RebalanceRound `json:"rebalance,omitempty"`
 }
 
 // Run implements the command.

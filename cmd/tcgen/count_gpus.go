@@ -101,6 +101,8 @@ func (c *CountCmd) checkGPUs() error {
 		return errorf(exitUsage, "count: %v", err)
 	}
 	switch {
+	case c.Rebalance < 0:
+		return errorf(exitUsage, "count: --rebalance %d: a number of rebalances is 0 or more", c.Rebalance)
 	case c.Backend == "cpu":
 		return errorf(exitUsage, "count: --gpus counts on GPUs; --backend cpu counts on the CPU")
 	case c.localFlag() != "":
@@ -184,6 +186,9 @@ func (c *CountCmd) countGPUs(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Or
 	}
 	res.FirstRunMs = msSince(runStart)
 	res.TotalMs = msSince(start)
+	if err := c.rebalance(g, mp, p, first); err != nil {
+		return err
+	}
 	out, err := mp.Run(g.ctx, executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly})
 	if err != nil {
 		return gpuError(err)
@@ -197,7 +202,31 @@ func (c *CountCmd) countGPUs(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Or
 	res.GPUMs, res.GPUMinMs, res.GPUMaxMs = out.GPUMs.Median, out.GPUMs.Min, out.GPUMs.Max
 	res.Runs = out.Runs
 	res.CountMs = out.KernelMs.Median
-	res.Devices, res.SlowestShare = out.Devices, out.SlowestShare
+	res.Devices, res.SlowestShare, res.Rebalance = out.Devices, out.SlowestShare, out.Rebalance
+	return nil
+}
+
+// rebalance cuts the work again up to --rebalance times, each from an
+// untimed pass's times (executor.MultiPrepared.Rebalance): the first
+// run's, then one more pass per round, whose count must be the first's. It
+// stops where the cuts stay as they are.
+func (c *CountCmd) rebalance(g *Globals, mp *executor.MultiPrepared, p ir.Plan, first *executor.Result) error {
+	last := first
+	for r := range c.Rebalance {
+		if r > 0 {
+			run, err := mp.Run(g.ctx, executor.RunOptions{Repeat: 1})
+			if err != nil {
+				return gpuError(err)
+			}
+			if run.Triangles != first.Triangles {
+				return errorf(exitMismatch, "plan %s: runs disagree (%d then %d triangles after a rebalance): nondeterministic kernel", p.Name(), first.Triangles, run.Triangles)
+			}
+			last = run
+		}
+		if round := mp.Rebalance(last); round.Why != "" || slices.Equal(round.Before, round.After) {
+			return nil
+		}
+	}
 	return nil
 }
 
@@ -227,8 +256,39 @@ func printDevices(w io.Writer, r *countResult) {
 		return
 	}
 	fmt.Fprintf(w, "devices\t%d, a pass ends when the slowest ends; its share of the modelled work %.1f%%\n", len(r.Devices), 100*r.SlowestShare)
-	for _, d := range r.Devices {
-		fmt.Fprintf(w, "gpu %d\t%s: %d items, %.1f%% of the work, pass %.4f ms median, kernels %.4f ms, %d triangles\n",
-			d.Ordinal, d.Name, d.Items, 100*d.Share, d.GPUMs.Median, d.KernelMs.Median, d.Triangles)
+	for k, x := range r.Rebalance {
+		if x.Why != "" {
+			fmt.Fprintf(w, "rebalance %d\tnone: %s\n", k+1, x.Why)
+			continue
+		}
+		fmt.Fprintf(w, "rebalance %d\tcuts %s -> %s; measured %s ms, predicted %s ms\n", k+1,
+			joinCuts(x.Before), joinCuts(x.After), joinMs(x.MeasuredMs), joinMs(x.PredictedMs))
 	}
+	for _, d := range r.Devices {
+		predicted := ""
+		if d.PredictedMs > 0 {
+			predicted = fmt.Sprintf(" (predicted %.4f)", d.PredictedMs)
+		}
+		fmt.Fprintf(w, "gpu %d\t%s: %d items, %.1f%% of the work, pass %.4f ms median%s, kernels %.4f ms, %d triangles\n",
+			d.Ordinal, d.Name, d.Items, 100*d.Share, d.GPUMs.Median, predicted, d.KernelMs.Median, d.Triangles)
+	}
+}
+
+// joinCuts writes the inner cuts of a rebalance (the first vertex of each
+// device but the first): "8600000" for two devices.
+func joinCuts(cuts []uint64) string {
+	var s []string
+	for i := 1; i+1 < len(cuts); i++ {
+		s = append(s, strconv.FormatUint(cuts[i], 10))
+	}
+	return strings.Join(s, ",")
+}
+
+// joinMs writes each device's time: "59.93/30.25".
+func joinMs(ms []float64) string {
+	s := make([]string, len(ms))
+	for k, x := range ms {
+		s[k] = strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	return strings.Join(s, "/")
 }

@@ -75,7 +75,8 @@ func FuzzParseGPUs(f *testing.F) {
 }
 
 // TestPrintDevices: a --gpus count prints a line per GPU and the slowest
-// one's share, in text and JSON; a count without --gpus prints neither.
+// one's share, and a line per rebalance, in text and JSON; a count without
+// --gpus prints none of them.
 func TestPrintDevices(t *testing.T) {
 	r := countResult{Graph: "g", Backend: "gpu", Device: "2 GPUs (0, 1): H", Triangles: 10, SlowestShare: 0.5123,
 		Devices: []executor.DeviceRun{
@@ -104,7 +105,36 @@ func TestPrintDevices(t *testing.T) {
 			t.Errorf("JSON lacks %q:\n%s", want, out.String())
 		}
 	}
-	r.Devices, r.SlowestShare = nil, 0
+	// Two rebalances, the first recut, the second not: their lines, and
+	// each GPU's predicted time.
+	r.Rebalance = []executor.RebalanceRound{
+		{Before: []uint64{0, 9, 10}, After: []uint64{0, 7, 10}, MeasuredMs: []float64{2.5, 1.25}, PredictedMs: []float64{1.625, 1.6251}},
+		{MeasuredMs: []float64{1.5, 1.75}, Why: "no time to spread"},
+	}
+	r.Devices[0].PredictedMs, r.Devices[1].PredictedMs = 1.625, 1.6251
+	out.Reset()
+	if err := printCount(&Globals{stdout: &out}, false, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"rebalance 1  cuts 9 -> 7; measured 2.50/1.25 ms, predicted 1.62/1.63 ms\n",
+		"rebalance 2  none: no time to spread\n",
+		"gpu 0        H: 7 items, 48.8% of the work, pass 1.5000 ms median (predicted 1.6250), kernels 1.2500 ms, 4 triangles\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := printCount(&Globals{stdout: &out}, true, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"cuts_before": [`, `"cuts_after": [`, `"predicted_ms": 1.625`, `"why": "no time to spread"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("JSON lacks %q:\n%s", want, out.String())
+		}
+	}
+	r.Devices, r.SlowestShare, r.Rebalance = nil, 0, nil
 	for _, asJSON := range []bool{false, true} {
 		out.Reset()
 		if err := printCount(&Globals{stdout: &out}, asJSON, &r); err != nil {

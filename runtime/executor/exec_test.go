@@ -49,6 +49,7 @@ type fakeDevice struct {
 	// makes before allocating (Result.DeviceBytes).
 	allocBytes uint64
 	fills      int // WriteFrom calls
+	writes     int // Write calls
 	// checkLies makes the list check find a bad entry in any lists, as a
 	// copy that changed them on the way would.
 	checkLies bool
@@ -146,6 +147,7 @@ type fakeBuf struct {
 func (b *fakeBuf) Ptr() uint64  { return b.addr }
 func (b *fakeBuf) Size() uint64 { return uint64(len(b.data)) }
 func (b *fakeBuf) Write(off uint64, src unsafe.Pointer, n uint64) error {
+	b.d.writes++
 	copy(b.data[off:off+n], unsafe.Slice((*byte)(src), n))
 	return nil
 }

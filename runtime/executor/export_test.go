@@ -34,7 +34,8 @@ const (
 // SplitWork is splitWork for the tests: each part's items, its modelled
 // work, and for a pivot variant its range of vertices.
 func SplitWork(o *graph.Oriented, v gen.Variant, lists []WorkList, core, parts int) (items, work []uint64, lo, hi []uint32) {
-	for _, p := range splitWork(o, v, lists, core, parts) {
+	ps, _ := splitWork(o, v, lists, core, parts)
+	for _, p := range ps {
 		items, work = append(items, p.items), append(work, p.work)
 		lo, hi = append(lo, p.lo), append(hi, p.hi)
 	}

@@ -35,6 +35,9 @@ type DeviceRun struct {
 	Triangles uint64  `json:"triangles"`
 	KernelMs  Timing  `json:"kernel_ms"`
 	GPUMs     Timing  `json:"gpu_ms"`
+	// PredictedMs is its pass time as the last measured rebalance
+	// predicted it (multi_balance.go); 0 without one.
+	PredictedMs float64 `json:"predicted_ms,omitempty"`
 }
 
 // MultiPrepared is a plan prepared on several devices, each with its
@@ -44,6 +47,8 @@ type MultiPrepared struct {
 	shares   []devicePart
 	ordinals []int
 	phases   []Phase
+	cutter   *pivotCutter     // cuts a pivot variant's sources again (nil: lists, or one device)
+	rounds   []RebalanceRound // the rebalances so far
 }
 
 // PrepareMulti prepares plan p on every device of devs (ordinals name them
@@ -73,15 +78,16 @@ func PrepareMulti(ctx context.Context, devs []gpu.Device, ordinals []int, comp g
 	}
 	v := s0.out.Manifest.Variants[s0.variant]
 	var shares []devicePart
+	var cutter *pivotCutter
 	if len(devs) > 1 {
 		core := 0
 		if h := s0.out.Manifest.Pivot; h != nil {
 			core = h.VariantCore(s0.variant)
 		}
-		shares = splitWork(s0.o, v, s0.lists, core, len(devs))
+		shares, cutter = splitWork(s0.o, v, s0.lists, core, len(devs))
 		s0.clk.mark("split")
 	}
-	mp := &MultiPrepared{parts: make([]*Prepared, len(devs)), shares: shares, ordinals: ordinals}
+	mp := &MultiPrepared{parts: make([]*Prepared, len(devs)), shares: shares, ordinals: ordinals, cutter: cutter}
 	t0 := time.Now()
 	errs := make([]error, len(devs))
 	var wg sync.WaitGroup
@@ -196,6 +202,11 @@ func (mp *MultiPrepared) deviceRun(k int, res *Result, share float64) DeviceRun 
 	d := DeviceRun{Ordinal: mp.ordinals[k], Name: res.Device.Name, Share: share, Triangles: res.Triangles, KernelMs: res.KernelMs, GPUMs: res.GPUMs}
 	if mp.shares != nil {
 		d.Items, d.Work = mp.shares[k].items, mp.shares[k].work
+		for _, r := range mp.rounds {
+			if r.PredictedMs != nil {
+				d.PredictedMs = r.PredictedMs[k]
+			}
+		}
 	} else {
 		for _, c := range res.PerClass {
 			d.Items += c.Items

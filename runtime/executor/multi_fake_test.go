@@ -2,6 +2,12 @@ package executor_test
 
 import (
 	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/executor"
 )
 
 // The fake pivot kernels' half of a split run (runtime/executor/multi_pivot.go):
@@ -88,4 +94,64 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// fakeSplitCost is a pivot device's pass time as its timers read it: a
+// thousandth of a ms per entry and tail entry of the range its last count
+// walked and perVertex ms per vertex (the model's pivotItemWork is 2048
+// entries a vertex: 10 ms is five times that); 0.5 ms for a timer without
+// count.
+func fakeSplitCost(d *fakeDevice, perVertex float64) func([]string) float64 {
+	return func(launched []string) float64 {
+		if d.pv == nil || !slices.Contains(launched, d.pv.h.Count) {
+			return 0.5
+		}
+		return float64(d.pv.entries)*1e-3 + float64(d.pv.walked)*perVertex
+	}
+}
+
+// uploaded is what the fake devices were given: allocations and writes.
+type uploaded struct{ allocs, writes, fills int }
+
+func uploads(fakes []*fakeDevice) uploaded {
+	var u uploaded
+	for _, d := range fakes {
+		u.allocs, u.writes, u.fills = u.allocs+d.allocs, u.writes+d.writes, u.fills+d.fills
+	}
+	return u
+}
+
+// checkRebalance checks a rebalance between two runs of p on nd devices:
+// the same count; a split pivot variant recut into ranges that tile the
+// vertices, which the later run's devices count, with a prediction each;
+// any other run left as it was, saying why.
+func checkRebalance(t *testing.T, p ir.Plan, nd int, first, res *executor.Result, r executor.RebalanceRound) {
+	t.Helper()
+	if res.Triangles != first.Triangles {
+		t.Errorf("%s on %d devices: %d triangles before the rebalance, %d after", p.Prefix, nd, first.Triangles, res.Triangles)
+	}
+	_, pivot := res.PrepKernels["count"]
+	switch {
+	case nd == 1:
+		if r.Why != "one device" || r.After != nil {
+			t.Errorf("%s on one device: rebalance %+v", p.Prefix, r)
+		}
+		return
+	case !pivot:
+		if !strings.Contains(r.Why, "lists are cut once") || r.After != nil {
+			t.Errorf("%s on %d devices: lists rebalanced: %+v", p.Prefix, nd, r)
+		}
+		return
+	}
+	if r.Why != "" || len(r.After) != nd+1 || len(r.PredictedMs) != nd || len(res.Rebalance) != 1 {
+		t.Fatalf("%s on %d devices: rebalance %+v; result carries %d rounds", p.Prefix, nd, r, len(res.Rebalance))
+	}
+	if r.After[0] != 0 || r.After[nd] != res.Vertices || !slices.IsSorted(r.After) {
+		t.Errorf("%s on %d devices: cuts %v do not tile [0, %d)", p.Prefix, nd, r.After, res.Vertices)
+	}
+	for k, d := range res.Devices {
+		if d.Items != r.After[k+1]-r.After[k] || d.PredictedMs != r.PredictedMs[k] {
+			t.Errorf("%s on %d devices: device %d has %d items, predicted %g ms; cuts %v, predictions %v", p.Prefix, nd, k, d.Items, d.PredictedMs, r.After, r.PredictedMs)
+		}
+	}
 }

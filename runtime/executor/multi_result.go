@@ -1,5 +1,7 @@
 package executor
 
+import "slices"
+
 // combine joins the devices' results of a split run: counts add up; times
 // are, pass by pass, the slowest device's (the devices run at once, and a
 // pass ends when the last one finishes); memory adds up.
@@ -77,5 +79,6 @@ func (mp *MultiPrepared) combine(per []*Result, recs []*passRecord) *Result {
 		}
 	}
 	res.SlowestShare = res.Devices[slow].Share
+	res.Rebalance = slices.Clone(mp.rounds)
 	return &res
 }

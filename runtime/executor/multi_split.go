@@ -26,22 +26,21 @@ type devicePart struct {
 // chunk item by item.
 const splitChunk = 1 << 14
 
+// walkFunc visits the modelled work of items [lo, hi) in order.
+type walkFunc func(lo, hi uint64, visit func(uint64))
+
 // splitWork cuts the work of v's classes on o (lists: the whole work
-// lists) into parts shares.
-func splitWork(o *graph.Oriented, v gen.Variant, lists []WorkList, core int, parts int) []devicePart {
+// lists) into parts shares. For a pivot variant it also returns what a
+// measured rebalance cuts again with (multi_balance.go); nil otherwise.
+func splitWork(o *graph.Oriented, v gen.Variant, lists []WorkList, core int, parts int) ([]devicePart, *pivotCutter) {
 	ps := make([]devicePart, parts)
 	if variantHasPivot(v) {
 		n := uint64(o.N())
-		top := uint32(n - min(n, uint64(core)))
-		cuts, works := cutByWork(n, parts, func(lo, hi uint64, visit func(uint64)) {
-			for u := lo; u < hi; u++ {
-				visit(pivotSourceWork(o, uint32(u), top))
-			}
-		})
-		for k := range ps {
-			ps[k] = devicePart{lists: lists, pivot: true, lo: uint32(cuts[k]), hi: uint32(cuts[k+1]), items: cuts[k+1] - cuts[k], work: works[k]}
-		}
-		return ps
+		pc := &pivotCutter{o: o, n: n, top: uint32(n - min(n, uint64(core)))}
+		pc.sums = chunkSums(n, pc.walk)
+		cuts, works := cutChunks(n, parts, pc.sums, pc.walk)
+		pc.apply(ps, lists, cuts, works)
+		return ps, pc
 	}
 	for k := range ps {
 		ps[k].lists = make([]WorkList, len(lists))
@@ -65,7 +64,7 @@ func splitWork(o *graph.Oriented, v gen.Variant, lists []WorkList, core int, par
 			}
 		}
 	}
-	return ps
+	return ps, nil
 }
 
 // cutByWork cuts the items [0, count) into parts contiguous ranges of
@@ -73,13 +72,26 @@ func splitWork(o *graph.Oriented, v gen.Variant, lists []WorkList, core int, par
 // of the total (an item goes where most of it lies). walk visits the work
 // of items [lo, hi) in order. It returns the cuts (parts+1, from 0 to
 // count) and each range's work.
-func cutByWork(count uint64, parts int, walk func(lo, hi uint64, visit func(uint64))) ([]uint64, []uint64) {
+func cutByWork(count uint64, parts int, walk walkFunc) ([]uint64, []uint64) {
+	return cutChunks(count, parts, chunkSums(count, walk), walk)
+}
+
+// chunkSums is the work of each splitChunk items of [0, count), summed on
+// all cores.
+func chunkSums(count uint64, walk walkFunc) []uint64 {
 	chunks := int((count + splitChunk - 1) / splitChunk)
 	sums := make([]uint64, chunks)
 	parallelChunks(chunks, func(ch int) {
 		lo := uint64(ch) * splitChunk
 		walk(lo, min(lo+splitChunk, count), func(w uint64) { sums[ch] += w })
 	})
+	return sums
+}
+
+// cutChunks is cutByWork given the chunks' sums (chunkSums): it walks one
+// chunk per cut.
+func cutChunks(count uint64, parts int, sums []uint64, walk walkFunc) ([]uint64, []uint64) {
+	chunks := len(sums)
 	var total uint64
 	for _, s := range sums {
 		total += s
@@ -185,6 +197,16 @@ func edgeItemWork(o *graph.Oriented, c gen.Class, u, v uint32) uint64 {
 	}
 	return accesses(c, o.Degree(u), o.Degree(v)) + 1
 }
+
+// pivotItemWork is the modelled work of an in-edge source itself, beyond
+// its entries (pivotSourceWork): a warp per vertex in count, scatter and
+// the core kernel and each pivot's items in bin and the class kernels. A
+// fit of pass time = a x work + b x vertices to the two devices of 2-GPU
+// runs of the default plan (H100, RMAT oriented by degree and relabelled,
+// where equal work took the low ids twice as long as the hubs) gave b/a =
+// 1226 on RMAT-24 and 3120 on RMAT-26: 2048 lies between them. The
+// measured rebalance (multi_balance.go) corrects what it misses.
+const pivotItemWork = 2048
 
 // pivotSourceWork is the work of the in-edges (u, v) that vertex u is the
 // source of (pivotWork's probes and accesses, workmodel.go): the tail

@@ -47,16 +47,32 @@ func runMulti(t *testing.T, p ir.Plan, g *graph.Graph, o *graph.Oriented, nd int
 	if o != nil {
 		g, opt.Oriented = nil, o
 	}
+	for _, d := range fakes {
+		d.passMs = fakeSplitCost(d, 10) // a per-vertex cost the model underrates: the cuts move
+	}
 	mp, err := executor.PrepareMulti(context.Background(), devs, ords, comp, p, g, opt)
 	if err != nil {
 		t.Fatalf("%s on %d devices: %v", p.Prefix, nd, err)
 	}
+	prepared := uploads(fakes)
+	first, err := mp.Run(context.Background(), executor.RunOptions{Repeat: 1})
+	if err != nil {
+		mp.Close()
+		t.Fatalf("%s on %d devices: %v", p.Prefix, nd, err)
+	}
+	before := uploads(fakes)
+	perPass := before.writes - prepared.writes // what a pass writes (wedge/radix: its batches)
+	round := mp.Rebalance(first)
 	res, err := mp.Run(context.Background(), executor.RunOptions{Repeat: 3, Warmup: 1})
 	if cerr := mp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		t.Fatalf("%s on %d devices: %v", p.Prefix, nd, err)
+	}
+	checkRebalance(t, p, nd, first, res, round)
+	if after := uploads(fakes); after.allocs != before.allocs || after.fills != before.fills || after.writes != before.writes+4*perPass {
+		t.Errorf("%s on %d devices: the rebalance allocated or wrote: %+v, then %+v after 4 passes of %d writes", p.Prefix, nd, before, after, perPass)
 	}
 	if len(res.Devices) != nd {
 		t.Fatalf("%s: %d device results, want %d", p.Prefix, len(res.Devices), nd)
@@ -87,8 +103,8 @@ func runMulti(t *testing.T, p ir.Plan, g *graph.Graph, o *graph.Oriented, nd int
 	for k, d := range fakes {
 		// A split pivot variant: every pass of every device (and no
 		// setup) counts its range's in-edges alone.
-		if d.pv != nil && nd > 1 && res.PrepKernels != nil && d.pv.splits != 4 {
-			t.Errorf("%s: device %d counted a range in %d passes of 4", p.Prefix, k, d.pv.splits)
+		if d.pv != nil && nd > 1 && res.PrepKernels != nil && d.pv.splits != 5 {
+			t.Errorf("%s: device %d counted a range in %d passes of 5", p.Prefix, k, d.pv.splits)
 		}
 	}
 	if comp.calls.Load() != 1 {

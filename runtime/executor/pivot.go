@@ -76,15 +76,21 @@ func newPivotFamily(pl *planning, _ []int) (family, error) {
 		ph.top, ph.cw = ph.n-min(ph.n, uint32(k)), uint32(k/32)
 	}
 	ph.tiles = uint32(max((n+uint64(h.Tile)-1)/uint64(h.Tile), 1))
-	// Every block of count and scatter clears and flushes its HUBS shared
-	// counters: count runs one wave of resident blocks, scatter four
-	// (docs/performance.md).
-	ph.grid = gen.Grid{ItemsPerBlock: h.Block / 32, BlocksPerSM: 2048 / h.Block}.Blocks(max(n, 1), sms)
-	ph.sgrid = gen.Grid{ItemsPerBlock: h.Block / 32, BlocksPerSM: 2048 / h.Block * 4}.Blocks(max(n, 1), sms)
+	ph.grid, ph.sgrid = ph.walkGrids(n, sms)
 	if p := pl.part; p != nil {
 		ph.split = &pivotSplit{lo: p.lo, hi: p.hi}
 	}
 	return ph, nil
+}
+
+// walkGrids are the grids of count (and the core kernel) and scatter for
+// n vertices walked, a warp each. Every block of count and scatter clears
+// and flushes its HUBS shared counters: count runs one wave of resident
+// blocks, scatter four (docs/performance.md), fewer for few vertices.
+func (ph *pivotFamily) walkGrids(n uint64, sms int) (uint32, uint32) {
+	h := ph.h
+	return gen.Grid{ItemsPerBlock: h.Block / 32, BlocksPerSM: 2048 / h.Block}.Blocks(max(n, 1), sms),
+		gen.Grid{ItemsPerBlock: h.Block / 32, BlocksPerSM: 2048 / h.Block * 4}.Blocks(max(n, 1), sms)
 }
 
 // buffers lists the pivot buffers. The work counters start at zero and
@@ -168,7 +174,7 @@ func (ph *pivotFamily) prepareSpan(pr *Prepared, timed bool, sp pivotSpan) error
 	}
 	blk := gpu.Dim3{X: uint32(ph.h.Block), Y: 1, Z: 1}
 	one := gpu.Dim3{X: 1, Y: 1, Z: 1}
-	grid := gpu.Dim3{X: ph.grid, Y: 1, Z: 1}
+	grid := gpu.Dim3{X: sp.grid, Y: 1, Z: 1}
 	tiles := gpu.Dim3{X: ph.tiles, Y: 1, Z: 1}
 	nth := 0
 	launch := func(name string, fn gpu.Function, g gpu.Dim3, args ...any) error {
@@ -203,7 +209,7 @@ func (ph *pivotFamily) prepareSpan(pr *Prepared, timed bool, sp pivotSpan) error
 		ph.inoff, ph.csz, ph.items, ph.cap, ph.nitems, ph.shift); err != nil {
 		return err
 	}
-	return launch(h.Scatter, ph.scatter, gpu.Dim3{X: ph.sgrid, Y: 1, Z: 1}, sp.off, pr.adj, sp.n, ph.end, ph.tails, sp.rowsMat, ph.top, sp.rowsCW)
+	return launch(h.Scatter, ph.scatter, gpu.Dim3{X: sp.sgrid, Y: 1, Z: 1}, sp.off, pr.adj, sp.n, ph.end, ph.tails, sp.rowsMat, ph.top, sp.rowsCW)
 }
 
 // prepNames names the preparation kernels in launch order.
@@ -236,7 +242,7 @@ func (ph *pivotFamily) launch(_ context.Context, pr *Prepared, pc *prepClass) er
 	queue := ph.nitems.Ptr() + uint64(len(ph.h.Classes)+i)*8 // zeroed by the count kernel
 	if ph.core != nil && pc.c.Slot == ph.coreSlot {          // the core's triangles (setup)
 		sp := ph.span(pr)
-		if err := ph.core.Launch(gpu.Dim3{X: ph.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(ph.h.Block), Y: 1, Z: 1}, 0,
+		if err := ph.core.Launch(gpu.Dim3{X: sp.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(ph.h.Block), Y: 1, Z: 1}, 0,
 			sp.off, pr.adj, sp.n, ph.top, ph.mat, ph.slot); err != nil {
 			return pr.kernelErr(pc, fmt.Errorf("core kernel %s: %w", ph.h.CoreKernel(int(ph.cw)*32), err))
 		}

@@ -56,6 +56,11 @@ type fakePivot struct {
 	wrk    *fakeBuf // the work counters, as the last pass left them
 	inoff  *fakeBuf // the in-edge offsets bin wrote
 	seen   pivotSeen
+
+	// walked and entries are what the last count walked: its vertices,
+	// and their entries and tail entries (a split device's cost,
+	// multi_fake_test.go).
+	walked, entries uint64
 }
 
 // pivotSeen counts what the kernels met, so the tests can check that they
@@ -209,8 +214,12 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 			return err
 		}
 		p.splits += b2i(split)
+		p.walked, p.entries = n, off[n]-off[0]
 		if cw > 0 {
 			clear(rxU32s(args[6])[:32*cw*cw]) // the matrix, filled by scatter
+		}
+		if warps := blk / 32; gx > max(1, (n+warps-1)/warps) { // sized for the vertices walked
+			return fmt.Errorf("%s: %d blocks for %d vertices, a warp each: blocks without a vertex", name, gx, n)
 		}
 		if shift >= 64 || n >= 1<<shift {
 			return fmt.Errorf("%s: shift %d leaves no room for the in-edges of %d vertices", name, shift, n)
@@ -240,6 +249,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 				a1 := off[u+1]
 				for e := off[u]; e+1 < a1 && uint64(adj[e]) < top; e++ {
 					inc := (a1-e-1)<<shift | 1
+					p.entries += a1 - e - 1
 					if v := uint64(adj[e]); v >= h0 {
 						if err := add(&hw[v-h0], inc); err != nil {
 							return err

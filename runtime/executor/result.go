@@ -119,6 +119,9 @@ type Result struct {
 	// Partition is what a count in partitions (PreparePartitioned) did in
 	// a pass; nil for a count with the whole graph on the device.
 	Partition *PartitionStats `json:"partition,omitempty"`
+	// Rebalance lists the measured rebalances before this run's passes
+	// (MultiPrepared.Rebalance).
+	Rebalance []RebalanceRound `json:"rebalance,omitempty"`
 
 	// Output is the plan's local output (empty for the total alone).
 	// Local holds the local counts of the last pass, indexed by the ids of
