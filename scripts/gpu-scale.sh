@@ -67,5 +67,5 @@ for s in ${SCALES:-26 27}; do
   # Prepare's phases, for the end-to-end analysis.
   json "$OUT/$g.gpu.json" '"\n".join("%s\t%.1f" % (p["name"], p["ms"]) for p in r["gpu"].get("phases", []))' > "$OUT/$g.phases.tsv"
 done
-column -t -s $'\t' "$OUT/scale.tsv"
+python3 -c 'import sys; rows=[l.rstrip("\n").split("\t") for l in open(sys.argv[1])]; w=[max(len(r[i]) if i < len(r) else 0 for r in rows) for i in range(max(map(len, rows)))]; print("\n".join("  ".join(c.ljust(w[i]) for i, c in enumerate(r)) for r in rows))' "$OUT/scale.tsv" # no column(1) on the GPU machine
 exit $status

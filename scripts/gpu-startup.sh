@@ -159,6 +159,6 @@ for b, m in keys:
 EOF
 [ -f "$R/floor.tsv" ] && sort -k2,2 "$R/floor.tsv" | awk -F'\t' '{print $2": "$3" ms  "$4}'
 for g in $GRAPHS; do grep -h -E "e2e|best" "$R/peers-$g.log" 2>/dev/null | head -8; done
-[ -f "$R/rmat.tsv" ] && column -t "$R/rmat.tsv"
+[ -f "$R/rmat.tsv" ] && cat "$R/rmat.tsv"
 echo "took $(( $(date +%s) - start )) s"
 exit $status

@@ -126,12 +126,15 @@ func TestCompileAll(t *testing.T) {
 			}
 		}
 	}
-	// The fixed kernel that checks an uploaded CSR file's lists.
-	for _, arch := range compileArchs {
-		img, err := comp.Compile(gpu.CompileInput{Name: executor.CheckListsFile, Source: templates.CheckLists, Headers: templates.Headers(), Arch: arch})
-		if err != nil || len(img.Data) == 0 {
-			t.Errorf("%s for %s: %v (%d bytes)", executor.CheckListsFile, arch, err, len(img.Data))
+	// The fixed kernels: the check of an uploaded CSR file's lists, and the
+	// helpers of a count in partitions.
+	for _, fixed := range []struct{ name, source string }{{executor.CheckListsFile, templates.CheckLists}, {"tcgen_partition.cu", templates.Partition}} {
+		for _, arch := range compileArchs {
+			img, err := comp.Compile(gpu.CompileInput{Name: fixed.name, Source: fixed.source, Headers: templates.Headers(), Arch: arch})
+			if err != nil || len(img.Data) == 0 {
+				t.Errorf("%s for %s: %v (%d bytes)", fixed.name, arch, err, len(img.Data))
+			}
 		}
 	}
-	t.Logf("compiled %d kernels in %d translation units (%d plans x %d architectures), and the list check", kernels, units, len(plans), len(compileArchs))
+	t.Logf("compiled %d kernels in %d translation units (%d plans x %d architectures), the list check and the partition helpers", kernels, units, len(plans), len(compileArchs))
 }
