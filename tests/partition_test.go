@@ -47,6 +47,11 @@ func TestCountPartitionedGPU(t *testing.T) {
 	base := []string{"--cache-dir", t.TempDir(), "--no-store"}
 	for _, d := range gputest.Manifest(t) {
 		t.Run(d.Name, func(t *testing.T) {
+			if d.EdgesUndirected < 1000 {
+				// The whole plan (karate: 936 bytes) fits under the
+				// 1 KiB the cap leaves for the counters.
+				t.Skipf("%d edges: too small to need partitions under this cap", d.EdgesUndirected)
+			}
 			// The offsets, the counters, and 3 bytes a edge for the rows:
 			// blocks of 16 bytes an entry hold about a fifth of them.
 			capB := 8*(d.Vertices+1) + 1024 + 3*d.EdgesUndirected
