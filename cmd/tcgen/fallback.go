@@ -61,7 +61,7 @@ func (g *Globals) prepareChosen(p ir.Plan, source string, prepare func(ir.Plan) 
 		if why = unfitReason(ferr); why == "" {
 			return nil, fb, "fallback", ferr // the replacement failed otherwise: its own error
 		}
-		p, source = fb, "fallback"
+		p, source, err = fb, "fallback", ferr // the last plan tried and why it did not fit
 	}
 	return nil, p, source, err
 }
