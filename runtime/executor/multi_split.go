@@ -228,20 +228,8 @@ func pivotSourceWork(o *graph.Oriented, u uint32, top uint32) uint64 {
 	for k0 > lo && o.Adj[k0-1] >= top {
 		k0--
 	}
-	var words []uint32
-	for _, x := range o.Adj[k0:hi] {
-		if k := (x - top) / 32; len(words) == 0 || words[len(words)-1] != k {
-			words = append(words, k)
-		}
-	}
-	q := 0
-	for _, x := range o.Adj[k0 : hi-1] {
-		for words[q] != (x-top)/32 {
-			q++
-		}
-		w += uint64(len(words) - q)
-	}
-	return w
+	ands, _ := coreANDs(o.Adj[k0:hi], top, nil)
+	return w + ands
 }
 
 // sliceList is items [a, b) of l as a list of their own: a slice of its

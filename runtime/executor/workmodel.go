@@ -246,6 +246,28 @@ func pivotWork(o *graph.Oriented, v gen.Variant, core int) []ClassWork {
 	return work
 }
 
+// coreANDs is the word ANDs of one source's core entries (sorted, all at
+// or above top): each entry but the last ANDs the nonzero words of S(u)
+// from its own word on. words is scratch for those words, returned for
+// reuse.
+func coreANDs(entries []uint32, top uint32, words []uint32) (uint64, []uint32) {
+	words = words[:0]
+	for _, x := range entries {
+		if k := (x - top) / 32; len(words) == 0 || words[len(words)-1] != k {
+			words = append(words, k)
+		}
+	}
+	var n uint64
+	q := 0
+	for _, x := range entries[:len(entries)-1] {
+		for words[q] != (x-top)/32 {
+			q++
+		}
+		n += uint64(len(words) - q)
+	}
+	return n, words
+}
+
 // coreWork is the core kernel's part of pivotWork.
 func coreWork(o *graph.Oriented, top uint32, core int) ClassWork {
 	w := ClassWork{Slot: -1, Name: "core", Iterator: ir.IterPivot, Intersection: ir.Bitmap,
@@ -263,20 +285,10 @@ func coreWork(o *graph.Oriented, top uint32, core int) ClassWork {
 		w.Items++
 		w.UniqueBytes += 8 + 4*(hi-lo)
 		w.Accesses += hi - k0
-		words = words[:0]
-		for _, x := range o.Adj[k0:hi] {
-			if k := (x - top) / 32; len(words) == 0 || words[len(words)-1] != k {
-				words = append(words, k)
-			}
-		}
-		q := 0
-		for _, x := range o.Adj[k0 : hi-1] {
-			for words[q] != (x-top)/32 {
-				q++
-			}
-			w.Intersections++
-			w.Probes += uint64(len(words) - q)
-		}
+		var probes uint64
+		probes, words = coreANDs(o.Adj[k0:hi], top, words)
+		w.Intersections += hi - 1 - k0
+		w.Probes += probes
 	}
 	w.Accesses += w.Probes
 	return w
