@@ -49,6 +49,17 @@ __device__ __forceinline__ void credit_v(u64* __restrict__ local, u32 v, u64 e, 
 
 // credit_u credits the c triangles an item found to u.
 __device__ __forceinline__ void credit_u(u64* __restrict__ local, u32 u, u64 c) {
+  // Consecutive edges mostly share u, so the lanes that arrive together
+  // (the active mask) add their counts once per distinct u: one atomic on
+  // u's counter per warp, not one per lane. The 32-bit sum of up to 32
+  // counts is exact while each is below 2^27; else each lane adds its own.
+  const u32 act = __activemask();
+  if (__all_sync(act, c < (1ull << 27))) {
+    const u32 peers = __match_any_sync(act, u);
+    const u32 sum = __reduce_add_sync(peers, (u32)c);
+    if ((threadIdx.x % WARP) == (u32)(__ffs(peers) - 1) && sum != 0) atomicAdd(local + u, (u64)sum);
+    return;
+  }
   if (c != 0) atomicAdd(local + u, c);
 }
 
@@ -80,14 +91,23 @@ __device__ __forceinline__ u32 rem_of(u64 base, u64 end) { return (u32)tc::umin(
 // credit_tile credits the triangles of one tile step: bit a of hits says
 // x[a] (at adj position bi + a) is a common neighbour w, in y's tile at bj + b.
 __device__ __forceinline__ void credit_tile(u64* __restrict__ local, const u32 (&x)[TILE], const u32 (&y)[TILE], u64 bi, u64 bj, u32 hits) {
+  // On skewed graphs relabelled by degree the hubs, the highest ids, close
+  // most triangles, and atomics on one counter serialize: the lanes here
+  // together credit their hits in turn, highest w first (so the hubs line
+  // up), and the lanes crediting one w add once.
+  const u32 act = __activemask();
+  u32 h = hits;
+  while (__any_sync(act, h != 0)) {
+    u32 w = 0xffffffffu;  // no vertex (n < 2^32 - 2): this lane's hits are done
+    if (h != 0) {
+      const u32 a = 31 - __clz(h);
 #pragma unroll
-  for (u32 a = 0; a < TILE; ++a) {
-    if ((hits >> a & 1) == 0) continue;
-    u32 b = 0;  // the one entry of y equal to x[a] (a list holds no repeats), by selects
-#pragma unroll
-    for (u32 k = 1; k < TILE; ++k)
-      if (x[a] == y[k]) b = k;
-    credit_w(local, bi + a, bj + b, x[a]);
+      for (u32 k = 0; k < TILE; ++k)
+        if (k == a) w = x[k];  // by selects: x stays in registers
+      h &= ~(1u << a);
+    }
+    const u32 peers = __match_any_sync(act, w);
+    if (w != 0xffffffffu && (threadIdx.x % WARP) == (u32)(__ffs(peers) - 1)) atomicAdd(local + w, (u64)__popc(peers));
   }
 }
 
