@@ -264,7 +264,6 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
   u64 b0 = off[v], b1 = off[v + 1];
   u64 c = 0;
   for (;;) {
-    const u32 vj = v;  // the v of this merge, before the next one's is loaded
     const u64 jn = j + WIDTH;
     u64 nb0 = 0, nb1 = 0;
     if (jn < end) {
@@ -273,7 +272,9 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
       nb1 = off[v + 1];
     }
     const u64 cv = merge(adj, ID_ORDERED ? j + 1 : a0, a1, b0, b1, local);
-    credit_v(local, vj, j, cv);
+    // v read again only for a pair with triangles: keeping it would hold a
+    // register across the merge (occupancy of a latency-bound loop).
+    if (cv != 0) credit_v(local, adj[j], j, cv);
     c += cv;
     if (jn >= end) break;
     j = jn;
@@ -380,7 +381,6 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
   u64 b0 = off[v], b1 = off[v + 1];
   u64 c = 0;
   for (;;) {
-    const u32 vj = v;  // the v of this merge, before the next one's is loaded
     const u64 jn = j + WIDTH;
     u64 nb0 = 0, nb1 = 0;
     if (jn < end) {
@@ -389,7 +389,9 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
       nb1 = off[v + 1];
     }
     const u64 cv = merge(adj, ID_ORDERED ? j + 1 : a0, a1, b0, b1, local);
-    credit_v(local, vj, j, cv);
+    // v read again only for a pair with triangles: keeping it would hold a
+    // register across the merge (occupancy of a latency-bound loop).
+    if (cv != 0) credit_v(local, adj[j], j, cv);
     c += cv;
     if (jn >= end) break;
     j = jn;
