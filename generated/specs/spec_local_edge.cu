@@ -91,7 +91,6 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
   u64 b0 = off[v], b1 = off[v + 1];
   u64 c = 0;
   for (;;) {
-    const u32 vj = v;  // the v of this merge, before the next one's is loaded
     const u64 jn = j + WIDTH;
     u64 nb0 = 0, nb1 = 0;
     if (jn < end) {
@@ -100,7 +99,9 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
       nb1 = off[v + 1];
     }
     const u64 cv = merge(adj, ID_ORDERED ? j + 1 : a0, a1, b0, b1, local);
-    credit_v(local, vj, j, cv);
+    // v read again only for a pair with triangles: keeping it would hold a
+    // register across the merge (occupancy of a latency-bound loop).
+    if (cv != 0) credit_v(local, adj[j], j, cv);
     c += cv;
     if (jn >= end) break;
     j = jn;
@@ -197,6 +198,20 @@ __device__ __forceinline__ void load_tile(u32 (&t)[TILE], const u32* __restrict_
 // rem_of is how many entries of the tile at base lie before the list's end.
 __device__ __forceinline__ u32 rem_of(u64 base, u64 end) { return (u32)tc::umin(end - base, TILE); }
 
+// credit_tile credits the triangles of one tile step: bit a of hits says
+// x[a] (at adj position bi + a) is a common neighbour w, in y's tile at bj + b.
+__device__ __forceinline__ void credit_tile(u64* __restrict__ local, const u32 (&x)[TILE], const u32 (&y)[TILE], u64 bi, u64 bj, u32 hits) {
+#pragma unroll
+  for (u32 a = 0; a < TILE; ++a) {
+    if ((hits >> a & 1) == 0) continue;
+    // The one entry of y equal to x[a] (a list holds no repeats), found by
+    // branches: selects of its index took 4 more registers.
+#pragma unroll
+    for (u32 b = 0; b < TILE; ++b)
+      if (x[a] == y[b]) credit_w(local, bi + a, bj + b, x[a]);
+  }
+}
+
 // merge: two sorted lists walked a tile at a time, so a thread's chain of
 // dependent loads is TILE times shorter than one entry per step. Each entry
 // of one tile is compared with every entry of the other (the lists hold no
@@ -213,16 +228,19 @@ __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie,
   load_tile(y, adj, bj, (u32)(j - bj), rem_of(bj, je), 0xfffffffeu);
   u32 c = 0;
   for (;;) {
+    // The compares stay branch-free as in the total's kernel: the hits
+    // gather in a mask, and only a step with a hit takes the credits' branch.
+    u32 hits = 0;  // bit a: x[a] is in y's tile
 #pragma unroll
     for (u32 a = 0; a < TILE; ++a) {
       bool hit = false;
 #pragma unroll
-      for (u32 b = 0; b < TILE; ++b)
-        if (x[a] == y[b]) {
-          hit = true;
-          credit_w(local, bi + a, bj + b, x[a]);
-        }
-      c += hit;
+      for (u32 b = 0; b < TILE; ++b) hit |= x[a] == y[b];
+      hits |= (u32)hit << a;
+    }
+    if (hits != 0) {
+      c += __popc(hits);
+      credit_tile(local, x, y, bi, bj, hits);
     }
     const u32 xl = x[TILE - 1], yl = y[TILE - 1];
     if (xl <= yl) {
@@ -253,7 +271,6 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
   u64 b0 = off[v], b1 = off[v + 1];
   u64 c = 0;
   for (;;) {
-    const u32 vj = v;  // the v of this merge, before the next one's is loaded
     const u64 jn = j + WIDTH;
     u64 nb0 = 0, nb1 = 0;
     if (jn < end) {
@@ -262,7 +279,9 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
       nb1 = off[v + 1];
     }
     const u64 cv = merge(adj, ID_ORDERED ? j + 1 : a0, a1, b0, b1, local);
-    credit_v(local, vj, j, cv);
+    // v read again only for a pair with triangles: keeping it would hold a
+    // register across the merge (occupancy of a latency-bound loop).
+    if (cv != 0) credit_v(local, adj[j], j, cv);
     c += cv;
     if (jn >= end) break;
     j = jn;

@@ -49,6 +49,17 @@ __device__ __forceinline__ void credit_v(u64* __restrict__ local, u32 v, u64 e, 
 
 // credit_u credits the c triangles an item found to u.
 __device__ __forceinline__ void credit_u(u64* __restrict__ local, u32 u, u64 c) {
+  // Consecutive edges mostly share u, so the lanes that arrive together
+  // (the active mask) add their counts once per distinct u: one atomic on
+  // u's counter per warp, not one per lane. The 32-bit sum of up to 32
+  // counts is exact while each is below 2^27; else each lane adds its own.
+  const u32 act = __activemask();
+  if (__all_sync(act, c < (1ull << 27))) {
+    const u32 peers = __match_any_sync(act, u);
+    const u32 sum = __reduce_add_sync(peers, (u32)c);
+    if ((threadIdx.x % WARP) == (u32)(__ffs(peers) - 1) && sum != 0) atomicAdd(local + u, (u64)sum);
+    return;
+  }
   if (c != 0) atomicAdd(local + u, c);
 }
 
@@ -77,6 +88,29 @@ __device__ __forceinline__ void load_tile(u32 (&t)[TILE], const u32* __restrict_
 // rem_of is how many entries of the tile at base lie before the list's end.
 __device__ __forceinline__ u32 rem_of(u64 base, u64 end) { return (u32)tc::umin(end - base, TILE); }
 
+// credit_tile credits the triangles of one tile step: bit a of hits says
+// x[a] (at adj position bi + a) is a common neighbour w, in y's tile at bj + b.
+__device__ __forceinline__ void credit_tile(u64* __restrict__ local, const u32 (&x)[TILE], const u32 (&y)[TILE], u64 bi, u64 bj, u32 hits) {
+  // On skewed graphs relabelled by degree the hubs, the highest ids, close
+  // most triangles, and atomics on one counter serialize: the lanes here
+  // together credit their hits in turn, highest w first (so the hubs line
+  // up), and the lanes crediting one w add once.
+  const u32 act = __activemask();
+  u32 h = hits;
+  while (__any_sync(act, h != 0)) {
+    u32 w = 0xffffffffu;  // no vertex (n < 2^32 - 2): this lane's hits are done
+    if (h != 0) {
+      const u32 a = 31 - __clz(h);
+#pragma unroll
+      for (u32 k = 0; k < TILE; ++k)
+        if (k == a) w = x[k];  // by selects: x stays in registers
+      h &= ~(1u << a);
+    }
+    const u32 peers = __match_any_sync(act, w);
+    if (w != 0xffffffffu && (threadIdx.x % WARP) == (u32)(__ffs(peers) - 1)) atomicAdd(local + w, (u64)__popc(peers));
+  }
+}
+
 // merge: two sorted lists walked a tile at a time, so a thread's chain of
 // dependent loads is TILE times shorter than one entry per step. Each entry
 // of one tile is compared with every entry of the other (the lists hold no
@@ -93,16 +127,19 @@ __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie,
   load_tile(y, adj, bj, (u32)(j - bj), rem_of(bj, je), 0xfffffffeu);
   u32 c = 0;
   for (;;) {
+    // The compares stay branch-free as in the total's kernel: the hits
+    // gather in a mask, and only a step with a hit takes the credits' branch.
+    u32 hits = 0;  // bit a: x[a] is in y's tile
 #pragma unroll
     for (u32 a = 0; a < TILE; ++a) {
       bool hit = false;
 #pragma unroll
-      for (u32 b = 0; b < TILE; ++b)
-        if (x[a] == y[b]) {
-          hit = true;
-          credit_w(local, bi + a, bj + b, x[a]);
-        }
-      c += hit;
+      for (u32 b = 0; b < TILE; ++b) hit |= x[a] == y[b];
+      hits |= (u32)hit << a;
+    }
+    if (hits != 0) {
+      c += __popc(hits);
+      credit_tile(local, x, y, bi, bj, hits);
     }
     const u32 xl = x[TILE - 1], yl = y[TILE - 1];
     if (xl <= yl) {
@@ -227,7 +264,6 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
   u64 b0 = off[v], b1 = off[v + 1];
   u64 c = 0;
   for (;;) {
-    const u32 vj = v;  // the v of this merge, before the next one's is loaded
     const u64 jn = j + WIDTH;
     u64 nb0 = 0, nb1 = 0;
     if (jn < end) {
@@ -236,7 +272,9 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
       nb1 = off[v + 1];
     }
     const u64 cv = merge(adj, ID_ORDERED ? j + 1 : a0, a1, b0, b1, local);
-    credit_v(local, vj, j, cv);
+    // v read again only for a pair with triangles: keeping it would hold a
+    // register across the merge (occupancy of a latency-bound loop).
+    if (cv != 0) credit_v(local, adj[j], j, cv);
     c += cv;
     if (jn >= end) break;
     j = jn;
@@ -343,7 +381,6 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
   u64 b0 = off[v], b1 = off[v + 1];
   u64 c = 0;
   for (;;) {
-    const u32 vj = v;  // the v of this merge, before the next one's is loaded
     const u64 jn = j + WIDTH;
     u64 nb0 = 0, nb1 = 0;
     if (jn < end) {
@@ -352,7 +389,9 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
       nb1 = off[v + 1];
     }
     const u64 cv = merge(adj, ID_ORDERED ? j + 1 : a0, a1, b0, b1, local);
-    credit_v(local, vj, j, cv);
+    // v read again only for a pair with triangles: keeping it would hold a
+    // register across the merge (occupancy of a latency-bound loop).
+    if (cv != 0) credit_v(local, adj[j], j, cv);
     c += cv;
     if (jn >= end) break;
     j = jn;

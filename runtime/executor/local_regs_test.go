@@ -1,0 +1,96 @@
+package executor_test
+
+import (
+	"io/fs"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/tcgen/tcgen/examples"
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/gpu"
+	"github.com/tcgen/tcgen/templates"
+)
+
+// ptxasUsage matches the entry and register lines of ptxas's verbose log.
+var ptxasUsage = regexp.MustCompile(`(?m)Compiling entry function '(\w+)'|(\d+) bytes spill stores|Used (\d+) registers`)
+
+// kernelRegs compiles p for sm_90 with ptxas's verbose log and returns each
+// kernel's registers; a local plan's spill fails the test (the total's
+// pivot core kernel spills a little, outside its loops).
+func kernelRegs(t *testing.T, p ir.Plan) (map[string]int, *gen.Output) {
+	t.Helper()
+	out, err := gen.Generate(p, gen.DefaultTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := testCompiler(t).CompileAll(gpu.CompileInput{Name: out.FileName, Source: out.Source,
+		Headers: templates.Headers(), Arch: "sm_90", Options: append(append([]string(nil), gen.Options...), "-Xptxas", "-v")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	regs, fn := map[string]int{}, ""
+	for _, m := range ptxasUsage.FindAllStringSubmatch(res.Log, -1) {
+		switch {
+		case m[1] != "":
+			fn = m[1]
+		case m[2] != "" && m[2] != "0" && p.Local():
+			t.Errorf("plan %s: kernel %s spills %s bytes", p.Prefix, fn, m[2])
+		case m[3] != "":
+			regs[fn], _ = strconv.Atoi(m[3])
+		}
+	}
+	return regs, out
+}
+
+// residentWarps is the warps of blocks of block threads an sm_90 SM holds
+// when each thread takes regs registers: 64 Ki registers, allocated per
+// warp in units of 256, at most 64 warps.
+func residentWarps(regs, block int) int {
+	perWarp := (regs*32 + 255) / 256 * 256
+	warpsPerBlock := block / 32
+	return min(65536/perWarp, 64) / warpsPerBlock * warpsPerBlock
+}
+
+// TestLocalKernelsOccupancy: the default plan's local kernels keep their
+// registers close to the total's, with no spill. The vertex merges, whose
+// chains of dependent loads want every resident warp, hold as many warps
+// as the total's; the tiled edge merges, whose tile steps with a hit take
+// a credit step, at least five sixths (40 of 48 warps).
+func TestLocalKernelsOccupancy(t *testing.T) {
+	data, err := fs.ReadFile(examples.FS, "default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := ir.Parse(data, "default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, out := kernelRegs(t, def)
+	for _, o := range []ir.Output{ir.OutputVertex, ir.OutputEdge} {
+		p, err := def.WithOutput(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		local, lout := kernelRegs(t, p)
+		for vi, v := range out.Manifest.Variants {
+			for ci, c := range v.Classes {
+				cl := def.Guard.Variants[vi].Classes[ci]
+				if c.Kernel == "" || !cl.Pair().Supports(o) {
+					continue // a pivot class: the local plan falls back to another list
+				}
+				lk := lout.Manifest.Variants[vi].Classes[ci].Kernel
+				tw, lw := residentWarps(total[c.Kernel], cl.Block), residentWarps(local[lk], cl.Block)
+				want := tw
+				if cl.Iterator == ir.IterEdge {
+					want = tw * 5 / 6
+				}
+				if lw < want {
+					t.Errorf("output %s: variant %d (%s): %d registers, %d warps per SM; the total's %d registers, %d warps; want at least %d warps",
+						o, vi, cl.Pair(), local[lk], lw, total[c.Kernel], tw, want)
+				}
+			}
+		}
+	}
+}
