@@ -36,6 +36,7 @@ default_graphs() {
 input() {
   local name=$1 cmd f
   cmd=$(corpus "$name")
+  case "$cmd" in dataset:*) name=${cmd#dataset:}; cmd="";; esac # the corpus names some shared datasets
   if [ -z "$cmd" ]; then # a shared dataset
     f=$(awk -F'\t' -v n="$name" '$1 == n {print $2}' .gpu/datasets/MANIFEST.tsv)
     echo ".gpu/datasets/$f"; return

@@ -30,6 +30,9 @@ func (pr *Prepared) zeroLocal() error {
 // three vertices and three edges).
 func (pr *Prepared) readLocal(res *Result) error {
 	if pr.local == nil {
+		if pr.manifest.Output != "" { // no vertices or no edges: nothing to count, no counters
+			res.Local, res.Oriented = []uint64{}, pr.o
+		}
 		return nil
 	}
 	t0 := time.Now()

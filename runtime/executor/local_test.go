@@ -127,8 +127,13 @@ func localGraphs(t *testing.T) []testGraph {
 	if err != nil {
 		t.Fatal(err)
 	}
+	empty, _, err := graph.FromPairs(nil) // no counters at all: still a result to compare
+	if err != nil {
+		t.Fatal(err)
+	}
 	return []testGraph{
 		{name: "small", g: small, want: graph.Oracle(small)},
+		{name: "empty", g: empty},
 		mustGraph(t, "star", graph.Star{Leaves: 200}),
 		mustGraph(t, "wheel", graph.Wheel{Rim: 300}),
 		mustGraph(t, "hub", graph.Hub{Leaves: 5000, Extra: 1500, Seed: 4}),
