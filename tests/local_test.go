@@ -196,7 +196,7 @@ func TestCountLocalErrors(t *testing.T) {
 // TestCountLocalGPU: count --per-vertex, --per-edge and --clustering on
 // the GPU (the default plan's local variant, and a spec's) write the same
 // files as the CPU, --check passes, and the summary has the clustering
-// statistics. Skipped without a GPU (a failure under CI=true).
+// statistics. Skipped without a GPU (a failure under TCGEN_REQUIRE_GPU=1).
 func TestCountLocalGPU(t *testing.T) {
 	dir := t.TempDir()
 	spec := writeFile(t, dir, "vertex.yaml", "prefix: vm\norientation: degree\nrelabel: true\nclasses:\n  - select: {key: outdeg, lo: 0}\n    iterator: vertex\n    intersection: merge\n    width: 4\n")
@@ -209,7 +209,7 @@ func TestCountLocalGPU(t *testing.T) {
 				runs := [][]string{{"--per-edge", pe, "--clustering", cl}, {"--per-vertex", pv, "--clustering-stats"}}
 				for _, extra := range runs {
 					code, js, errs := tcgen(t, append(args, extra...)...)
-					if backend == "gpu" && code == exitNoGPU && !gputest.CI() {
+					if backend == "gpu" && code == exitNoGPU && !gputest.Required() {
 						t.Skipf("no GPU: %s", errs)
 					}
 					if code != 0 {
