@@ -20,11 +20,13 @@ func TestCountPartitionFlags(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{"not bytes", []string{"--device-memory", "lots"}, `count: --device-memory lots: unknown unit "lots" (want bytes, or K, M, G, T or P)`},
+		{"not bytes", []string{"--device-memory", "lots"}, "count: --device-memory lots: want a number of bytes such as 8G or 512M"},
+		{"negative", []string{"--device-memory", "-5"}, "count: --device-memory -5: want a number of bytes such as 8G or 512M"},
+		{"zero", []string{"--device-memory", "0"}, "count: --device-memory 0: want at least 1 byte and less than 16 EiB (or none)"},
 		{"bad unit", []string{"--device-memory", "2X"}, `count: --device-memory 2X: unknown unit "X" (want bytes, or K, M, G, T or P)`},
-		{"none", []string{"--partition-chunk", "none"}, "count: --partition-chunk none: want a number of bytes such as 8G or 512M"},
 		{"gpus", []string{"--device-memory", "1G", "--gpus", "all"}, "count: --device-memory is not implemented with --gpus yet"},
-		{"cpu", []string{"--partition-chunk", "1M", "--backend", "cpu"}, "count: --partition-chunk caps the GPU's memory; --backend cpu uses none"},
+		{"cpu", []string{"--partition-chunk", "1M", "--backend", "cpu"}, "count: --partition-chunk sizes the chunks of a count in partitions on the GPU; --backend cpu counts on the CPU"},
+		{"rebalance", []string{"--rebalance", "-1"}, "count: --rebalance -1: a number of rebalances is 0 or more"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errs := tcgen(t, append([]string{"--no-cache", "-q", "count", good}, c.args...)...)

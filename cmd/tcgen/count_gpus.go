@@ -94,6 +94,9 @@ func (sel gpuSelection) resolve(spec string, have int) ([]int, error) {
 // checkGPUs refuses a --gpus that does not parse or does not go with the
 // other flags, before any work.
 func (c *CountCmd) checkGPUs() error {
+	if c.Rebalance < 0 {
+		return errorf(exitUsage, "count: --rebalance %d: a number of rebalances is 0 or more", c.Rebalance)
+	}
 	if c.GPUs == "" {
 		return nil
 	}
@@ -101,8 +104,6 @@ func (c *CountCmd) checkGPUs() error {
 		return errorf(exitUsage, "count: %v", err)
 	}
 	switch {
-	case c.Rebalance < 0:
-		return errorf(exitUsage, "count: --rebalance %d: a number of rebalances is 0 or more", c.Rebalance)
 	case c.Backend == "cpu":
 		return errorf(exitUsage, "count: --gpus counts on GPUs; --backend cpu counts on the CPU")
 	case c.localFlag() != "":

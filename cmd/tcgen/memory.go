@@ -50,6 +50,9 @@ func parseBytes(s string) (uint64, error) {
 		i++
 	}
 	num, unit := t[:i], strings.ToUpper(strings.TrimSpace(t[i:]))
+	if num == "" {
+		return 0, fmt.Errorf("want a number of bytes such as 8G or 512M")
+	}
 	unit = strings.TrimSuffix(strings.TrimSuffix(unit, "B"), "I")
 	shift := strings.Index("KMGTP", unit) + 1
 	if len(unit) > 1 || unit != "" && shift == 0 {

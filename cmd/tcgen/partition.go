@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
@@ -20,8 +21,11 @@ const partitionSpec = "small.yaml"
 // checkPartitionFlags refuses a --device-memory or --partition-chunk that
 // is not a byte count, or that comes with --gpus or --backend cpu.
 func (c *CountCmd) checkPartitionFlags() error {
-	for _, f := range []struct{ name, val string }{{"--device-memory", c.DeviceMemory}, {"--partition-chunk", c.PartitionChunk}} {
-		if f.val == "" {
+	for _, f := range []struct{ name, val, what string }{
+		{"--device-memory", c.DeviceMemory, "caps the GPU's memory"},
+		{"--partition-chunk", c.PartitionChunk, "sizes the chunks of a count in partitions on the GPU"},
+	} {
+		if f.val == "" || strings.EqualFold(strings.TrimSpace(f.val), "none") {
 			continue
 		}
 		if b, err := parseBytes(f.val); err != nil || b == 0 {
@@ -34,7 +38,7 @@ func (c *CountCmd) checkPartitionFlags() error {
 		case c.GPUs != "":
 			return errorf(exitUsage, "count: %s is not implemented with --gpus yet", f.name)
 		case c.Backend == "cpu":
-			return errorf(exitUsage, "count: %s caps the GPU's memory; --backend cpu uses none", f.name)
+			return errorf(exitUsage, "count: %s %s; --backend cpu counts on the CPU", f.name, f.what)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -120,8 +121,17 @@ func loadDriver() (*driverLib, error) {
 	return driverInst, driverErr
 }
 
+// dlopen opens a library on one OS thread: dlerror's message belongs to
+// the thread that called dlopen, and the goroutine could move between the
+// two calls, leaving the reason of a failure empty.
+func dlopen(path string) (uintptr, error) {
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
+	return purego.Dlopen(path, purego.RTLD_LAZY|purego.RTLD_LOCAL)
+}
+
 func openDriver(path string) (*driverLib, error) {
-	h, err := purego.Dlopen(path, purego.RTLD_LAZY|purego.RTLD_LOCAL)
+	h, err := dlopen(path)
 	if err != nil {
 		return nil, &LoadError{Kind: ErrNoDriver, Tried: []string{fmt.Sprintf("%s (%v)", path, err)}}
 	}
@@ -187,7 +197,7 @@ func loadNVRTC(opt Options) (*nvrtcLib, error) {
 		if l, ok := nvrtcLoaded[c]; ok {
 			return l, nil
 		}
-		h, err := purego.Dlopen(c, purego.RTLD_LAZY|purego.RTLD_LOCAL)
+		h, err := dlopen(c)
 		if err != nil {
 			tried = append(tried, fmt.Sprintf("%s (%v)", c, err))
 			continue
