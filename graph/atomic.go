@@ -35,10 +35,11 @@ type WriteOptions struct {
 type OutputError struct {
 	Path string
 	Msg  string
-	Err  error // the underlying cause, if any
+	Hint string // a suggestion for -o outputs, e.g. " (-o - writes to standard output)"; a command without -o clears it
+	Err  error  // the underlying cause, if any
 }
 
-func (e *OutputError) Error() string { return e.Path + ": " + e.Msg }
+func (e *OutputError) Error() string { return e.Path + ": " + e.Msg + e.Hint }
 func (e *OutputError) Unwrap() error { return e.Err }
 
 // WriteFileAtomic is WriteFileAtomicOpt without options.
@@ -129,7 +130,7 @@ func CheckOutputPath(path string, followLinks bool) (target string, mode os.File
 	case st.Mode().IsRegular():
 		return target, st.Mode().Perm(), nil
 	}
-	return "", 0, &OutputError{Path: path, Msg: fmt.Sprintf("is %s; tcgen writes only regular files%s", describeMode(st.Mode()), stdoutHint(st.Mode()))}
+	return "", 0, &OutputError{Path: path, Msg: fmt.Sprintf("is %s; tcgen writes only regular files", describeMode(st.Mode())), Hint: stdoutHint(st.Mode())}
 }
 
 // danglingTarget resolves a link whose target does not exist yet, one

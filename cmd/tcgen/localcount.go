@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -58,7 +59,11 @@ func (c *CountCmd) checkLocalFlags(g *Globals) error {
 			}
 		}
 		if err := g.checkOutput(o.path); err != nil {
-			return err
+			var oe *graph.OutputError
+			if errors.As(err, &oe) {
+				oe.Hint = "" // count has no -o
+			}
+			return fmt.Errorf("count: %s %w", o.flag, err)
 		}
 	}
 	return nil
