@@ -49,6 +49,9 @@ type MultiPrepared struct {
 	phases   []Phase
 	cutter   *pivotCutter     // cuts a pivot variant's sources again (nil: lists, or one device)
 	rounds   []RebalanceRound // the rebalances so far
+	// totalWork is the whole run's modelled work when shares holds only
+	// this process's share (PrepareShare); 0: the shares' sum.
+	totalWork uint64
 }
 
 // PrepareMulti prepares plan p on every device of devs (ordinals name them

@@ -56,9 +56,11 @@ func (mp *MultiPrepared) combine(per []*Result, recs []*passRecord) *Result {
 		}
 		res.Triangles += cr.Triangles
 	}
-	var total uint64
+	total := mp.totalWork
 	for _, sh := range mp.shares {
-		total += sh.work
+		if mp.totalWork == 0 {
+			total += sh.work
+		}
 	}
 	res.Devices = make([]DeviceRun, len(per))
 	slow := 0
