@@ -2,6 +2,9 @@ package graph
 
 import (
 	"context"
+	"fmt"
+	"math/bits"
+	"sort"
 	"sync/atomic"
 )
 
@@ -86,10 +89,23 @@ func CountTrianglesProgress(o *Oriented, progress Progress) uint64 {
 // workers check it at every chunk of middle vertices, and it then returns
 // ctx.Err().
 func CountTrianglesContext(ctx context.Context, o *Oriented, progress Progress) (uint64, error) {
+	return CountTrianglesShareContext(ctx, o, 0, 1, progress)
+}
+
+// CountTrianglesShareContext counts the triangles whose middle vertex lies
+// in share k of parts: contiguous ranges of middle vertices cut where the
+// in-arcs reach k/parts of all, so the shares' counts add up to
+// CountTriangles' total (count --mpi: each process counts one). progress
+// is told of the share's in-arcs.
+func CountTrianglesShareContext(ctx context.Context, o *Oriented, k, parts int, progress Progress) (uint64, error) {
 	mustBeOriented(o)
+	if parts < 1 || k < 0 || k >= parts {
+		return 0, fmt.Errorf("graph: share %d of %d", k, parts)
+	}
 	c := &o.CSR
 	n := c.N()
 	inOff, in := inArcs(c)
+	first, last := shareRange(inOff, k, parts)
 	skip := tailSkip(o)
 	var done atomic.Int64
 	words := (n + 63) / 64
@@ -97,8 +113,9 @@ func CountTrianglesContext(ctx context.Context, o *Oriented, progress Progress) 
 		mark  []uint64
 		count uint64
 	}
-	accs := parReduceCtx(ctx, n, oracleChunk, func() acc { return acc{mark: make([]uint64, words)} },
+	accs := parReduceCtx(ctx, last-first, oracleChunk, func() acc { return acc{mark: make([]uint64, words)} },
 		func(a *acc, lo, hi int) {
+			lo, hi = lo+first, hi+first
 			mark := a.mark
 			var count uint64
 			for v := lo; v < hi; v++ {
@@ -120,7 +137,7 @@ func CountTrianglesContext(ctx context.Context, o *Oriented, progress Progress) 
 				}
 			}
 			a.count += count
-			progress.chunkDone(&done, inOff, lo, hi, len(in))
+			progress.chunkDone(&done, inOff, lo, hi, int(inOff[last]-inOff[first]))
 		})
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -130,6 +147,23 @@ func CountTrianglesContext(ctx context.Context, o *Oriented, progress Progress) 
 		total += a.count
 	}
 	return total, nil
+}
+
+// shareRange is the middle vertices [first, last) of share k of parts:
+// the first vertex whose in-arcs start at or past k/parts of all, up to
+// share k+1's.
+func shareRange(inOff []uint64, k, parts int) (first, last int) {
+	n := len(inOff) - 1
+	cut := func(k int) int {
+		if k >= parts {
+			return n
+		}
+		// 128-bit product: arcs times parts may pass 2^64.
+		hi, lo := bits.Mul64(inOff[n], uint64(k))
+		target, _ := bits.Div64(hi, lo, uint64(parts))
+		return sort.Search(n, func(v int) bool { return inOff[v] >= target })
+	}
+	return cut(k), cut(k + 1)
 }
 
 // CountPerVertex returns the triangle count and, for every vertex, the
