@@ -303,7 +303,7 @@ func TestExitCodesHelp(t *testing.T) {
 		code int
 		what string
 	}{{exitOK, "ok"}, {exitInternal, "internal error"}, {exitUsage, "usage"}, {exitBadInput, "bad input"}, {exitMismatch, "count mismatch"},
-		{exitNoGPU, "no usable GPU"}, {exitTooLarge, "does not fit"}, {exitCompile, "compile or launch failure"}, {exitInterrupted, "interrupted"}} {
+		{exitNoGPU, "no usable GPU"}, {exitTooLarge, "does not fit"}, {exitCompile, "compile or launch failure"}, {exitNoMPI, "no MPI library"}, {exitInterrupted, "interrupted"}} {
 		if want := strconv.Itoa(c.code) + " " + c.what; !strings.Contains(help, want) {
 			t.Errorf("--help does not document %q", want)
 		}

@@ -36,6 +36,7 @@ const (
 	exitNoGPU       = 5
 	exitTooLarge    = 6
 	exitCompile     = 7
+	exitNoMPI       = 8
 	exitInterrupted = 130
 )
 

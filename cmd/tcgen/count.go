@@ -29,6 +29,7 @@ type CountCmd struct {
 	FlushL2   bool    `name:"flush-l2" help:"Flush the GPU's L2 before each timed run (a write of twice its size, outside the run's timer), so no run finds the graph in L2 from the one before; the output says so."`
 	GPUs      string  `name:"gpus" help:"Count on several GPUs at once, each with a share of the work: all, N (the first N), or a list of ordinals such as 0,2. The total only: not with --per-vertex, --per-edge, --clustering, --flush-l2 or --device-memory." placeholder:"all|N|LIST"`
 	Rebalance int     `help:"With --gpus: cut the work again up to N times before the timed runs, each from the GPUs' times in an untimed run, so that they finish together (default 2; 0: keep the cut of the work model). Only a pivot plan's split is cut again." default:"2" placeholder:"N"`
+	MPI       bool    `name:"mpi" help:"Under mpirun or srun: every rank reads the graph and counts its share, on the GPU of its local rank (or with --backend cpu on the CPU); rank 0 prints the exact sum. Needs an MPI library (Open MPI or MPICH); exit code 8 without one. The total only; not with --gpus."`
 	JSON      bool    `help:"Print the result as JSON."`
 	// DeviceMemory and PartitionChunk: partition.go.
 	DeviceMemory   string `name:"device-memory" help:"Cap the GPU memory the count may use (bytes, or with a suffix K, M, G, T: powers of 1024; none: no cap). A chosen plan above it falls back to smaller ones; when none fits, the graph is counted in partitions: blocks of rows kept on the GPU while the rows after them stream through (also without the cap, when the GPU is too small)." placeholder:"BYTES"`
@@ -130,6 +131,9 @@ type countResult struct {
 	SlowestShare float64              `json:"slowest_device_share,omitempty"`
 	// --rebalance: each measured rebalance before the timed runs.
 	Rebalance []executor.RebalanceRound `json:"rebalance,omitempty"`
+	// --mpi: the ranks' counts and times (count_mpi.go); the fields above
+	// hold the sum and the slowest rank's time, gpu and devices rank 0's run.
+	MPI *mpiResult `json:"mpi,omitempty"`
 }
 
 // Run implements the command.
@@ -143,6 +147,9 @@ func (c *CountCmd) Run(g *Globals) error {
 		return err
 	}
 	planMs := msSince(start)
+	if c.MPI {
+		return c.countMPI(g, p, start, planMs)
+	}
 	gpu := c.Backend != "cpu"
 	var open func() openedGPU
 	if gpu && c.GPUs == "" {
@@ -279,6 +286,9 @@ func (c *CountCmd) checkFlags(g *Globals) error {
 	}
 	if c.FlushL2 && c.Backend == "cpu" {
 		return errorf(exitUsage, "count: --flush-l2 flushes the GPU's L2 between runs; --backend cpu runs none")
+	}
+	if err := c.checkMPI(); err != nil { // count_mpi.go
+		return err
 	}
 	return c.checkGPUs()
 }

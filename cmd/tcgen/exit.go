@@ -16,14 +16,15 @@ const (
 	exitNoGPU       = 5
 	exitTooLarge    = 6
 	exitCompile     = 7
+	exitNoMPI       = 8
 	exitInterrupted = 130
 )
 
 const exitCodesHelp = `Exit codes: 0 ok; 1 internal error; 2 usage; 3 bad input (a graph, a plan, an
 output path that cannot be written); 4 count mismatch against the reference; 5
 no usable GPU where one was demanded; 6 does not fit in memory (the GPU's, or
-the host's: --memory-limit); 7 compile or launch failure; 130 interrupted
-(Ctrl-C, SIGTERM).`
+the host's: --memory-limit); 7 compile or launch failure; 8 no MPI library
+(count --mpi); 130 interrupted (Ctrl-C, SIGTERM).`
 
 // codedError carries the exit code chosen where the failure is understood.
 type codedError struct {

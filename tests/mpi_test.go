@@ -1,0 +1,86 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/tcgen/tcgen/tests/gputest"
+)
+
+// TestCountMPI: under mpirun with 3 ranks, count --mpi --backend cpu
+// counts two shared datasets: rank 0 alone prints one JSON document, whose
+// total is the manifest's and the sum of the ranks' counts. Skipped
+// without mpirun (failed under CI=true, which installs Open MPI).
+func TestCountMPI(t *testing.T) {
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("mpirun: ", err)
+		}
+		t.Skip("no mpirun: ", err)
+	}
+	want := map[string]bool{"facebook_combined": true, "ca-GrQc": true}
+	ran := 0
+	for _, d := range gputest.Manifest(t) {
+		if !want[d.Name] {
+			continue
+		}
+		ran++
+		cmd := exec.Command(mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "3",
+			tcgenBin, "-q", "--cache-dir", t.TempDir(), "count", d.Path, "--mpi", "--backend", "cpu", "--json")
+		cmd.Env = tcgenEnv
+		var out, errs bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v: %s", d.Name, err, errs.String())
+		}
+		dec := json.NewDecoder(&out)
+		var r struct {
+			Triangles uint64 `json:"triangles"`
+			MPI       struct {
+				Ranks         int      `json:"ranks"`
+				RankTriangles []uint64 `json:"rank_triangles"`
+			} `json:"mpi"`
+		}
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
+		}
+		if rest, _ := dec.Token(); rest != nil {
+			t.Errorf("%s: more than one JSON document: %v ...", d.Name, rest)
+		}
+		var sum uint64
+		for _, x := range r.MPI.RankTriangles {
+			sum += x
+		}
+		if r.Triangles != d.Triangles || r.MPI.Ranks != 3 || len(r.MPI.RankTriangles) != 3 || sum != r.Triangles {
+			t.Errorf("%s: %d triangles (ranks %d: %v), manifest says %d", d.Name, r.Triangles, r.MPI.Ranks, r.MPI.RankTriangles, d.Triangles)
+		}
+	}
+	if ran != len(want) {
+		t.Errorf("counted %d datasets, want %d", ran, len(want))
+	}
+}
+
+// TestCountMPIErrors: --mpi with --gpus or a local output is refused
+// before any work with exit code 2 and one line.
+func TestCountMPIErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "k4.txt", k4)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--gpus", "2"}, "count: --mpi counts on one GPU per rank; --gpus is not implemented with it"},
+		{[]string{"--per-vertex", dir + "/v.tsv"}, "count: --mpi counts the total only; --per-vertex is not implemented with it"},
+	} {
+		code, out, errs := tcgen(t, append([]string{"--no-cache", "-q", "count", good, "--mpi"}, c.args...)...)
+		first, _, _ := strings.Cut(errs, "\n")
+		if code != exitUsage || out != "" || !strings.HasPrefix(first, "tcgen: "+c.msg) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d and %q", c.args, code, out, errs, exitUsage, c.msg)
+		}
+	}
+}
