@@ -241,11 +241,6 @@ func (c *CountCmd) newResult(l *loaded, o *graph.Oriented, planMs float64) count
 	} else {
 		res.DegreeMax = maxDegree(l.g)
 	}
-	if o != nil {
-		res.Edges = o.Arcs() // each edge once
-	} else {
-		res.DegreeMax = maxDegree(l.g)
-	}
 	return res
 }
 
