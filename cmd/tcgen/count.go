@@ -338,14 +338,10 @@ func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, o *graph.Oriented, res 
 	if err := g.oracleFits(gr, o, c.localFlag() != "", c.PerEdge != ""); err != nil {
 		return err
 	}
-	start := time.Now()
-	var err error
-	if o == nil {
-		if o, err = graph.OrientContext(g.ctx, gr, graph.ByDegree, true); err != nil {
-			return err
-		}
+	o, err := g.oracleOrientation(gr, o, &res.PrepareMs)
+	if err != nil {
+		return err
 	}
-	res.PrepareMs = msSince(start)
 	loc.o = o
 	runs, warmup := 1, 0
 	if c.Repeat > 1 {
@@ -358,7 +354,7 @@ func (c *CountCmd) countCPU(g *Globals, gr *graph.Graph, o *graph.Oriented, res 
 			desc = fmt.Sprintf("counting (CPU oracle), run %d of %d", i+1, warmup+runs)
 		}
 		pb := newProgress(g.Quiet, desc, "edges")
-		start = time.Now()
+		start := time.Now()
 		switch {
 		case c.PerEdge != "":
 			res.Triangles, loc.support, err = graph.CountPerEdgeContext(g.ctx, o, pb.Update)
@@ -535,4 +531,15 @@ func (g *Globals) writePerVertex(path string, gr *graph.Graph, counts []uint64) 
 		}
 		return nil
 	})
+}
+
+// oracleOrientation is o, or gr oriented by degree and relabelled for the
+// CPU oracle, its time in *ms.
+func (g *Globals) oracleOrientation(gr *graph.Graph, o *graph.Oriented, ms *float64) (*graph.Oriented, error) {
+	start := time.Now()
+	defer func() { *ms = msSince(start) }()
+	if o != nil {
+		return o, nil
+	}
+	return graph.OrientContext(g.ctx, gr, graph.ByDegree, true)
 }

@@ -151,17 +151,13 @@ func (c *CountCmd) countShareCPU(g *Globals, comm *mpi.Comm, gr *graph.Graph, o 
 	if err := g.oracleFits(gr, o, false, false); err != nil {
 		return err
 	}
-	start := time.Now()
-	var err error
-	if o == nil {
-		if o, err = graph.OrientContext(g.ctx, gr, graph.ByDegree, true); err != nil {
-			return err
-		}
+	o, err := g.oracleOrientation(gr, o, &res.PrepareMs)
+	if err != nil {
+		return err
 	}
-	res.PrepareMs = msSince(start)
 	pb := newProgress(g.Quiet || comm.Rank != 0, "counting (CPU oracle, rank 0's share)", "edges")
 	defer pb.Done()
-	start = time.Now()
+	start := time.Now()
 	res.Triangles, err = graph.CountTrianglesShareContext(g.ctx, o, comm.Rank, comm.Size, pb.Update)
 	res.CountMs = msSince(start)
 	return err
