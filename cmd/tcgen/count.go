@@ -258,7 +258,11 @@ func (c *CountCmd) dispatchGPU(g *Globals, open func() openedGPU, p ir.Plan, gr 
 		return true, nil
 	case c.Backend == "auto" && noGPU(err):
 		res.NotRun = c.planLabel()
-		g.notice("count: no usable GPU (%v); %s was not run: counting with the CPU oracle", err, res.NotRun)
+		ignored := ""
+		if c.GPUs != "" {
+			ignored = fmt.Sprintf(" (nor --gpus %s)", strings.TrimSpace(c.GPUs))
+		}
+		g.notice("count: no usable GPU (%v); %s was not run%s: counting with the CPU oracle", err, res.NotRun, ignored)
 		return false, nil
 	}
 	return false, err

@@ -35,11 +35,12 @@ func parseGPUs(s string) (gpuSelection, error) {
 	bad := func(why string) error {
 		return fmt.Errorf("--gpus %q: %s; want all, a number of GPUs (2: the first two) or a list of ordinals (0,2)", s, why)
 	}
-	if s == "all" {
+	t := strings.TrimSpace(s)
+	if t == "all" {
 		return gpuSelection{all: true}, nil
 	}
-	if !strings.Contains(s, ",") {
-		n, err := strconv.Atoi(s)
+	if !strings.Contains(t, ",") {
+		n, err := strconv.Atoi(t)
 		switch {
 		case err != nil:
 			return gpuSelection{}, bad("not a number")
@@ -49,7 +50,7 @@ func parseGPUs(s string) (gpuSelection, error) {
 		return gpuSelection{first: n}, nil
 	}
 	var sel gpuSelection
-	for _, f := range strings.Split(s, ",") {
+	for _, f := range strings.Split(t, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(f))
 		switch {
 		case err != nil:

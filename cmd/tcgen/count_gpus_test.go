@@ -21,6 +21,8 @@ func TestParseGPUs(t *testing.T) {
 		{"all", 4, []int{0, 1, 2, 3}, ""},
 		{"all", 1, []int{0}, ""},
 		{"1", 2, []int{0}, ""},
+		{" 2 ", 4, []int{0, 1}, ""}, // spaces around a count or all, as around ordinals
+		{" all", 2, []int{0, 1}, ""},
 		{"2", 4, []int{0, 1}, ""},
 		{"3", 2, nil, "--gpus 3: asks for 3 GPUs, the driver reports 2"},
 		{"0,2", 4, []int{0, 2}, ""},
