@@ -181,29 +181,11 @@ func (c *CountCmd) countGPUs(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Or
 	}
 	defer mp.Close()
 	res.PrepareMs = msSince(prepStart)
-	runStart := time.Now()
-	first, err := mp.Run(g.ctx, executor.RunOptions{Repeat: 1})
+	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly}
+	out, err := c.runGPU(g, mp, p, timed, res, start, func(first *executor.Result) error { return c.rebalance(g, mp, p, first) })
 	if err != nil {
-		return gpuError(err)
-	}
-	res.FirstRunMs = msSince(runStart)
-	res.TotalMs = msSince(start)
-	if err := c.rebalance(g, mp, p, first); err != nil {
 		return err
 	}
-	out, err := mp.Run(g.ctx, executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly})
-	if err != nil {
-		return gpuError(err)
-	}
-	if out.Triangles != first.Triangles {
-		return errorf(exitMismatch, "plan %s: runs disagree (%d then %d triangles): nondeterministic kernel", p.Name(), first.Triangles, out.Triangles)
-	}
-	res.Triangles = out.Triangles
-	res.GPU = out
-	res.KernelMs, res.KernelMinMs, res.KernelMaxMs = out.KernelMs.Median, out.KernelMs.Min, out.KernelMs.Max
-	res.GPUMs, res.GPUMinMs, res.GPUMaxMs = out.GPUMs.Median, out.GPUMs.Min, out.GPUMs.Max
-	res.Runs = out.Runs
-	res.CountMs = out.KernelMs.Median
 	res.Devices, res.SlowestShare, res.Rebalance = out.Devices, out.SlowestShare, out.Rebalance
 	return nil
 }

@@ -138,7 +138,16 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	defer run.Close()
 	res.Plan, res.PlanSource = p.Name(), src
 	res.PrepareMs = msSince(prepStart)
-	return c.runGPU(g, run, p, facts, nv, res, loc, start)
+	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2}
+	out, err := c.runGPU(g, run, p, timed, res, start, nil)
+	if err != nil {
+		return err
+	}
+	if nf, err := nv().Read(facts.UUID); err == nil {
+		nf.Apply(&out.Device)
+	}
+	loc.o, loc.perVertex, loc.support = out.Oriented, out.LocalPerVertex(), out.LocalSupport()
+	return nil
 }
 
 // countRunner is a plan prepared on the device: the whole graph
@@ -148,37 +157,41 @@ type countRunner interface {
 	Close() error
 }
 
-// runGPU runs the prepared plan once (total_ms), then the warm-ups and
-// timed repeats, and fills res.
-func (c *CountCmd) runGPU(g *Globals, run countRunner, p ir.Plan, facts gpu.DeviceFacts, nv func() *nvml.Session, res *countResult, loc *localCounts, start time.Time) error {
+// runGPU runs the prepared plan once (total_ms), then between (nil: nothing)
+// with that run, then the warm-ups and timed repeats of timed, and fills
+// res with the timed runs. Every run must give the first's count.
+func (c *CountCmd) runGPU(g *Globals, run countRunner, p ir.Plan, timed executor.RunOptions, res *countResult, start time.Time, between func(first *executor.Result) error) (*executor.Result, error) {
 	runStart := time.Now()
 	first, err := run.Run(g.ctx, executor.RunOptions{Repeat: 1})
 	if err != nil {
-		return gpuError(err)
+		return nil, gpuError(err)
 	}
 	res.FirstRunMs = msSince(runStart)
 	res.TotalMs = msSince(start)
-	out, err := run.Run(g.ctx, executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2})
+	if between != nil {
+		if err := between(first); err != nil {
+			return nil, err
+		}
+	}
+	out, err := run.Run(g.ctx, timed)
 	if err != nil {
-		return gpuError(err)
+		return nil, gpuError(err)
 	}
 	if out.Triangles != first.Triangles {
 		// The same kernels on the same data must agree: a difference is a
 		// race in generated code.
-		return errorf(exitMismatch, "plan %s: runs disagree (%d then %d triangles): nondeterministic kernel", p.Name(), first.Triangles, out.Triangles)
-	}
-	if nf, err := nv().Read(facts.UUID); err == nil {
-		nf.Apply(&out.Device)
+		return nil, errorf(exitMismatch, "plan %s: runs disagree (%d then %d triangles): nondeterministic kernel", p.Name(), first.Triangles, out.Triangles)
 	}
 	res.Triangles = out.Triangles
 	res.GPU = out
 	res.KernelMs, res.KernelMinMs, res.KernelMaxMs = out.KernelMs.Median, out.KernelMs.Min, out.KernelMs.Max
 	res.GPUMs, res.GPUMinMs, res.GPUMaxMs = out.GPUMs.Median, out.GPUMs.Min, out.GPUMs.Max
 	res.Runs = out.Runs
-	res.Measurement = &out.Pass
+	if out.Pass.Passes > 0 { // the timing routine's (a run on several devices has none)
+		res.Measurement = &out.Pass
+	}
 	res.CountMs = out.KernelMs.Median
-	loc.o, loc.perVertex, loc.support = out.Oriented, out.LocalPerVertex(), out.LocalSupport()
-	return nil
+	return out, nil
 }
 
 // gpuError attaches the exit code of a failure on the GPU path.
