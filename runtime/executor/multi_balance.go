@@ -46,8 +46,11 @@ type pivotCutter struct {
 
 // walk visits the modelled work of the sources [lo, hi).
 func (c *pivotCutter) walk(lo, hi uint64, visit func(uint64)) {
+	var words []uint32 // coreANDs' scratch, one allocation a walk
 	for u := lo; u < hi; u++ {
-		visit(pivotSourceWork(c.o, uint32(u), c.top) + pivotItemWork)
+		var w uint64
+		w, words = pivotSourceWork(c.o, uint32(u), c.top, words)
+		visit(w + pivotItemWork)
 	}
 }
 

@@ -212,7 +212,8 @@ const pivotItemWork = 2048
 // source of (pivotWork's probes and accesses, workmodel.go): the tail
 // entries of N+(u) after each v below the core, the core kernel's word
 // ANDs of u's core entries, and a read per entry in count and scatter.
-func pivotSourceWork(o *graph.Oriented, u uint32, top uint32) uint64 {
+// words is scratch for coreANDs, returned for the next vertex.
+func pivotSourceWork(o *graph.Oriented, u uint32, top uint32, words []uint32) (uint64, []uint32) {
 	lo, hi := o.Offsets[u], o.Offsets[u+1]
 	w := hi - lo + 1
 	e := lo
@@ -220,7 +221,7 @@ func pivotSourceWork(o *graph.Oriented, u uint32, top uint32) uint64 {
 		w += hi - e - 1
 	}
 	if hi-lo < 2 || o.Adj[hi-2] < top {
-		return w
+		return w, words
 	}
 	// The core's entries from k0 on: each but the last ANDs the nonzero
 	// words of S(u) from its own word on (coreWork).
@@ -228,8 +229,8 @@ func pivotSourceWork(o *graph.Oriented, u uint32, top uint32) uint64 {
 	for k0 > lo && o.Adj[k0-1] >= top {
 		k0--
 	}
-	ands, _ := coreANDs(o.Adj[k0:hi], top, nil)
-	return w + ands
+	ands, words := coreANDs(o.Adj[k0:hi], top, words)
+	return w + ands, words
 }
 
 // sliceList is items [a, b) of l as a list of their own: a slice of its
