@@ -174,16 +174,11 @@ func (c *CountCmd) countShareGPU(g *Globals, comm *mpi.Comm, p ir.Plan, gr *grap
 		return withCode(exitNoGPU, cuda.ErrNoDevice)
 	}
 	ord := mpi.LocalRank(comm.Rank) % len(facts)
-	opt := cuda.Options{NVRTCPath: c.NVRTC}
-	d, err := cuda.Open(ord, opt)
-	if err != nil {
-		return withCode(exitNoGPU, err)
-	}
-	defer d.Close()
-	comp, err := g.openCompiler(opt)
+	d, comp, err := g.openGPU(GPUFlags{Device: ord, NVRTC: c.NVRTC})
 	if err != nil {
 		return err
 	}
+	defer d.Close()
 	if c.Preset == "" && c.Spec == "" {
 		p, res.PlanSource = g.choosePlan(p, gr, o, d.Facts(), comp)
 	}
