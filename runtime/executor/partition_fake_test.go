@@ -2,6 +2,7 @@ package executor_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // it.
 
 func isPartKernel(name string) bool {
-	return name == executor.PartSrcKernel || name == executor.PartListKernel || name == executor.PartAddKernel
+	return name == executor.PartSrcKernel || name == executor.PartListKernel || name == executor.PartAddKernel || name == executor.PartRebaseKernel
 }
 
 // partLaunch runs a partition helper; false for another kernel.
@@ -52,6 +53,12 @@ func partLaunch(name string, args []any) (bool, error) {
 					fill[0]++
 				}
 			}
+		}
+	case executor.PartRebaseKernel: // off, lo, nv, base, at
+		off, lo, nv, base, at := args[0].(*fakeBuf), uint64(args[1].(uint32)), uint64(args[2].(uint32)), args[3].(uint64), args[4].(uint64)
+		binary.LittleEndian.PutUint64(off.data[8*lo:], at)
+		for v := lo + 1; v <= lo+nv; v++ {
+			binary.LittleEndian.PutUint64(off.data[8*v:], off.u64(v)-base+at)
 		}
 	case executor.PartAddKernel: // counts, slot, sum
 		counts, slot, sum := rxU64s(args[0]), args[1].(uint32), rxU64s(args[2])

@@ -77,12 +77,13 @@ func partitionCaps(n, maxRow, capBytes, chunkBytes uint64) (blockCap, chunkCap u
 		chunkBytes = max(rows/chunkShare, min(minChunkBytes, rows/8), chunkEntryBytes*max(maxRow, 1))
 	}
 	chunkCap = chunkBytes / chunkEntryBytes
-	if chunkBytes > rows/2 || chunkCap == 0 {
+	if chunkBytes > rows/3 || chunkCap == 0 { // two chunks and a block as large
+
 		return 0, 0, fmt.Errorf("chunks of %d bytes leave no room for a block in %d bytes of rows", chunkBytes, rows)
 	}
-	blockCap = (rows - chunkCap*chunkEntryBytes) / blockEntryBytes
+	blockCap = (rows - 2*chunkCap*chunkEntryBytes) / blockEntryBytes
 	if blockCap < chunkCap { // a block holds one chunk at least
-		chunkCap = rows / (blockEntryBytes + chunkEntryBytes)
+		chunkCap = rows / (blockEntryBytes + 2*chunkEntryBytes)
 		blockCap = chunkCap
 	}
 	return blockCap, chunkCap, nil
@@ -206,8 +207,9 @@ func (p *partition) deviceBytes() uint64 {
 	return partitionFixed(uint64(p.n)) - 32 + adjBytes(p.window()) + 4*max(p.maxBlock, 1) + 8*max(p.maxList, 1)
 }
 
-// window is the entries of the adjacency window: a block, then a chunk.
-func (p *partition) window() uint64 { return p.maxBlock + p.maxChunk }
+// window is the entries of the adjacency window: a block, then two
+// chunks (one copied while the other counts).
+func (p *partition) window() uint64 { return p.maxBlock + 2*p.maxChunk }
 
 // copiedBytes is what one pass copies to the device: per block its rows
 // and offsets, then the rows and offsets of each chunk it pairs with.
