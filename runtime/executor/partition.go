@@ -132,10 +132,10 @@ func PreparePartitioned(ctx context.Context, dev gpu.Device, comp gpu.Compiler, 
 		return nil, s.fail("%v", err)
 	}
 	have := s.usable()
-	blockCap, chunkCap, err := partitionCaps(uint64(s.o.N()), maxRow(s.o), have, opt.ChunkBytes)
+	blockRoom, chunkCap, err := partitionCaps(uint64(s.o.N()), maxRow(s.o), have, opt.ChunkBytes)
 	if err == nil {
 		var part *partition
-		if part, err = cutPartition(s.o, blockCap, chunkCap); err == nil {
+		if part, err = cutPartition(s.o, blockRoom, chunkCap); err == nil {
 			pt := &Partitioned{dev: dev, name: s.name, o: s.o, part: part, cls: cls, sms: s.facts.SMs, have: have}
 			s.clk.mark("partition")
 			return pt.setup(s, have)
