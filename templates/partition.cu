@@ -17,6 +17,18 @@ tcgen_part_src(const u64* __restrict__ off, u32 lo, u32 nv, u32* __restrict__ sr
   }
 }
 
+// tcgen_part_rebase: the offsets of vertices lo .. lo + nv, copied raw
+// (off[lo] aside, which a neighbouring range's rows may still read until
+// this runs), rewritten to their rows' places in the window, the first at
+// entry at: off[lo + x] = raw - base + at, base being vertex lo's raw offset.
+extern "C" __global__ void __launch_bounds__(256)
+tcgen_part_rebase(u64* __restrict__ off, u32 lo, u32 nv, u64 base, u64 at) {
+  const u64 stride = (u64)gridDim.x * blockDim.x;
+  for (u64 x = blockIdx.x * (u64)blockDim.x + threadIdx.x; x <= nv; x += stride) {
+    off[lo + x] = x == 0 ? at : off[lo + x] - base + at;
+  }
+}
+
 // lower: the first position in adj[a, b) (sorted) whose entry is >= x.
 __device__ __forceinline__ u64 lower(const u32* __restrict__ adj, u64 a, u64 b, u32 x) {
   while (a < b) {

@@ -26,6 +26,7 @@ var fakeCUDASource []byte
 
 type fakeDriver struct {
 	setNoDevice, ctxRefs, hostAllocs, asyncCopies uintptr
+	lastStream, liveStreams, registered           uintptr
 }
 
 func (f fakeDriver) count(sym uintptr) int {
@@ -96,6 +97,11 @@ func useFakeDriver(t *testing.T) fakeDriver {
 	}
 	if f.asyncCopies, err = purego.Dlsym(h, "fake_async_copies"); err != nil {
 		t.Fatal(err)
+	}
+	for sym, dst := range map[string]*uintptr{"fake_last_stream": &f.lastStream, "fake_live_streams": &f.liveStreams, "fake_registered": &f.registered} {
+		if *dst, err = purego.Dlsym(h, sym); err != nil {
+			t.Fatal(err)
+		}
 	}
 	f.noDevice(false)
 	return f

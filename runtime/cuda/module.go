@@ -146,6 +146,11 @@ func (f *Function) Name() string { return f.name }
 // device address). A grid with X == 0 launches nothing: an empty class.
 // Y and Z of 0 mean 1.
 func (f *Function) Launch(grid, block gpu.Dim3, sharedBytes uint32, args ...any) error {
+	return f.launchOn(0, grid, block, sharedBytes, args...)
+}
+
+// launchOn enqueues the kernel on stream s (0: the default stream).
+func (f *Function) launchOn(s cuStream, grid, block gpu.Dim3, sharedBytes uint32, args ...any) error {
 	grid, block = fix(grid), fix(block)
 	lerr := func(err error) error {
 		return &LaunchError{Kernel: f.name, Grid: [3]uint32{grid.X, grid.Y, grid.Z},
@@ -199,7 +204,7 @@ func (f *Function) Launch(grid, block gpu.Dim3, sharedBytes uint32, args ...any)
 		return lerr(err)
 	}
 	defer d.leave()
-	if err := d.drv.cuLaunchKernel(f.fn, grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, sharedBytes, 0, params, nil); err != nil {
+	if err := d.drv.cuLaunchKernel(f.fn, grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, sharedBytes, s, params, nil); err != nil {
 		return lerr(err)
 	}
 	return nil
@@ -288,18 +293,22 @@ func (f *Function) Attrs() (FuncAttrs, error) {
 type Timer struct {
 	d           *Device
 	start, stop cuEvent
-	state       int // 0 new, 1 started, 2 stopped
+	state       int      // 0 new, 1 started, 2 stopped
+	stream      cuStream // where its events are recorded (0: the default stream)
 }
 
 var _ gpu.Timer = (*Timer)(nil)
 
 // NewTimer creates the two events.
-func (d *Device) NewTimer() (gpu.Timer, error) {
+func (d *Device) NewTimer() (gpu.Timer, error) { return d.newTimer(0) }
+
+// newTimer is a timer whose events are recorded on stream s.
+func (d *Device) newTimer(s cuStream) (*Timer, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
 	defer d.leave()
-	t := &Timer{d: d}
+	t := &Timer{d: d, stream: s}
 	if err := d.drv.cuEventCreate(&t.start, 0); err != nil {
 		return nil, err
 	}
@@ -315,7 +324,7 @@ func (t *Timer) record(ev cuEvent) error {
 		return err
 	}
 	defer t.d.leave()
-	return t.d.drv.cuEventRecord(ev, 0)
+	return t.d.drv.cuEventRecord(ev, t.stream)
 }
 
 // Start records the start event.

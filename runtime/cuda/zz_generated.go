@@ -84,6 +84,11 @@ type driverLibAddrs struct {
 	cuEventSynchronize                          uintptr
 	cuEventElapsedTime                          uintptr
 	cuEventDestroy                              uintptr
+	cuStreamCreate                              uintptr
+	cuStreamDestroy                             uintptr
+	cuStreamSynchronize                         uintptr
+	cuStreamWaitEvent                           uintptr
+	cuMemsetD8Async                             uintptr
 }
 
 // symbols lists each entry point's exported symbol and where its address goes.
@@ -128,6 +133,11 @@ func (a *driverLibAddrs) symbols() []symbolSlot {
 		{"cuEventSynchronize", &a.cuEventSynchronize},
 		{"cuEventElapsedTime", &a.cuEventElapsedTime},
 		{"cuEventDestroy_v2", &a.cuEventDestroy},
+		{"cuStreamCreate", &a.cuStreamCreate},
+		{"cuStreamDestroy_v2", &a.cuStreamDestroy},
+		{"cuStreamSynchronize", &a.cuStreamSynchronize},
+		{"cuStreamWaitEvent", &a.cuStreamWaitEvent},
+		{"cuMemsetD8Async", &a.cuMemsetD8Async},
 	}
 }
 
@@ -480,6 +490,51 @@ func (l *driverLib) cuEventDestroy(hEvent cuEvent) error {
 	}
 	r, _, _ := purego.SyscallN(l.addr.cuEventDestroy, uintptr(hEvent))
 	return l.check("cuEventDestroy_v2", r)
+}
+
+// cuStreamCreate calls cuStreamCreate: CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags).
+func (l *driverLib) cuStreamCreate(phStream *cuStream, Flags uint32) error {
+	if l.addr.cuStreamCreate == 0 {
+		return l.missing("cuStreamCreate")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuStreamCreate, uintptr(unsafe.Pointer(phStream)), uintptr(Flags))
+	return l.check("cuStreamCreate", r)
+}
+
+// cuStreamDestroy calls cuStreamDestroy_v2: CUresult cuStreamDestroy(CUstream hStream).
+func (l *driverLib) cuStreamDestroy(hStream cuStream) error {
+	if l.addr.cuStreamDestroy == 0 {
+		return l.missing("cuStreamDestroy_v2")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuStreamDestroy, uintptr(hStream))
+	return l.check("cuStreamDestroy_v2", r)
+}
+
+// cuStreamSynchronize calls cuStreamSynchronize: CUresult cuStreamSynchronize(CUstream hStream).
+func (l *driverLib) cuStreamSynchronize(hStream cuStream) error {
+	if l.addr.cuStreamSynchronize == 0 {
+		return l.missing("cuStreamSynchronize")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuStreamSynchronize, uintptr(hStream))
+	return l.check("cuStreamSynchronize", r)
+}
+
+// cuStreamWaitEvent calls cuStreamWaitEvent: CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags).
+func (l *driverLib) cuStreamWaitEvent(hStream cuStream, hEvent cuEvent, Flags uint32) error {
+	if l.addr.cuStreamWaitEvent == 0 {
+		return l.missing("cuStreamWaitEvent")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuStreamWaitEvent, uintptr(hStream), uintptr(hEvent), uintptr(Flags))
+	return l.check("cuStreamWaitEvent", r)
+}
+
+// cuMemsetD8Async calls cuMemsetD8Async: CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream).
+func (l *driverLib) cuMemsetD8Async(dstDevice uint64, uc uint8, N uint64, hStream cuStream) error {
+	if l.addr.cuMemsetD8Async == 0 {
+		return l.missing("cuMemsetD8Async")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuMemsetD8Async, uintptr(dstDevice), uintptr(uc), uintptr(N), uintptr(hStream))
+	return l.check("cuMemsetD8Async", r)
 }
 
 // nvrtcLibAddrs holds the resolved entry points (0 where the library lacks one).

@@ -69,6 +69,16 @@ type fakeDevice struct {
 	// limit, when set, fails an allocation that would hold more than
 	// limit bytes live (partition_fake_test.go); peak is the most held.
 	limit, peak uint64
+	// streams queue work until the default stream needs it done
+	// (streams_fake_test.go): prefer is the one that runs first when it
+	// may, noWait the streams that ignore their waits, ran what ran in
+	// order, pinned the host bytes pinned.
+	streams  []*fakeStream
+	prefer   int
+	noWait   map[int]bool
+	draining bool
+	ran      []string
+	pinned   uint64
 }
 
 func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
@@ -135,7 +145,7 @@ func (d *fakeDevice) Load(img gpu.Image) (gpu.Module, error) {
 }
 
 func (d *fakeDevice) NewTimer() (gpu.Timer, error) { d.timers++; return &fakeTimer{d: d}, nil }
-func (d *fakeDevice) Synchronize() error           { return nil }
+func (d *fakeDevice) Synchronize() error           { return d.drain() }
 func (d *fakeDevice) Close() error                 { return nil }
 
 type fakeBuf struct {
@@ -147,6 +157,9 @@ type fakeBuf struct {
 func (b *fakeBuf) Ptr() uint64  { return b.addr }
 func (b *fakeBuf) Size() uint64 { return uint64(len(b.data)) }
 func (b *fakeBuf) Write(off uint64, src unsafe.Pointer, n uint64) error {
+	if err := b.d.drain(); err != nil {
+		return err
+	}
 	b.d.writes++
 	copy(b.data[off:off+n], unsafe.Slice((*byte)(src), n))
 	return nil
@@ -168,10 +181,16 @@ func (b *fakeBuf) WriteFrom(off, n uint64, fill func(dst []byte, pos uint64) err
 }
 
 func (b *fakeBuf) Read(off uint64, dst unsafe.Pointer, n uint64) error {
+	if err := b.d.drain(); err != nil {
+		return err
+	}
 	copy(unsafe.Slice((*byte)(dst), n), b.data[off:off+n])
 	return nil
 }
 func (b *fakeBuf) Zero() error {
+	if err := b.d.drain(); err != nil {
+		return err
+	}
 	b.d.events = append(b.d.events, fmt.Sprintf("zero %d running %d", len(b.data), b.d.running))
 	clear(b.data)
 	return nil
@@ -255,6 +274,9 @@ func intersect(a, b []uint32) uint64 {
 }
 
 func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) error {
+	if err := f.d.drain(); err != nil {
+		return err
+	}
 	f.d.launch = append(f.d.launch, f.name)
 	var err error
 	if args, err = f.d.unshift(args); err != nil {

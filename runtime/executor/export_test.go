@@ -29,6 +29,7 @@ const (
 	PartSrcKernel    = partSrcKernel
 	PartListKernel   = partListKernel
 	PartAddKernel    = partAddKernel
+	PartRebaseKernel = partRebaseKernel
 )
 
 // SplitWork is splitWork for the tests: each part's items, its modelled

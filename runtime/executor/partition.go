@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
@@ -16,24 +17,27 @@ import (
 // A count in partitions, for a graph whose memory plan does not fit the
 // device (or RunOptions.DeviceMemory): the host cuts the oriented graph
 // into blocks and chunks (partition_plan.go); the device holds every
-// vertex's offsets and a window of rows, a block followed by one chunk.
-// The offsets of the block's vertices and the chunk's are rewritten to
-// their rows' places in the window as they arrive, so the plan's own edge
+// vertex's offsets and a window of rows, a block followed by two slots of
+// a chunk each. The offsets of the block's vertices and the chunk's are
+// rewritten to their rows' places in the window as they arrive, so the plan's own edge
 // kernel, given the window as adj and the offsets as off, reads N+(u) and
-// N+(v) where they are, as it would in the whole graph. tcgen_part_list
+// N+(v) where they are, as it would in the whole graph. A chunk is copied
+// on a stream of its own while the pair before it counts
+// (partition_run.go), from the graph's rows pinned. tcgen_part_list
 // (templates/partition.cu) lists each pair's edges on the device, the
 // edge kernel counts them, and tcgen_part_add adds the pair's count to
 // the pass's u64 sum: exact, whatever the order.
 
 // partitionHelpers are the helper kernels' file and names.
 const (
-	partitionFile   = "tcgen_partition.cu"
-	partSrcKernel   = "tcgen_part_src"
-	partListKernel  = "tcgen_part_list"
-	partAddKernel   = "tcgen_part_add"
-	partitionBlock  = 256 // the helpers' launch bounds
-	partitionWaves  = 8   // helper blocks per SM: a thread per vertex, strided
-	partitionTimers = 2   // per step: its copy and its kernels
+	partitionFile    = "tcgen_partition.cu"
+	partSrcKernel    = "tcgen_part_src"
+	partListKernel   = "tcgen_part_list"
+	partAddKernel    = "tcgen_part_add"
+	partRebaseKernel = "tcgen_part_rebase"
+	partitionBlock   = 256 // the helpers' launch bounds
+	partitionWaves   = 8   // helper blocks per SM: a thread per vertex, strided
+	partitionTimers  = 2   // per step: its copy and its kernels
 )
 
 // PartitionStats is what a count in partitions did in a pass.
@@ -45,6 +49,9 @@ type PartitionStats struct {
 	BlockBytes  uint64 `json:"block_bytes"`  // the largest block's rows
 	ChunkBytes  uint64 `json:"chunk_bytes"`  // the largest chunk's rows
 	BytesCopied uint64 `json:"bytes_copied"` // rows and offsets copied per pass
+	// Pinned: the graph's rows are page-locked, so the copies overlap the
+	// kernels (else they stage through the driver's pageable path).
+	Pinned bool `json:"pinned"`
 	// CopyMs and KernelMs sum a pass's copies and its kernels (lists,
 	// src, counts), medians over the timed passes; OverlapMs is how much
 	// of them ran at once: copy + kernel - pass (0: one after the other).
@@ -67,6 +74,7 @@ type Partitioned struct {
 	srcFn     gpu.Function
 	listFn    gpu.Function
 	addFn     gpu.Function
+	rebaseFn  gpu.Function
 	buffers   []gpu.Buffer
 	off, adj  gpu.Buffer
 	src       gpu.Buffer
@@ -77,12 +85,18 @@ type Partitioned struct {
 	steps     []partStep
 	timers    []gpu.Timer
 	pass      gpu.Timer
-	host      []uint64 // rebased offsets on their way up
-	have      uint64   // the memory it was planned under
+	have      uint64 // the memory it was planned under
+	// The copy and compute streams and the events ordering them
+	// (partition_run.go); unpin releases the pinned rows.
+	copier, compute gpu.Stream
+	idle, blockIn   gpu.Event
+	copied, freed   [2]gpu.Event
+	events          []gpu.Event
+	unpin           []func() error
 }
 
 // partStep is one step of a pass: a block's arrival (pair < 0) or one
-// pair's, with their timers.
+// pair's, with their timers (no copyT for a diagonal pair).
 type partStep struct {
 	block, pair   int
 	copyT, kernel gpu.Timer
@@ -118,10 +132,10 @@ func PreparePartitioned(ctx context.Context, dev gpu.Device, comp gpu.Compiler, 
 		return nil, s.fail("%v", err)
 	}
 	have := s.usable()
-	blockCap, chunkCap, err := partitionCaps(uint64(s.o.N()), maxRow(s.o), have, opt.ChunkBytes)
+	blockRoom, chunkCap, err := partitionCaps(uint64(s.o.N()), maxRow(s.o), have, opt.ChunkBytes)
 	if err == nil {
 		var part *partition
-		if part, err = cutPartition(s.o, blockCap, chunkCap); err == nil {
+		if part, err = cutPartition(s.o, blockRoom, chunkCap); err == nil {
 			pt := &Partitioned{dev: dev, name: s.name, o: s.o, part: part, cls: cls, sms: s.facts.SMs, have: have}
 			s.clk.mark("partition")
 			return pt.setup(s, have)
@@ -204,7 +218,7 @@ func (pt *Partitioned) load(s *preparation) error {
 			return s.fail("kernel %s: %d bytes of dynamic shared memory: %w", c.Kernel, c.DynamicSharedBytes, err)
 		}
 	}
-	for name, fn := range map[string]*gpu.Function{partSrcKernel: &pt.srcFn, partListKernel: &pt.listFn, partAddKernel: &pt.addFn} {
+	for name, fn := range map[string]*gpu.Function{partSrcKernel: &pt.srcFn, partListKernel: &pt.listFn, partAddKernel: &pt.addFn, partRebaseKernel: &pt.rebaseFn} {
 		if *fn, err = pt.hmod.Function(name); err != nil {
 			return s.fail("kernel %s: %w", name, err)
 		}
@@ -243,8 +257,11 @@ func (pt *Partitioned) allocate() error {
 			return err
 		}
 	}
+	if err := pt.streams(); err != nil {
+		return err
+	}
 	var err error
-	if pt.pass, err = pt.newTimer(); err != nil {
+	if pt.pass, err = pt.newTimer(pt.dev.NewTimer); err != nil {
 		return err
 	}
 	last := -1
@@ -257,18 +274,20 @@ func (pt *Partitioned) allocate() error {
 	}
 	for i := range pt.steps {
 		st := &pt.steps[i]
-		if st.copyT, err = pt.newTimer(); err != nil {
-			return err
+		if st.pair < 0 || part.pairs[st.pair].chunk >= 0 { // a diagonal copies nothing
+			if st.copyT, err = pt.newTimer(pt.copier.NewTimer); err != nil {
+				return err
+			}
 		}
-		if st.kernel, err = pt.newTimer(); err != nil {
+		if st.kernel, err = pt.newTimer(pt.compute.NewTimer); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (pt *Partitioned) newTimer() (gpu.Timer, error) {
-	t, err := pt.dev.NewTimer()
+func (pt *Partitioned) newTimer(newT func() (gpu.Timer, error)) (gpu.Timer, error) {
+	t, err := newT()
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +299,9 @@ func (pt *Partitioned) newTimer() (gpu.Timer, error) {
 // more than once.
 func (pt *Partitioned) Close() error {
 	var errs []error
+	if pt.copier != nil { // nothing queued may run on what is freed
+		errs = append(errs, pt.dev.Synchronize())
+	}
 	for _, b := range pt.buffers {
 		errs = append(errs, b.Free())
 	}
@@ -288,6 +310,20 @@ func (pt *Partitioned) Close() error {
 		errs = append(errs, t.Close())
 	}
 	pt.timers = nil
+	for _, e := range pt.events {
+		errs = append(errs, e.Close())
+	}
+	pt.events = nil
+	for _, st := range []*gpu.Stream{&pt.copier, &pt.compute} {
+		if *st != nil {
+			errs = append(errs, (*st).Close())
+			*st = nil
+		}
+	}
+	for _, un := range pt.unpin {
+		errs = append(errs, un())
+	}
+	pt.unpin = nil
 	for _, m := range []*gpu.Module{&pt.mod, &pt.hmod} {
 		if *m != nil {
 			errs = append(errs, (*m).Unload())
@@ -314,8 +350,46 @@ func (s *preparation) usable() uint64 {
 func (pt *Partitioned) Stats() PartitionStats {
 	p := pt.part
 	return PartitionStats{CapBytes: pt.have, Blocks: p.numBlocks(), Chunks: p.numChunks(), Pairs: len(p.pairs),
-		BlockBytes: 4 * p.maxBlock, ChunkBytes: 4 * p.maxChunk, BytesCopied: p.copiedBytes(pt.o.Offsets)}
+		BlockBytes: 4 * p.maxBlock, ChunkBytes: 4 * p.maxChunk, BytesCopied: p.copiedBytes(pt.o.Offsets), Pinned: len(pt.unpin) > 0}
 }
 
 // DeviceBytes is the device memory it allocated.
 func (pt *Partitioned) DeviceBytes() uint64 { return pt.res.DeviceBytes }
+
+// streams makes the copy and compute streams and their events, and pins
+// the graph's rows and offsets so that their copies run asynchronously; a
+// pin the driver refuses leaves the copies correct, only not overlapped.
+func (pt *Partitioned) streams() error {
+	ss := gpu.StreamsOf(pt.dev)
+	var err error
+	if pt.copier, err = ss.NewStream(); err != nil {
+		return err
+	}
+	if pt.compute, err = ss.NewStream(); err != nil {
+		return err
+	}
+	for _, e := range []*gpu.Event{&pt.idle, &pt.blockIn, &pt.copied[0], &pt.copied[1], &pt.freed[0], &pt.freed[1]} {
+		if *e, err = ss.NewEvent(); err != nil {
+			return err
+		}
+		pt.events = append(pt.events, *e)
+	}
+	if _, serial := ss.(gpu.Serial); serial {
+		return nil
+	}
+	adj, off := pt.o.Adj, pt.o.Offsets
+	for _, r := range []struct {
+		p unsafe.Pointer
+		n uint64
+	}{{unsafe.Pointer(unsafe.SliceData(adj)), 4 * uint64(len(adj))}, {unsafe.Pointer(unsafe.SliceData(off)), 8 * uint64(len(off))}} {
+		if r.n == 0 {
+			continue
+		}
+		un, err := ss.Pin(r.p, r.n)
+		if err != nil {
+			break
+		}
+		pt.unpin = append(pt.unpin, un)
+	}
+	return nil
+}

@@ -10,7 +10,8 @@ import (
 
 // The host's plan of a count in partitions (partition.go). The vertices
 // are cut into chunks, contiguous id ranges of at most chunkCap entries of
-// rows each, and the chunks into blocks of at most blockCap entries. Every
+// rows each, and the chunks into blocks as large as the block's room
+// holds: its rows, their src and the longest work list of its pairs. Every
 // triangle u < v < w (the orientation is the id order) is counted once, by
 // the edge u -> v, from N+(u) and N+(v): for the block a that holds u, the
 // edges whose target v lies in a itself (the diagonal pair) or in one chunk
@@ -24,7 +25,7 @@ type partition struct {
 	n          uint32
 	chunks     []uint32 // chunk k is the vertices [chunks[k], chunks[k+1])
 	blocks     []int    // block a is the chunks [blocks[a], blocks[a+1])
-	blockCap   uint64   // entries: the largest block's rows fit
+	blockRoom  uint64   // bytes of a block's rows, src and work list
 	chunkCap   uint64   // entries of one streamed chunk
 	pairs      []pair   // the pairs with edges, block by block, the diagonal first
 	maxList    uint64   // the longest pair's edges (the work list's size)
@@ -41,10 +42,12 @@ type pair struct {
 }
 
 // Per resident entry: adj and src (4 bytes each) and the work list's u64,
-// when one pair takes every edge of the block; per streamed entry the adj
-// word.
+// when one pair takes every edge of the block (a block's room holds one
+// chunk so); per streamed entry the adj word.
 const (
 	blockEntryBytes = 16
+	blockRowBytes   = 8 // a block's entry: adj and src, its list aside
+	listEntryBytes  = 8 // a work list's u64
 	chunkEntryBytes = 4
 	// chunkShare: without a chunk size given, the chunks get 1/32 of the
 	// rows' memory: blocks are whole chunks, so at most a chunk of each
@@ -62,12 +65,12 @@ func partitionFixed(n uint64) uint64 {
 	return (n+1)*8 + uint64(gen.CountsWords(1))*8 + 16 + 32 // 32: adjBytes' tile padding
 }
 
-// partitionCaps is the entries of rows a block and a chunk may hold under
-// a cap of capBytes for a graph of n vertices whose longest row has
-// maxRow entries, with chunks of chunkBytes (0: the default share, raised
-// to hold the longest row), or an error when the cap cannot hold the
-// offsets, a block and a chunk.
-func partitionCaps(n, maxRow, capBytes, chunkBytes uint64) (blockCap, chunkCap uint64, err error) {
+// partitionCaps is the room in bytes of a block (its rows, src and work
+// list) and the entries of rows of a chunk under a cap of capBytes for a
+// graph of n vertices whose longest row has maxRow entries, with chunks of
+// chunkBytes (0: the default share, raised to hold the longest row), or an
+// error when the cap cannot hold the offsets, a block and two chunks.
+func partitionCaps(n, maxRow, capBytes, chunkBytes uint64) (blockRoom, chunkCap uint64, err error) {
 	fixed := partitionFixed(n)
 	if capBytes <= fixed {
 		return 0, 0, fmt.Errorf("a cap of %d MiB does not hold the offsets of %d vertices (%d MiB)", capBytes>>20, n, fixed>>20)
@@ -77,15 +80,16 @@ func partitionCaps(n, maxRow, capBytes, chunkBytes uint64) (blockCap, chunkCap u
 		chunkBytes = max(rows/chunkShare, min(minChunkBytes, rows/8), chunkEntryBytes*max(maxRow, 1))
 	}
 	chunkCap = chunkBytes / chunkEntryBytes
-	if chunkBytes > rows/2 || chunkCap == 0 {
+	if chunkBytes > rows/3 || chunkCap == 0 { // two chunks and a block as large
+
 		return 0, 0, fmt.Errorf("chunks of %d bytes leave no room for a block in %d bytes of rows", chunkBytes, rows)
 	}
-	blockCap = (rows - chunkCap*chunkEntryBytes) / blockEntryBytes
-	if blockCap < chunkCap { // a block holds one chunk at least
-		chunkCap = rows / (blockEntryBytes + chunkEntryBytes)
-		blockCap = chunkCap
+	blockRoom = rows - 2*chunkCap*chunkEntryBytes
+	if blockRoom < chunkCap*blockEntryBytes { // a block holds one chunk at least
+		chunkCap = rows / (blockEntryBytes + 2*chunkEntryBytes)
+		blockRoom = chunkCap * blockEntryBytes
 	}
-	return blockCap, chunkCap, nil
+	return blockRoom, chunkCap, nil
 }
 
 // maxRow is the longest row of o.
@@ -99,10 +103,10 @@ func maxRow(o *graph.Oriented) uint64 {
 
 // cutPartition cuts o under the caps: chunks of at most chunkCap entries
 // (a vertex whose row alone is larger gets an error), blocks of whole
-// chunks up to blockCap entries; then counts each pair's edges.
-func cutPartition(o *graph.Oriented, blockCap, chunkCap uint64) (*partition, error) {
+// chunks within blockRoom bytes; then counts each pair's edges.
+func cutPartition(o *graph.Oriented, blockRoom, chunkCap uint64) (*partition, error) {
 	n := o.N()
-	p := &partition{n: uint32(n), blockCap: blockCap, chunkCap: chunkCap, chunks: []uint32{0}}
+	p := &partition{n: uint32(n), blockRoom: blockRoom, chunkCap: chunkCap, chunks: []uint32{0}}
 	off := o.Offsets
 	start := uint64(0)
 	for v := range n {
@@ -116,14 +120,10 @@ func cutPartition(o *graph.Oriented, blockCap, chunkCap uint64) (*partition, err
 		}
 	}
 	p.chunks = append(p.chunks, uint32(n))
-	p.blocks = []int{0}
-	for k := 0; k+1 < len(p.chunks); k++ {
-		lo := p.chunks[p.blocks[len(p.blocks)-1]]
-		if off[p.chunks[k+1]]-off[lo] > blockCap {
-			p.blocks = append(p.blocks, k)
-		}
+	var ok bool
+	if p.blocks, ok = p.cutBlocks(o, false); !ok {
+		p.blocks, _ = p.cutBlocks(o, true)
 	}
-	p.blocks = append(p.blocks, len(p.chunks)-1)
 	for k := range p.numChunks() {
 		lo, hi := p.chunkRange(k)
 		p.maxChunk = max(p.maxChunk, off[hi]-off[lo])
@@ -206,8 +206,9 @@ func (p *partition) deviceBytes() uint64 {
 	return partitionFixed(uint64(p.n)) - 32 + adjBytes(p.window()) + 4*max(p.maxBlock, 1) + 8*max(p.maxList, 1)
 }
 
-// window is the entries of the adjacency window: a block, then a chunk.
-func (p *partition) window() uint64 { return p.maxBlock + p.maxChunk }
+// window is the entries of the adjacency window: a block, then two
+// chunks (one copied while the other counts).
+func (p *partition) window() uint64 { return p.maxBlock + 2*p.maxChunk }
 
 // copiedBytes is what one pass copies to the device: per block its rows
 // and offsets, then the rows and offsets of each chunk it pairs with.
@@ -225,4 +226,86 @@ func (p *partition) copiedBytes(off []uint64) uint64 {
 		}
 	}
 	return b
+}
+
+// cutBlocks groups the chunks into blocks, each as large as blockRoom
+// holds the largest rows and the longest pair list of all the blocks so
+// far (all share one window, src and list). worst takes a pair list as
+// long as the block's rows, which every chunk fits; else the block's
+// pairs are counted as it grows (blockLists), and false says a chunk did
+// not fit a block of its own.
+func (p *partition) cutBlocks(o *graph.Oriented, worst bool) ([]int, bool) {
+	off := o.Offsets
+	blocks := []int{0}
+	var maxR, maxP uint64
+	grow := newBlockLists(p, o)
+	for k := 0; k < p.numChunks(); k++ {
+		b0 := blocks[len(blocks)-1]
+		r := off[p.chunks[k+1]] - off[p.chunks[b0]]
+		l := r
+		if !worst {
+			l = grow.add(k)
+		}
+		if blockRowBytes*max(r, maxR)+listEntryBytes*max(l, maxP) <= p.blockRoom {
+			continue
+		}
+		if k == b0 { // a chunk alone does not fit
+			return nil, false
+		}
+		blocks = append(blocks, k) // the block ends before chunk k
+		prev := off[p.chunks[k]] - off[p.chunks[b0]]
+		if prevL := grow.last; worst {
+			maxR, maxP = max(maxR, prev), max(maxP, prev)
+		} else {
+			maxR, maxP = max(maxR, prev), max(maxP, prevL)
+		}
+		grow.reset(k)
+		k-- // chunk k starts the next block
+	}
+	return append(blocks, p.numChunks()), true
+}
+
+// blockLists follows the pairs of a block as it grows a chunk at a time:
+// per chunk at or after the block's first, the edges from the block's
+// rows into it.
+type blockLists struct {
+	p     *partition
+	o     *graph.Oriented
+	first int      // the block's first chunk
+	into  []uint64 // edges into chunk first+i
+	last  uint64   // the longest list of the block as it was before the last add
+	cur   uint64
+}
+
+func newBlockLists(p *partition, o *graph.Oriented) *blockLists {
+	b := &blockLists{p: p, o: o}
+	b.reset(0)
+	return b
+}
+
+// reset starts a block at chunk k.
+func (b *blockLists) reset(k int) {
+	b.first, b.into, b.last, b.cur = k, make([]uint64, b.p.numChunks()-k), 0, 0
+}
+
+// add adds chunk k, the block's last, and returns the longest list of
+// the block's pairs: its diagonal (edges into its own chunks) or a chunk
+// after it.
+func (b *blockLists) add(k int) uint64 {
+	p, o := b.p, b.o
+	lo, hi := p.chunkRange(k)
+	for _, v := range o.Adj[o.Offsets[lo]:o.Offsets[hi]] {
+		c := sort.Search(len(p.chunks), func(i int) bool { return p.chunks[i] > v }) - 1
+		b.into[c-b.first]++
+	}
+	var diag, after uint64
+	for i, e := range b.into {
+		if b.first+i <= k {
+			diag += e
+		} else {
+			after = max(after, e)
+		}
+	}
+	b.last, b.cur = b.cur, max(diag, after)
+	return b.cur
 }

@@ -143,10 +143,53 @@ CUresult cuMemFreeHost(void *p) {
 int fake_host_allocs(void) { return host_allocs; }
 int async_copies;
 int fake_async_copies(void) { return async_copies; }
+// Streams run their work at once; each call on one notes it in
+// last_stream, and the live streams and pinned ranges are counted.
+static void *last_stream;
+static int live_streams, registered;
+void *fake_last_stream(void) { return last_stream; }
+int fake_live_streams(void) { return live_streams; }
+int fake_registered(void) { return registered; }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, void *stream) {
     NEED_CTX;
     memcpy((void *)(uintptr_t)dst, src, n);
     async_copies++;
+    last_stream = stream;
+    return 0;
+}
+CUresult cuStreamCreate(void **s, unsigned flags) {
+    NEED_CTX;
+    *s = malloc(1);
+    live_streams++;
+    return 0;
+}
+CUresult cuStreamDestroy_v2(void *s) {
+    free(s);
+    live_streams--;
+    return 0;
+}
+CUresult cuStreamSynchronize(void *s) { NEED_CTX; return 0; }
+CUresult cuStreamWaitEvent(void *s, void *ev, unsigned flags) {
+    NEED_CTX;
+    last_stream = s;
+    return ev ? 0 : 400;
+}
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, void *stream) {
+    NEED_CTX;
+    memset((void *)(uintptr_t)dst, v, n);
+    last_stream = stream;
+    return 0;
+}
+// Read-only pinning (flag 8) only, as tcgen asks for it.
+CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned flags) {
+    NEED_CTX;
+    if (flags != 8) return 1;
+    registered++;
+    return 0;
+}
+CUresult cuMemHostUnregister(void *p) {
+    NEED_CTX;
+    registered--;
     return 0;
 }
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
@@ -242,6 +285,7 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
     if (gx == 0 || bx == 0 || gy == 0 || by == 0 || gz == 0 || bz == 0) return 1;
     uintptr_t k = (uintptr_t)f;
     if (shared > 49152 && (int)shared > max_dynamic_shared[k]) return 1;
+    last_stream = stream;
     if (k == 1) {
         uint32_t *a = (uint32_t *)(uintptr_t)*(CUdeviceptr *)params[0];
         uint32_t n = *(uint32_t *)params[1];
@@ -271,6 +315,7 @@ CUresult cuEventCreate(void **ev, unsigned flags) {
 }
 CUresult cuEventRecord(void *ev, void *stream) {
     NEED_CTX;
+    last_stream = stream;
     clock_gettime(CLOCK_MONOTONIC, ev);
     return 0;
 }

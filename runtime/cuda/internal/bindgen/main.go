@@ -85,6 +85,12 @@ var driver = library{
 		// cuEventElapsedTime_v2 exists only from CUDA 12.8; the plain one is in every driver.
 		{decl: "CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)"},
 		{decl: "CUresult cuEventDestroy(CUevent hEvent)", suffix: "_v2"},
+		// Streams of their own, so that copies overlap kernels (streams.go).
+		{decl: "CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)"},
+		{decl: "CUresult cuStreamDestroy(CUstream hStream)", suffix: "_v2"},
+		{decl: "CUresult cuStreamSynchronize(CUstream hStream)"},
+		{decl: "CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)"},
+		{decl: "CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)"},
 	},
 }
 
