@@ -181,7 +181,7 @@ func (c *CountCmd) countGPUs(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Or
 	}
 	defer mp.Close()
 	res.PrepareMs = msSince(prepStart)
-	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly}
+	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2}
 	out, err := c.runGPU(g, mp, p, timed, res, start, func(first *executor.Result) error { return c.rebalance(g, mp, p, first) })
 	if err != nil {
 		return err

@@ -37,8 +37,8 @@ func (c *CountCmd) checkMPI() error {
 		return errorf(exitUsage, "count: --mpi counts on one GPU per rank; --gpus is not implemented with it")
 	case c.localFlag() != "":
 		return errorf(exitUsage, "count: --mpi counts the total only; %s is not implemented with it", c.localFlag())
-	case c.DeviceMemory != "" || c.FlushL2:
-		return errorf(exitUsage, "count: --device-memory and --flush-l2 are not implemented with --mpi")
+	case c.DeviceMemory != "":
+		return errorf(exitUsage, "count: --device-memory is not implemented with --mpi")
 	}
 	return nil
 }
@@ -194,7 +194,7 @@ func (c *CountCmd) countShareGPU(g *Globals, comm *mpi.Comm, p ir.Plan, gr *grap
 	}
 	defer mp.Close()
 	res.PrepareMs = msSince(prepStart)
-	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly}
+	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2}
 	out, err := c.runGPU(g, mp, p, timed, res, time.Now(), nil)
 	if err != nil {
 		return err

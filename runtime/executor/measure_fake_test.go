@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,5 +164,58 @@ func TestSummarize(t *testing.T) {
 	}
 	if n, note := executor.FlushBytes(gpu.DeviceFacts{}); n != 256<<20 || note != "the device reports no L2 size: 256 MiB written" {
 		t.Errorf("FlushBytes without an L2 size: %d %q", n, note)
+	}
+}
+
+// TestMultiRunFlushL2: on several devices, FlushL2 flushes every device's
+// L2 once before each timed pass and never before a warm-up, and the
+// result's Pass measures the slowest device's passes, pass by pass.
+func TestMultiRunFlushL2(t *testing.T) {
+	p, _ := ir.Preset("polak")
+	g, _, err := graph.Generate(graph.DefaultRMAT(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graph.Oracle(g)
+	const nd, warm, passes = 3, 2, 6
+	fakes := make([]*fakeDevice, nd)
+	devs := make([]gpu.Device, nd)
+	for k := range fakes {
+		fakes[k] = newFakeDevice(t, p, 1<<40)
+		devs[k] = fakes[k]
+	}
+	mp, err := executor.PrepareMulti(context.Background(), devs, []int{0, 1, 2}, &fakeCompiler{}, p, g, executor.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mp.Close()
+	for _, d := range fakes {
+		d.events = nil
+	}
+	res, err := mp.Run(context.Background(), executor.RunOptions{Warmup: warm, Repeat: passes, FlushL2: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Triangles != want {
+		t.Errorf("%d triangles, want %d", res.Triangles, want)
+	}
+	flush := fmt.Sprintf("zero %d", 2*fakeL2)
+	for k, d := range fakes {
+		n, first := 0, -1
+		for i, e := range d.events {
+			if strings.HasPrefix(e, flush) {
+				n++
+				if first < 0 {
+					first = i
+				}
+			}
+		}
+		if n != passes || first < 0 || !slices.Contains(d.events[:first], "start") {
+			t.Errorf("device %d: %d flushes (want %d, after the warm-ups' timers): %v", k, n, passes, d.events)
+		}
+	}
+	m := res.Pass
+	if !m.FlushL2 || m.Passes != passes || m.Warmup != warm || !m.CI95 || !reflect.DeepEqual(m.SamplesMs, res.GPUSamples) || m.MedianMs != res.GPUMs.Median {
+		t.Errorf("measurement %+v: want %d flushed passes after %d warm-ups, the slowest device's samples %v (median %g)", m, passes, warm, res.GPUSamples, res.GPUMs.Median)
 	}
 }

@@ -144,8 +144,10 @@ func (s0 *preparation) forDevice(p ir.Plan, d gpu.Device, shares []devicePart, k
 }
 
 // Run runs opt.Warmup untimed and opt.Repeat timed passes on every device
-// at once, each pass ending when the last device's ends, and checks that
-// every device's passes counted the same.
+// at once, each pass ending when the last device's ends (each device's L2
+// flushed before a timed pass under opt.FlushL2), and checks that every
+// device's passes counted the same. Its Pass measures the slowest
+// device's passes.
 func (mp *MultiPrepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	repeat := max(opt.Repeat, 1)
 	warm := max(opt.Warmup, 0)
@@ -164,6 +166,11 @@ func (mp *MultiPrepared) Run(ctx context.Context, opt RunOptions) (*Result, erro
 		var wg sync.WaitGroup
 		for k, pr := range mp.parts {
 			wg.Go(func() {
+				if opt.FlushL2 && r >= warm {
+					if errs[k] = pr.flushL2(); errs[k] != nil {
+						return
+					}
+				}
 				if errs[k] = pr.pass(ctx, ts[k]); errs[k] == nil {
 					errs[k] = pr.record(recs[k], ts[k], r, r >= warm)
 				}
@@ -174,6 +181,7 @@ func (mp *MultiPrepared) Run(ctx context.Context, opt RunOptions) (*Result, erro
 			return nil, err
 		}
 	}
+	pr0 := mp.parts[0]
 	per := make([]*Result, nd)
 	for k, pr := range mp.parts {
 		per[k] = pr.result(recs[k], ts[k], repeat)
@@ -183,9 +191,12 @@ func (mp *MultiPrepared) Run(ctx context.Context, opt RunOptions) (*Result, erro
 		res.Phases = mp.phases
 		res.Devices = []DeviceRun{mp.deviceRun(0, per[0], 1)}
 		res.SlowestShare = 1
+		res.Pass = pr0.measurement(recs[0].passes, opt)
 		return res, nil
 	}
-	return mp.combine(per, recs), nil
+	res := mp.combine(per, recs)
+	res.Pass = pr0.measurement(res.GPUSamples, opt) // the slowest device's pass, pass by pass
+	return res, nil
 }
 
 // Close frees every device's part. It may be called more than once.
