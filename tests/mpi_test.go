@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -62,6 +63,26 @@ func TestCountMPI(t *testing.T) {
 	}
 	if ran != len(want) {
 		t.Errorf("counted %d datasets, want %d", ran, len(want))
+	}
+	// Text: rank 0 prints the ranks' line and one line per rank.
+	k4p := writeFile(t, t.TempDir(), "k4.txt", k4)
+	cmd := exec.Command(mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "2",
+		tcgenBin, "-q", "--no-cache", "count", k4p, "--mpi", "--backend", "cpu")
+	cmd.Env = tcgenEnv
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("k4 in text: %v: %s", err, errs.String())
+	}
+	txt := out.String()
+	for _, re := range []string{`(?m)^triangles +4$`, `(?m)^ranks +2, counts summed with MPI_Allreduce; the slowest rank took [0-9.]+ ms$`,
+		`(?m)^rank 0 +[0-9]+ triangles, [0-9.]+ ms$`, `(?m)^rank 1 +[0-9]+ triangles, [0-9.]+ ms$`} {
+		if !regexp.MustCompile(re).MatchString(txt) {
+			t.Errorf("k4 in text: no line matching %s in\n%s", re, txt)
+		}
+	}
+	if n := len(regexp.MustCompile(`(?m)^triangles `).FindAllString(txt, -1)); n != 1 {
+		t.Errorf("k4 in text: want one result (rank 0's), got\n%s", txt)
 	}
 }
 

@@ -500,6 +500,7 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 	} else {
 		fmt.Fprintf(tw, "count\t%.3f ms\n", r.CountMs)
 	}
+	printRanks(tw, r) // count_mpi.go
 	switch {
 	case r.Reference == nil && r.Checked != "":
 		fmt.Fprintf(tw, "checked\t%s\n", r.Checked)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"hash/fnv"
+	"io"
 	"time"
 
 	"github.com/tcgen/tcgen/graph"
@@ -202,4 +203,16 @@ func (c *CountCmd) countShareGPU(g *Globals, comm *mpi.Comm, p ir.Plan, gr *grap
 	res.CountMs = out.GPUMs.Median // the rank's pass, as the slowest rank's is reported
 	res.Devices = out.Devices
 	return nil
+}
+
+// printRanks adds a line per rank of a --mpi count to count's text output.
+func printRanks(w io.Writer, r *countResult) {
+	m := r.MPI
+	if m == nil {
+		return
+	}
+	fmt.Fprintf(w, "ranks\t%d, counts summed with MPI_Allreduce; the slowest rank took %.4f ms\n", m.Ranks, m.SlowestMs)
+	for k := range m.RankTriangles {
+		fmt.Fprintf(w, "rank %d\t%d triangles, %.4f ms\n", k, m.RankTriangles[k], m.RankMs[k])
+	}
 }
