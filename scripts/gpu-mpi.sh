@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# count --mpi on a machine of several GPUs, from the bundle (.gpu/: make
+# bundle), run from the repository root. Where the machine has no mpirun,
+# Debian's Open MPI is brought along as .gpu/ompi.tgz (scripts/ompi-pack.sh
+# makes it) and relocated with OPAL_PREFIX. For Graph500 RMAT graphs of
+# SCALES (seed 42, oriented by degree and relabelled, made once into
+# .gpu/multi), it counts with one GPU and no MPI (the reference), then
+# under mpirun with 2 ranks and, on 4 GPUs or more, 4 (each rank on the
+# GPU of its local rank), every count checked against the reference;
+# then a shared dataset with --backend cpu on 2 and 4 ranks against the
+# manifest. Writes $OUT/mpi.tsv (graph, backend, ranks, triangles, the
+# slowest rank's time, each rank's count) and each run's JSON and stderr.
+# A count that differs ends the script with exit 4.
+#   [SCALES="24 26"] [REPEAT=10] bash scripts/gpu-mpi.sh
+set -uo pipefail
+[ -f .gpu/bundle.tgz ] && tar xzf .gpu/bundle.tgz -C .gpu
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+T=$PWD/.gpu/bin/tcgen
+M=.gpu/multi
+mkdir -p "$M"
+# Keep NVLink multicast off in anything started here.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+if ! command -v mpirun > /dev/null; then
+  [ -f .gpu/ompi.tgz ] || { echo "no mpirun and no .gpu/ompi.tgz"; exit 1; }
+  rm -rf /tmp/ompi && mkdir -p /tmp/ompi && tar xzf .gpu/ompi.tgz -C /tmp
+  export OPAL_PREFIX=/tmp/ompi/usr PATH=/tmp/ompi/usr/bin:$PATH
+  export LD_LIBRARY_PATH=/tmp/ompi/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export OPAL_SYSCONFDIR=/tmp/ompi/etc/openmpi
+  # One host: shared memory between the ranks, no network transports
+  # (their plugins' libraries were not brought), no single-copy kernel
+  # calls (a sandboxed kernel may refuse them).
+  export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_vader_single_copy_mechanism=none
+  export OMPI_MCA_mca_base_component_show_load_errors=0
+  echo "mpirun: Open MPI brought along ($(mpirun --version 2>&1 | head -1))"
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+json() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+NG=$(nvidia-smi -L | grep -c '^GPU ')
+ranks="2"
+[ "$NG" -ge 4 ] && ranks="2 4"
+TSV=$OUT/mpi.tsv
+printf 'graph\tbackend\tranks\ttriangles\tslowest_rank_ms\trank_triangles\n' > "$TSV"
+failures=0
+# run NAME RANKS WANT ARGS...: one count under mpirun, checked and recorded.
+run() {
+  local name=$1 np=$2 want=$3
+  shift 3
+  local j=$OUT/$name-np$np.json
+  timeout 300 mpirun --oversubscribe -np "$np" "$T" -q --no-store count "$@" --mpi --expect "$want" --json > "$j" 2> "$OUT/$name-np$np.err"
+  local rc=$?
+  if [ $rc -ne 0 ] || [ ! -s "$j" ]; then
+    echo "$name on $np ranks: exit $rc: $(tail -3 "$OUT/$name-np$np.err")"
+    failures=$((failures + 1))
+    return
+  fi
+  printf '%s\t%s\t%s\t%s\t%.4f\t%s\n' "$name" "$(json "$j" 'r["backend"]')" "$(json "$j" 'r["mpi"]["ranks"]')" "$(json "$j" 'r["triangles"]')" \
+    "$(json "$j" 'r["mpi"]["slowest_rank_ms"]')" "$(json "$j" '"/".join(map(str, r["mpi"]["rank_triangles"]))')" >> "$TSV"
+  tail -1 "$TSV"
+}
+for s in ${SCALES:-24 26}; do
+  g=rmat$s
+  f=$M/$g.o.tcsr
+  if [ ! -f "$f" ]; then
+    "$T" -q graph rmat --scale "$s" -o "$M/$g.tcsr" &&
+      "$T" -q --no-cache convert "$M/$g.tcsr" -o "$f" --orient degree --relabel &&
+      rm -f "$M/$g.tcsr" || { echo "$g: making it failed"; failures=$((failures + 1)); continue; }
+  fi
+  "$T" -q --no-store count "$f" --backend gpu --repeat "${REPEAT:-10}" --json > "$OUT/$g-np0.json" 2> "$OUT/$g-np0.err" ||
+    { echo "$g on one GPU: failed: $(tail -1 "$OUT/$g-np0.err")"; failures=$((failures + 1)); continue; }
+  want=$(json "$OUT/$g-np0.json" 'r["triangles"]')
+  printf '%s\tgpu\t0 (no MPI)\t%s\t%.4f\t\n' "$g" "$want" "$(json "$OUT/$g-np0.json" 'r["gpu_ms"]')" >> "$TSV"
+  for np in $ranks; do
+    run "$g" "$np" "$want" "$f" --backend gpu --repeat "${REPEAT:-10}"
+  done
+done
+d=$(awk -F'\t' '$1 == "ca-GrQc" {print $0}' .gpu/datasets/MANIFEST.tsv)
+if [ -n "$d" ]; then
+  want=$(python3 -c 'import sys; h=open(sys.argv[1]).readline().rstrip("\n").split("\t"); r=sys.argv[2].split("\t"); print(r[h.index("triangles")])' .gpu/datasets/MANIFEST.tsv "$d")
+  path=.gpu/datasets/$(python3 -c 'import sys; h=open(sys.argv[1]).readline().rstrip("\n").split("\t"); r=sys.argv[2].split("\t"); print(r[h.index("file")])' .gpu/datasets/MANIFEST.tsv "$d")
+  for np in 2 4; do
+    run ca-GrQc-cpu "$np" "$want" "$path" --backend cpu
+  done
+fi
+python3 -c 'import sys; rows=[l.rstrip("\n").split("\t") for l in open(sys.argv[1])]; w=[max(len(r[i]) if i < len(r) else 0 for r in rows) for i in range(max(map(len, rows)))]; print("\n".join("  ".join(c.ljust(w[i]) for i, c in enumerate(r)) for r in rows))' "$TSV" # no column(1) on the GPU machine
+if [ $failures -gt 0 ]; then
+  echo "mpi: $failures failures"
+  exit 4
+fi
+echo "mpi: done"
