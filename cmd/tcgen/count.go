@@ -28,7 +28,7 @@ type CountCmd struct {
 	PassOnly  bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
 	FlushL2   bool    `name:"flush-l2" help:"Flush the GPU's L2 before each timed run (a write of twice its size, outside the run's timer), so no run finds the graph in L2 from the one before; the output says so."`
 	GPUs      string  `name:"gpus" help:"Count on several GPUs at once, each with a share of the work: all, N (the first N), or a list of ordinals such as 0,2. The total only: not with --per-vertex, --per-edge, --clustering or --device-memory." placeholder:"all|N|LIST"`
-	Rebalance int     `help:"With --gpus: cut the work again up to N times before the timed runs, each from the GPUs' times in an untimed run, so that they finish together (default 2; 0: keep the cut of the work model). Only a pivot plan's split is cut again." default:"2" placeholder:"N"`
+	Rebalance int     `help:"With --gpus or --mpi: cut the work again up to N times before the timed runs, each from the GPUs' times in an untimed run, so that they finish together (default 2; 0: keep the cut of the work model). Only a pivot plan's split is cut again." default:"2" placeholder:"N"`
 	MPI       bool    `name:"mpi" help:"Under mpirun or srun: every rank reads the graph and counts its share, on the GPU of its local rank (or with --backend cpu on the CPU); rank 0 prints the exact sum. Needs an MPI library (Open MPI or MPICH); exit code 8 without one. The total only; not with --gpus."`
 	JSON      bool    `help:"Print the result as JSON."`
 	// DeviceMemory and PartitionChunk: partition.go.

@@ -182,7 +182,8 @@ func (c *CountCmd) countGPUs(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Or
 	defer mp.Close()
 	res.PrepareMs = msSince(prepStart)
 	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2}
-	out, err := c.runGPU(g, mp, p, timed, res, start, func(first *executor.Result) error { return c.rebalance(g, mp, p, first) })
+	recut := func(last *executor.Result) (executor.RebalanceRound, error) { return mp.Rebalance(last), nil }
+	out, err := c.runGPU(g, mp, p, timed, res, start, func(first *executor.Result) error { return c.rebalance(g, mp, p, first, recut) })
 	if err != nil {
 		return err
 	}
@@ -191,10 +192,10 @@ func (c *CountCmd) countGPUs(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Or
 }
 
 // rebalance cuts the work again up to --rebalance times, each from an
-// untimed pass's times (executor.MultiPrepared.Rebalance): the first
-// run's, then one more pass per round, whose count must be the first's. It
-// stops where the cuts stay as they are.
-func (c *CountCmd) rebalance(g *Globals, mp *executor.MultiPrepared, p ir.Plan, first *executor.Result) error {
+// untimed pass's times (recut: executor.MultiPrepared.Rebalance, or its
+// MPI form): the first run's, then one more pass per round, whose count
+// must be the first's. It stops where the cuts stay as they are.
+func (c *CountCmd) rebalance(g *Globals, mp *executor.MultiPrepared, p ir.Plan, first *executor.Result, recut func(*executor.Result) (executor.RebalanceRound, error)) error {
 	last := first
 	for r := range c.Rebalance {
 		if r > 0 {
@@ -207,8 +208,9 @@ func (c *CountCmd) rebalance(g *Globals, mp *executor.MultiPrepared, p ir.Plan, 
 			}
 			last = run
 		}
-		if round := mp.Rebalance(last); round.Why != "" || slices.Equal(round.Before, round.After) {
-			return nil
+		round, err := recut(last)
+		if err != nil || round.Why != "" || slices.Equal(round.Before, round.After) {
+			return err
 		}
 	}
 	return nil

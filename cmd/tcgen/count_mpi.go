@@ -196,12 +196,22 @@ func (c *CountCmd) countShareGPU(g *Globals, comm *mpi.Comm, p ir.Plan, gr *grap
 	defer mp.Close()
 	res.PrepareMs = msSince(prepStart)
 	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2}
-	out, err := c.runGPU(g, mp, p, timed, res, time.Now(), nil)
+	// Every rank recuts alike from every rank's time, gathered as maxima
+	// over zeros (each rank fills its own place).
+	recut := func(last *executor.Result) (executor.RebalanceRound, error) {
+		ms := make([]float64, comm.Size)
+		ms[comm.Rank] = last.GPUMs.Median
+		if err := comm.MaxFloat64s(ms); err != nil {
+			return executor.RebalanceRound{}, err
+		}
+		return mp.RebalanceMeasured(ms), nil
+	}
+	out, err := c.runGPU(g, mp, p, timed, res, time.Now(), func(first *executor.Result) error { return c.rebalance(g, mp, p, first, recut) })
 	if err != nil {
 		return err
 	}
 	res.CountMs = out.GPUMs.Median // the rank's pass, as the slowest rank's is reported
-	res.Devices = out.Devices
+	res.Devices, res.Rebalance = out.Devices, out.Rebalance
 	return nil
 }
 

@@ -52,6 +52,10 @@ type MultiPrepared struct {
 	// totalWork is the whole run's modelled work when shares holds only
 	// this process's share (PrepareShare); 0: the shares' sum.
 	totalWork uint64
+	// all is every process's share under PrepareShare (nil otherwise),
+	// rank this one's: every rank recuts them alike (RebalanceMeasured).
+	all  []devicePart
+	rank int
 }
 
 // PrepareMulti prepares plan p on every device of devs (ordinals name them
@@ -216,9 +220,13 @@ func (mp *MultiPrepared) deviceRun(k int, res *Result, share float64) DeviceRun 
 	d := DeviceRun{Ordinal: mp.ordinals[k], Name: res.Device.Name, Share: share, Triangles: res.Triangles, KernelMs: res.KernelMs, GPUMs: res.GPUMs}
 	if mp.shares != nil {
 		d.Items, d.Work = mp.shares[k].items, mp.shares[k].work
+		at := k // this share's place in the run's
+		if mp.all != nil {
+			at = mp.rank
+		}
 		for _, r := range mp.rounds {
 			if r.PredictedMs != nil {
-				d.PredictedMs = r.PredictedMs[k]
+				d.PredictedMs = r.PredictedMs[at]
 			}
 		}
 	} else {

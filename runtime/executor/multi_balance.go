@@ -156,35 +156,51 @@ func (c *pivotCutter) recut(cuts, works []uint64, ms []float64) (newCuts, newWor
 // comment above says; the next Run counts on the new ranges. It returns
 // what it did, which the results of the later runs carry too.
 func (mp *MultiPrepared) Rebalance(measured *Result) RebalanceRound {
-	var r RebalanceRound
+	var ms []float64
 	for _, d := range measured.Devices {
-		r.MeasuredMs = append(r.MeasuredMs, d.GPUMs.Median)
+		ms = append(ms, d.GPUMs.Median)
+	}
+	return mp.RebalanceMeasured(ms)
+}
+
+// RebalanceMeasured is Rebalance from each share's measured pass time:
+// one per device of PrepareMulti, or one per process of PrepareShare
+// (gathered from every process, which then all cut alike and each keeps
+// its own range).
+func (mp *MultiPrepared) RebalanceMeasured(measuredMs []float64) RebalanceRound {
+	r := RebalanceRound{MeasuredMs: measuredMs}
+	shares := mp.shares
+	if mp.all != nil {
+		shares = mp.all
 	}
 	switch {
-	case mp.shares == nil:
+	case shares == nil:
 		r.Why = "one device"
 	case mp.cutter == nil:
 		r.Why = "the classes' lists are cut once (new slices would be uploaded again)"
-	case len(r.MeasuredMs) != len(mp.parts):
-		r.Why = fmt.Sprintf("%d devices measured of %d", len(r.MeasuredMs), len(mp.parts))
+	case len(measuredMs) != len(shares):
+		r.Why = fmt.Sprintf("%d shares measured of %d", len(measuredMs), len(shares))
 	}
 	if r.Why != "" {
 		mp.rounds = append(mp.rounds, r)
 		return r
 	}
-	works := make([]uint64, len(mp.shares))
-	r.Before = make([]uint64, len(mp.shares)+1)
-	for k, sh := range mp.shares {
+	works := make([]uint64, len(shares))
+	r.Before = make([]uint64, len(shares)+1)
+	for k, sh := range shares {
 		works[k], r.Before[k], r.Before[k+1] = sh.work, uint64(sh.lo), uint64(sh.hi)
 	}
-	cuts, newWorks, predicted, why := mp.cutter.recut(r.Before, works, r.MeasuredMs)
+	cuts, newWorks, predicted, why := mp.cutter.recut(r.Before, works, measuredMs)
 	if why != "" {
 		r.Why = why
 		mp.rounds = append(mp.rounds, r)
 		return r
 	}
 	r.After, r.PredictedMs = cuts, predicted
-	mp.cutter.apply(mp.shares, mp.shares[0].lists, cuts, newWorks)
+	mp.cutter.apply(shares, shares[0].lists, cuts, newWorks)
+	if mp.all != nil {
+		mp.shares[0] = mp.all[mp.rank]
+	}
 	for k, pr := range mp.parts {
 		for _, f := range pr.families {
 			if ph, ok := f.(*pivotFamily); ok && ph.split != nil {

@@ -31,11 +31,11 @@ func PrepareShare(ctx context.Context, dev gpu.Device, ordinal int, comp gpu.Com
 		if h := s0.out.Manifest.Pivot; h != nil {
 			core = h.VariantCore(s0.variant)
 		}
-		shares, _ := splitWork(s0.o, v, s0.lists, core, parts)
+		shares, cutter := splitWork(s0.o, v, s0.lists, core, parts)
 		for _, sh := range shares {
 			mp.totalWork += sh.work
 		}
-		mp.shares = shares[k : k+1]
+		mp.shares, mp.all, mp.rank, mp.cutter = shares[k:k+1], shares, k, cutter
 		s0.clk.mark("split")
 	}
 	// Index 0 of the one share kept: the device's own upload checks the
