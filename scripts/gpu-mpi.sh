@@ -28,7 +28,7 @@ NG=$(nvidia-smi -L | grep -c '^GPU ')
 ranks="2"
 [ "$NG" -ge 4 ] && ranks="2 4"
 TSV=$OUT/mpi.tsv
-printf 'graph\tbackend\tranks\ttriangles\tslowest_rank_ms\trank_triangles\n' > "$TSV"
+printf 'graph\tbackend\tranks\ttriangles\tslowest_rank_ms\trank_triangles\trank_ms\n' > "$TSV"
 failures=0
 # run NAME RANKS WANT ARGS...: one count under mpirun, checked and recorded.
 run() {
@@ -42,8 +42,9 @@ run() {
     failures=$((failures + 1))
     return
   fi
-  printf '%s\t%s\t%s\t%s\t%.4f\t%s\n' "$name" "$(json "$j" 'r["backend"]')" "$(json "$j" 'r["mpi"]["ranks"]')" "$(json "$j" 'r["triangles"]')" \
-    "$(json "$j" 'r["mpi"]["slowest_rank_ms"]')" "$(json "$j" '"/".join(map(str, r["mpi"]["rank_triangles"]))')" >> "$TSV"
+  printf '%s\t%s\t%s\t%s\t%.4f\t%s\t%s\n' "$name" "$(json "$j" 'r["backend"]')" "$(json "$j" 'r["mpi"]["ranks"]')" "$(json "$j" 'r["triangles"]')" \
+    "$(json "$j" 'r["mpi"]["slowest_rank_ms"]')" "$(json "$j" '"/".join(map(str, r["mpi"]["rank_triangles"]))')" \
+    "$(json "$j" '"/".join("%.2f" % x for x in r["mpi"]["rank_ms"])')" >> "$TSV"
   tail -1 "$TSV"
 }
 for s in ${SCALES:-24 26}; do
