@@ -205,8 +205,8 @@ func Generate(p ir.Plan, t Target) (*Output, error) {
 		return nil, fmt.Errorf("gen: plan %s: %w", name, err)
 	}
 	m.Variants = mvs
-	m.Slices = sliceHelpers(name, m.Variants, t) // bit slices of bitwise classes (edge_bitwise.go)
-	m.Pivot = pivotHelpers(name, m.Variants)     // in-edges and items of pivot classes (pivot_hash.go)
+	m.Slices = sliceHelpers(name, m.Variants, t)       // bit slices of bitwise classes (edge_bitwise.go)
+	m.Pivot = pivotHelpers(name, m.Variants, m.Output) // in-edges and items of pivot classes (pivot_hash.go)
 
 	fd := fileData{
 		Plan:        name,
@@ -245,7 +245,7 @@ func lowerVariants(name string, guarded bool, variants []ir.Variant, idOrdered b
 	for vi, v := range variants {
 		mv := Variant{Lo: v.Lo, Hi: v.Hi, When: v.When, Work: ir.WorkModelOf(v.Classes), Core: v.Core}
 		for ci, cl := range v.Classes {
-			cd, mc, err := lowerClass(name, guarded, vi, ci, cl, idOrdered, t)
+			cd, mc, err := lowerClass(name, guarded, vi, ci, cl, idOrdered, local, t)
 			if err != nil {
 				return nil, nil, false, err
 			}
@@ -254,7 +254,6 @@ func lowerVariants(name string, guarded bool, variants []ir.Variant, idOrdered b
 				// memset before each pass (tc::finish_count).
 				cd.SelfReset = selfResetting[cd.iterPartial]
 				cd.NSlots = len(v.Classes)
-				cd.Local = local
 				mc.SelfReset = cd.SelfReset
 				classes = append(classes, *cd)
 			}
@@ -281,7 +280,7 @@ func render(fd fileData, m Manifest, classes []classData) (string, error) {
 	if err := renderSlices(tp, &b, m.Slices); err != nil { // edge_bitwise.go
 		return "", fmt.Errorf("gen: plan %s: slice helpers: %w", name, err)
 	}
-	if err := renderPivot(tp, &b, m.Pivot); err != nil { // pivot_hash.go
+	if err := renderPivot(tp, &b, m.Pivot, m.Output); err != nil { // pivot_hash.go
 		return "", fmt.Errorf("gen: plan %s: pivot helpers: %w", name, err)
 	}
 	for _, cd := range classes {
@@ -422,6 +421,11 @@ type classData struct {
 
 	BlocksPerSM int // caps the grid at SMs * BlocksPerSM (Grid.BlocksPerSM); 0: no cap
 
+	// LocalWords are u64 words of shared memory a local kernel keeps per
+	// block after the groups' parts (its block's counters), at u64 index
+	// LocalAt of smem (layoutGroups); 0: none.
+	LocalWords, LocalAt int
+
 	// SelfReset: the kernel ends with tc::finish_count (NSlots classes in
 	// the variant lay out the counts buffer; manifest Class.SelfReset).
 	SelfReset bool
@@ -463,6 +467,9 @@ type pivotData struct {
 	Spill         bool // the table in global memory
 	HubBits       int  // hub bitmap
 	Queue         int  // items a group takes from the class's counter at a time (0: fixed stride)
+	// LocalTop: under output vertex, the highest ids whose credits a
+	// block sums in shared memory (0: none, every credit is global).
+	LocalTop int
 }
 
 // denseData: the dense rows' class kernel (gen/edge_bitmap.go).

@@ -161,7 +161,9 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			// Skiff's index organisations (gen/hash.go) give vertex classes edge lists.
 			skiffIndex := c.Intersection == ir.Hash && (c.Params[ir.ParamCTA] == ir.CTABlockIndex || c.Params[ir.ParamCTA] == ir.CTAWarpIndex)
 			vertexItems := c.Iterator == ir.IterVertex && !skiffIndex || c.Iterator == ir.IterWedge || c.Pivot != nil // wedge/radix: per vertex (gen/wedge_radix.go); pivot: per pivot
-			if vertexItems != (c.Items == gen.ItemsVertices) || c.NeedsSrc == vertexItems {
+			// A pivot's local counts per vertex name an in-edge's u by src (gen/pivot_hash.go).
+			wantSrc := !vertexItems || c.Pivot != nil && m.Output == ir.OutputVertex
+			if vertexItems != (c.Items == gen.ItemsVertices) || c.NeedsSrc != wantSrc {
 				t.Errorf("%s: class %s: items %s, needs src %v for the %s iterator", who, c.Name, c.Items, c.NeedsSrc, c.Iterator)
 			}
 		}

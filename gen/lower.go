@@ -57,9 +57,10 @@ func edgeIter(f lowerer) lowerer {
 	}
 }
 
-// lowerClass lowers one class of variant vi at position ci: the data of its
-// partials (nil for a skip class) and its manifest entry.
-func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bool, t Target) (*classData, Class, error) {
+// lowerClass lowers one class of variant vi at position ci, under the
+// plan's local output ("" for the total): the data of its partials (nil
+// for a skip class) and its manifest entry.
+func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bool, local string, t Target) (*classData, Class, error) {
 	mc := Class{Slot: ci, Name: cl.Name, Key: cl.Select.Key, Lo: cl.Select.Lo, Hi: cl.Select.Hi, Skip: cl.Skip}
 	if cl.Skip {
 		mc.Items = ItemsVertices
@@ -91,6 +92,7 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 		Slot:      ci,
 		IDOrdered: idOrdered,
 		Warp:      t.WarpSize,
+		Local:     local,
 	}
 	lowerers[s.Pair()](cd, &mc, s, t)
 
@@ -124,6 +126,10 @@ func layoutGroups(cd *classData, mc *Class, t Target) {
 		// sum of d+(v) (u64 each), plus one u64 per warp for the scan.
 		cd.BlockWalk, cd.WalkAt = true, cd.SharedWords
 		cd.SharedWords += 2*cd.Block + cd.Block/t.WarpSize
+	}
+	if cd.LocalWords > 0 { // a block's local counters (the pivot's, gen/pivot_hash.go)
+		cd.LocalAt = cd.SharedWords
+		cd.SharedWords += cd.LocalWords
 	}
 	cd.SharedBytes = cd.SharedWords * 8
 	mc.Grid = Grid{ItemsPerBlock: cd.Groups, BlocksPerSM: cd.BlocksPerSM}

@@ -113,4 +113,26 @@ func lowerRadix(cd *classData, mc *Class, s ir.Strategy, t Target) {
 		{Phase: PhaseLeaf, Kernel: r.Leaf, Block: blk, Grid: Grid{ItemsPerBlock: 1}, Tile: r.Tile,
 			Args: []string{"keys u64*", "bk Bucket*", "b0 u64", "b1 u64", "t0 u64", "t1 u64", "offE u64*", "adjE u32*", "idbits u32", "counts u64*"}},
 	}}
+	if cd.Local != "" {
+		radixLocalArgs(mc.Radix.Phases)
+	}
+}
+
+// radixLocalArgs adds the arguments of the local variant's phases: each
+// candidate carries its wedge's index q (generate writes it beside the key,
+// scatter moves it with the key), from which the leaf recovers the wedge's
+// origin u and its positions in N+(u), as generate found them, to credit
+// the triangles it closes.
+func radixLocalArgs(phases []Helper) {
+	for i := range phases {
+		h := &phases[i]
+		switch h.Phase {
+		case PhaseGenerate:
+			h.Args = append(h.Args, "idx u64*")
+		case PhaseScatter:
+			h.Args = append(h.Args, "idx u64*", "idx_out u64*")
+		case PhaseLeaf:
+			h.Args = append(h.Args, "idx u64*", "off u64*", "adj u32*", "items u32*", "wpre u64*", "nitems u64", LocalArg)
+		}
+	}
 }

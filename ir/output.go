@@ -38,6 +38,8 @@ var localPairs = map[Pair][]Output{
 	{IterVertex, Merge}:      {OutputVertex, OutputEdge},
 	{IterEdge, Merge}:        {OutputVertex, OutputEdge},
 	{IterEdge, BinarySearch}: {OutputVertex, OutputEdge},
+	{IterWedge, Radix}:       {OutputVertex, OutputEdge}, // templates/isect_radix.cu.tmpl, iter_wedge.cu.tmpl
+	{IterPivot, Hash}:        {OutputVertex, OutputEdge}, // templates/iter_pivot_local.cu.tmpl, pivot_prep.cu.tmpl
 }
 
 // Supports reports whether the pair's kernels can count output o.

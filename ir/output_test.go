@@ -32,7 +32,7 @@ func TestOutputRefusedPair(t *testing.T) {
 	p, _ := Preset("hindex") // edge/hash
 	p.Output = OutputEdge
 	err := p.Validate()
-	if err == nil || !strings.Contains(err.Error(), "output edge is not generated for edge/hash; pairs with it: vertex/merge, edge/merge, edge/binary-search") {
+	if err == nil || !strings.Contains(err.Error(), "output edge is not generated for edge/hash; pairs with it: vertex/merge, edge/merge, edge/binary-search, wedge/radix, pivot/hash") {
 		t.Fatalf("got %v", err)
 	}
 	p.Output = "corner"
@@ -53,11 +53,13 @@ func TestOutputSpecRoundTrip(t *testing.T) {
 }
 
 // TestWithOutputGuard: a guarded plan keeps the lists that can count the
-// output and gives the others its last such list, without their core.
+// output (a pivot list with its core) and gives the others its last such
+// list.
 func TestWithOutputGuard(t *testing.T) {
 	p := Plan{Prefix: "g", Orientation: OrientDegree, Relabel: true, Guard: &Guard{Feature: FeatureEdges, Variants: []Variant{
-		{Lo: 0, Hi: 100, Core: 1024, Classes: []Class{{Select: Selector{Key: KeyOutDegree}, Strategy: Strategy{Iterator: IterPivot, Intersection: Hash, Width: 32, Block: 256, Params: map[string]int64{"table": 512}}}}},
-		{Lo: 100, Classes: []Class{{Select: Selector{Key: KeyOutDegree}, Strategy: Strategy{Iterator: IterEdge, Intersection: Merge}}}},
+		{Lo: 0, Hi: 100, Classes: []Class{{Select: Selector{Key: KeyOutDegree}, Strategy: Strategy{Iterator: IterEdge, Intersection: Hash, Width: 32, Block: 256}}}},
+		{Lo: 100, Hi: 200, Core: 1024, Classes: []Class{{Select: Selector{Key: KeyOutDegree}, Strategy: Strategy{Iterator: IterPivot, Intersection: Hash, Width: 32, Block: 256, Params: map[string]int64{"table": 512}}}}},
+		{Lo: 200, Classes: []Class{{Select: Selector{Key: KeyOutDegree}, Strategy: Strategy{Iterator: IterEdge, Intersection: Merge}}}},
 	}}}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
@@ -66,11 +68,14 @@ func TestWithOutputGuard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v0 := q.Guard.Variants[0]
-	if v0.Core != 0 || v0.Classes[0].Iterator != IterEdge || q.Output != OutputVertex || q.Validate() != nil {
+	v0, v1 := q.Guard.Variants[0], q.Guard.Variants[1]
+	if v0.Classes[0].Pair() != (Pair{IterEdge, Merge}) || q.Output != OutputVertex || q.Validate() != nil {
 		t.Errorf("variant 0 is %+v, output %s: %v", v0, q.Output, q.Validate())
 	}
-	if p.Guard.Variants[0].Classes[0].Iterator != IterPivot {
+	if v1.Core != 1024 || v1.Classes[0].Iterator != IterPivot {
+		t.Errorf("variant 1 is %+v: want the pivot list and its core kept", v1)
+	}
+	if p.Guard.Variants[0].Classes[0].Intersection != Hash {
 		t.Error("WithOutput changed its receiver")
 	}
 	p.Guard.Variants = p.Guard.Variants[:1]

@@ -84,3 +84,13 @@ func (r *Result) LocalSupport() []uint32 {
 	}
 	return s
 }
+
+// localArg is the local counters as the kernels take them (gen.LocalArg):
+// per edge indexed like adj, so shifted with it under an index base
+// (highindex.go).
+func (pr *Prepared) localArg() gpu.Buffer {
+	if pr.manifest.Output == ir.OutputEdge {
+		return shift(pr.local, pr.base, 8)
+	}
+	return pr.local
+}

@@ -78,7 +78,7 @@ func TestLocalKernelsOccupancy(t *testing.T) {
 			for ci, c := range v.Classes {
 				cl := def.Guard.Variants[vi].Classes[ci]
 				if c.Kernel == "" || !cl.Pair().Supports(o) {
-					continue // a pivot class: the local plan falls back to another list
+					continue // a pair without local counts: the local plan falls back to another list
 				}
 				lk := lout.Manifest.Variants[vi].Classes[ci].Kernel
 				tw, lw := residentWarps(total[c.Kernel], cl.Block), residentWarps(local[lk], cl.Block)

@@ -19,7 +19,8 @@ import (
 // plain edge and vertex merges, vertex merges of 4, 32 and a block of
 // lanes, binary searches of 1, 4 and a block of lanes (with cached
 // splitters), under degree order without relabelling (whole lists, not the
-// part after v) and under id order.
+// part after v) and under id order; then the pivot and radix shapes
+// (localFamilyPlans).
 func localPlans(t testing.TB, o ir.Output) []ir.Plan {
 	t.Helper()
 	data, err := fs.ReadFile(examples.FS, "default.yaml")
@@ -73,7 +74,7 @@ func localPlans(t testing.TB, o ir.Output) []ir.Plan {
 		}
 		out = append(out, p)
 	}
-	return out
+	return append(out, localFamilyPlans(t, o)...) // local_pivot_test.go
 }
 
 // checkLocal compares a local-output run's counts with the CPU oracle of

@@ -66,6 +66,9 @@ func PrepareMulti(ctx context.Context, devs []gpu.Device, ordinals []int, comp g
 	if len(devs) == 0 || len(ordinals) != len(devs) {
 		return nil, fmt.Errorf("plan %s: %d devices, %d ordinals", p.Name(), len(devs), len(ordinals))
 	}
+	if p.Local() && len(devs) > 1 { // each device would hold a part of every vertex's or edge's counts
+		return nil, fmt.Errorf("plan %s: output %s is counted on one device, not %d", p.Name(), p.Output, len(devs))
+	}
 	comp = &onceCompiler{inner: comp, images: map[string]onceImage{}}
 	s0 := newPreparation(ctx, devs[0], comp, p.Name(), g, opt)
 	for _, d := range devs {

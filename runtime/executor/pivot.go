@@ -137,6 +137,11 @@ func (ph *pivotFamily) setup(pr *Prepared) error {
 			return fail("kernel "+k.name, err)
 		}
 	}
+	if sh := ph.coreShared(); sh > 0 { // the core's local counters (gen.PivotHelpers.CoreLocalBytes)
+		if err := ph.core.SetMaxDynamicShared(sh); err != nil {
+			return fail(fmt.Sprintf("kernel %s: %d bytes of dynamic shared memory", h.CoreKernel(int(ph.cw)*32), sh), err)
+		}
+	}
 	for i := range pr.classes {
 		ph.grids[i] = pr.classes[i].grid
 	}
@@ -240,18 +245,35 @@ func (ph *pivotFamily) launch(_ context.Context, pr *Prepared, pc *prepClass) er
 	items := ph.items.Ptr() + uint64(i)*ph.cap*8
 	nitems := ph.nitems.Ptr() + uint64(i)*8
 	queue := ph.nitems.Ptr() + uint64(len(ph.h.Classes)+i)*8 // zeroed by the count kernel
-	if ph.core != nil && pc.c.Slot == ph.coreSlot {          // the core's triangles (setup)
+	// gen.PivotLocalArgs; the core kernel takes the counters alone.
+	var local []any
+	if pr.manifest.Output != "" { // null counters when the graph has no edges
+		local = []any{pr.srcArg(), bufArg(pr.localArg())}
+	}
+	if ph.core != nil && pc.c.Slot == ph.coreSlot { // the core's triangles (setup)
 		sp := ph.span(pr)
-		if err := ph.core.Launch(gpu.Dim3{X: sp.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(ph.h.Block), Y: 1, Z: 1}, 0,
-			sp.off, pr.adj, sp.n, ph.top, ph.mat, ph.slot); err != nil {
+		args := []any{sp.off, pr.adj, sp.n, ph.top, ph.mat, ph.slot}
+		if local != nil {
+			args = append(args, local[1])
+		}
+		if err := ph.core.Launch(gpu.Dim3{X: sp.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(ph.h.Block), Y: 1, Z: 1}, uint32(ph.coreShared()), args...); err != nil {
 			return pr.kernelErr(pc, fmt.Errorf("core kernel %s: %w", ph.h.CoreKernel(int(ph.cw)*32), err))
 		}
 	}
-	if err := pc.fn.Launch(gpu.Dim3{X: pc.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
-		pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, items, nitems, pr.counts, bufArg(ph.spill), pr.n, queue); err != nil {
+	args := []any{pr.off, pr.adj, ph.inoff, ph.csz, ph.tails, items, nitems, pr.counts, bufArg(ph.spill), pr.n, queue}
+	if err := pc.fn.Launch(gpu.Dim3{X: pc.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared, append(args, local...)...); err != nil {
 		return pr.kernelErr(pc, err)
 	}
 	return nil
+}
+
+// coreShared is the dynamic shared memory of the variant's core kernel:
+// its local counters per vertex, none otherwise.
+func (ph *pivotFamily) coreShared() int {
+	if ph.cw == 0 {
+		return 0
+	}
+	return ph.h.CoreShared(int(ph.cw) * 32)
 }
 
 // pivotSpillBytes is the global memory of the tables of spill-global pivot

@@ -196,9 +196,13 @@ func pivotAsserts(c gen.Class) error {
 // pivotClass is the class kernel (iter_pivot): (off, adj, inoff, csz,
 // tails, items, nitems, counts), items and nitems as device addresses.
 func (d *fakeDevice) pivotClass(c gen.Class, grid, block gpu.Dim3, shared uint32, args []any) error {
-	if len(args) != len(gen.PivotArgs) || block.X != uint32(c.Block) || shared != uint32(c.DynamicSharedBytes) {
-		return fmt.Errorf("%s: block %d, %d shared bytes, %d args; want block %d, %d shared bytes, args %v",
-			c.Kernel, block.X, shared, len(args), c.Block, c.DynamicSharedBytes, gen.PivotArgs)
+	nargs := len(gen.PivotArgs)
+	if d.outputs[c.Kernel] != "" {
+		nargs += len(gen.PivotLocalArgs) // local_pivot_fake_test.go
+	}
+	if len(args) != nargs || block.X != uint32(c.Block) || shared != uint32(c.DynamicSharedBytes) {
+		return fmt.Errorf("%s: block %d, %d shared bytes, %d args; want block %d, %d shared bytes, %d args",
+			c.Kernel, block.X, shared, len(args), c.Block, c.DynamicSharedBytes, nargs)
 	}
 	if !d.pv.ready {
 		return fmt.Errorf("%s: launched before the preparation kernels built the pass's lists", c.Kernel)
@@ -256,17 +260,27 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block gpu.Dim3, shared uint32
 	sm := make([]uint32, words) // a group's part
 	var st, ln, sl, incl, excl [32]uint64
 	wv := make([]uint32, unroll)
+	wp, ws := make([]uint64, unroll), make([]uint64, unroll) // each loaded position's adj position, and its tail's start
 	var cnt uint64
 	var tb pvTable
+	loc, err := d.pivotLocal(c, args) // local_pivot_fake_test.go; nil for the total
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Kernel, err)
+	}
 	// probe is the loop over a lane's UNROLL loaded positions.
 	probe := func(v uint64) error {
-		for _, w := range wv {
+		for r, w := range wv {
 			if w != pvEmpty {
 				x, err := tb.has(adj, w)
 				if err != nil {
 					return fmt.Errorf("%s: pivot %d: %w", c.Kernel, v, err)
 				}
 				cnt += x
+				if x != 0 && loc != nil {
+					if err := loc.pivotHit(v, w, wp[r], ws[r]); err != nil {
+						return fmt.Errorf("%s: pivot %d: %w", c.Kernel, v, err)
+					}
+				}
 			}
 		}
 		return nil
@@ -311,7 +325,7 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block gpu.Dim3, shared uint32
 								for r := range unroll {
 									wv[r] = pvEmpty
 									if p := p0 + r*team + l; p < ln[j] {
-										wv[r] = adj[st[j]+p]
+										wv[r], wp[r], ws[r] = adj[st[j]+p], st[j]+p, st[j]
 									}
 								}
 								if err := probe(v); err != nil {
@@ -344,7 +358,7 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block gpu.Dim3, shared uint32
 								}
 								wv[r] = pvEmpty
 								if p < sum {
-									wv[r] = adj[st[q]+(p-excl[q])]
+									wv[r], wp[r], ws[r] = adj[st[q]+(p-excl[q])], st[q]+(p-excl[q]), st[q]
 								}
 							}
 							if err := probe(v); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/ir"
 )
 
 // The fake device runs the pivot kernels (gen/pivot_hash.go) as Go functions that
@@ -57,6 +58,9 @@ type fakePivot struct {
 	inoff  *fakeBuf // the in-edge offsets bin wrote
 	seen   pivotSeen
 
+	// local is the plan's local output (local_pivot_fake_test.go).
+	local ir.Output
+
 	// walked and entries are what the last count walked: its vertices,
 	// and their entries and tail entries (a split device's cost,
 	// multi_fake_test.go).
@@ -95,7 +99,7 @@ func (d *fakeDevice) addPivot(t *testing.T, out *gen.Output) {
 	if h == nil {
 		return
 	}
-	p := &fakePivot{h: h, classes: map[string]gen.Class{}, rng: rand.New(rand.NewPCG(uint64(len(h.Classes)), 7))}
+	p := &fakePivot{h: h, classes: map[string]gen.Class{}, rng: rand.New(rand.NewPCG(uint64(len(h.Classes)), 7)), local: out.Manifest.Output}
 	// namespace pv { ... } of the source: its constants.
 	src := out.Source
 	i := strings.Index(src, "namespace pv {")
@@ -193,11 +197,15 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 		}
 	}
 	nargs := map[string]int{h.Count: 9, h.Sums: 4, h.Scan: 2, h.Bin: 13, h.Scatter: 8}[name]
+	wantShared := 0
 	if kernelCore > 0 {
 		nargs = 6
+		if p.local != "" { // local_pivot_fake_test.go
+			nargs, wantShared = 7, h.CoreShared(int(kernelCore))
+		}
 	}
-	if block.X != uint32(p.block) || shared != 0 || len(args) != nargs {
-		return fmt.Errorf("%s: block %d, %d shared bytes, %d args; want block %d, none, %d args", name, block.X, shared, len(args), p.block, nargs)
+	if block.X != uint32(p.block) || shared != uint32(wantShared) || len(args) != nargs {
+		return fmt.Errorf("%s: block %d, %d shared bytes, %d args; want block %d, %d shared bytes, %d args", name, block.X, shared, len(args), p.block, wantShared, nargs)
 	}
 	blk, per, tile, nclasses := p.block, p.perThread, p.tile, p.nclasses
 	gx := uint64(grid.X)
@@ -554,6 +562,9 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 			}
 		}
 		slot[0] += c
+		if p.local != "" {
+			return coreLocal(p.local, off, adj, n, top, mat, words, args[6]) // local_pivot_fake_test.go
+		}
 	}
 	return nil
 }

@@ -56,9 +56,12 @@ type radixClass struct {
 
 	capacity uint64 // candidates per batch
 	sz       radixSizes
+	// local: the plan counts a local output, so each candidate carries its
+	// wedge's index beside its key (idx, moved with it: gen.radixLocalArgs).
+	local bool
 
 	wpreBuf                   gpu.Buffer
-	keys, bk                  [2]gpu.Buffer
+	keys, bk, idx             [2]gpu.Buffer
 	hist, flags, part         gpu.Buffer
 	stat                      gpu.Buffer
 	batches, levels, maxLevel uint64 // of the last run, for tests and reports
@@ -95,7 +98,11 @@ func (rc *radixClass) sizesFor(c uint64) radixSizes {
 
 // batchBuffers lists the batch buffers of sizes s.
 func (rc *radixClass) batchBuffers(s radixSizes) []bufferSpec {
-	return []bufferSpec{
+	var idx []bufferSpec
+	if rc.local { // a wedge index per candidate, in each key buffer's order
+		idx = []bufferSpec{{name: "candidate wedges", bytes: s.keys * 8, dst: &rc.idx[0]}, {name: "candidate wedges", bytes: s.keys * 8, dst: &rc.idx[1]}}
+	}
+	return append(idx, []bufferSpec{
 		{name: "candidate keys", bytes: s.keys * 8, dst: &rc.keys[0]},
 		{name: "bucket lists", bytes: s.buckets * gen.RadixBucketBytes, dst: &rc.bk[0]},
 		{name: "candidate keys", bytes: s.keys * 8, dst: &rc.keys[1]},
@@ -104,7 +111,7 @@ func (rc *radixClass) batchBuffers(s radixSizes) []bufferSpec {
 		{name: "child flags", bytes: s.flags * 8, dst: &rc.flags},
 		{name: "scan sums", bytes: max(s.part, 1) * 8, dst: &rc.part},
 		{name: "level sizes", bytes: radixStatWords * 8, dst: &rc.stat},
-	}
+	}...)
 }
 
 // batchBytes is the device memory of the batch buffers of sizes s.
@@ -152,6 +159,7 @@ func newWedgeRadix(pl *planning, slots []int) (family, error) {
 		if err != nil {
 			return nil, err
 		}
+		rc.local = pl.man.Output != ""
 		rx.classes[i] = rc
 		active = active || rc.total > 0
 	}
@@ -392,7 +400,7 @@ func (r *radixRun) batch(q0 uint64) error {
 	rc.batches++
 	cnt := min(rc.capacity, rc.total-q0)
 	if err := r.launch(gen.PhaseGenerate, gridFor(cnt, uint64(rc.block)),
-		pr.off, pr.adj, r.pc.listArg(), rc.wpreBuf, rc.nitems, q0, cnt, r.idb, rc.keys[0]); err != nil {
+		append([]any{pr.off, pr.adj, r.pc.listArg(), rc.wpreBuf, rc.nitems, q0, cnt, r.idb, rc.keys[0]}, r.localArgs(gen.PhaseGenerate, 0)...)...); err != nil {
 		return err
 	}
 	// The root bucket: every candidate, every edge, no key bit fixed.
@@ -409,7 +417,8 @@ func (r *radixRun) batch(q0 uint64) error {
 	for level := uint64(0); ; level++ {
 		if lv.nleaf > 0 {
 			if err := r.launch(gen.PhaseLeaf, uint32(min(lv.leafTiles, gen.MaxGridX)),
-				rc.keys[cur], rc.bk[cur], lv.nsplit, lv.nsplit+lv.nleaf, lv.splitTiles, lv.splitTiles+lv.leafTiles, rx.offE, rx.adjE, r.idb, pr.counts); err != nil {
+				append([]any{rc.keys[cur], rc.bk[cur], lv.nsplit, lv.nsplit + lv.nleaf, lv.splitTiles, lv.splitTiles + lv.leafTiles, rx.offE, rx.adjE, r.idb, pr.counts},
+					r.localArgs(gen.PhaseLeaf, cur)...)...); err != nil {
 				return err
 			}
 		}
@@ -431,6 +440,24 @@ func (r *radixRun) batch(q0 uint64) error {
 		}
 		lv, cur, hi = next, 1-cur, lo
 	}
+}
+
+// localArgs are the arguments a phase's local variant takes after the
+// total's (gen.radixLocalArgs), on key list cur; none for the total.
+func (r *radixRun) localArgs(phase string, cur int) []any {
+	rc, pr := r.rc, r.pr
+	if !rc.local {
+		return nil
+	}
+	switch phase {
+	case gen.PhaseGenerate:
+		return []any{rc.idx[0]}
+	case gen.PhaseScatter:
+		return []any{rc.idx[cur], rc.idx[1-cur]}
+	case gen.PhaseLeaf:
+		return []any{rc.idx[cur], pr.off, pr.adj, r.pc.listArg(), rc.wpreBuf, rc.nitems, bufArg(pr.localArg())}
+	}
+	return nil
 }
 
 // radixLevel is the size of one level's bucket list: buckets to split and
@@ -461,7 +488,8 @@ func (r *radixRun) split(cur int, lo, nb uint32, lv radixLevel) (radixLevel, err
 		rx.offE, rx.adjE, pr.n, rx.endE, r.idb, rc.flags, rc.bk[1-cur], rc.stat); err != nil {
 		return lv, err
 	}
-	if err := r.launch(gen.PhaseScatter, tgrid, rc.keys[cur], rc.bk[cur], lv.nsplit, lv.splitTiles, lo, nb, rc.hist, rc.keys[1-cur]); err != nil {
+	if err := r.launch(gen.PhaseScatter, tgrid, append([]any{rc.keys[cur], rc.bk[cur], lv.nsplit, lv.splitTiles, lo, nb, rc.hist, rc.keys[1-cur]},
+		r.localArgs(gen.PhaseScatter, cur)...)...); err != nil {
 		return lv, err
 	}
 	var stat [radixStatWords]uint64

@@ -203,6 +203,10 @@ func (d *fakeDevice) launchPhase(ph fakePhase, grid, block gpu.Dim3, shared uint
 			return fmt.Errorf("items %v", args[2])
 		}
 		nitems, q0, cnt, idbits, keys := args[4].(uint64), args[5].(uint64), args[6].(uint64), args[7].(uint32), rxU64s(args[8])
+		var idx []uint64 // a local plan's wedge per candidate (local_pivot_fake_test.go)
+		if len(args) > 9 {
+			idx = rxU64s(args[9])
+		}
 		for i := range cnt {
 			q := q0 + i
 			lo, hi := uint64(1), nitems
@@ -225,6 +229,9 @@ func (d *fakeDevice) launchPhase(ph fakePhase, grid, block gpu.Dim3, shared uint
 				return fmt.Errorf("unrank: pair (%d, %d) of d %d", a, b, off[u+1]-a0)
 			}
 			keys[i] = uint64(adj[a0+a])<<idbits | uint64(adj[a0+b])
+			if idx != nil {
+				idx[i] = q
+			}
 		}
 	case gen.PhaseHist:
 		keys, bk, nseg, ntile := rxU64s(args[0]), rxU64s(args[1]), args[2].(uint64), args[3].(uint64)
@@ -317,6 +324,10 @@ func (d *fakeDevice) launchPhase(ph fakePhase, grid, block gpu.Dim3, shared uint
 	case gen.PhaseScatter:
 		keys, bk, nseg, ntile := rxU64s(args[0]), rxU64s(args[1]), args[2].(uint64), args[3].(uint64)
 		lo, bits, P, out := args[4].(uint32), args[5].(uint32), rxU64s(args[6]), rxU64s(args[7])
+		var idx, idxOut []uint64 // a local plan's wedges, moved with their keys
+		if len(args) > 8 {
+			idx, idxOut = rxU64s(args[8]), rxU64s(args[9])
+		}
 		dmask := uint64(1)<<bits - 1
 		cursor := make([]uint64, D)
 		for t := range ntile {
@@ -331,6 +342,9 @@ func (d *fakeDevice) launchPhase(ph fakePhase, grid, block gpu.Dim3, shared uint
 			for i := i0; i < i1; i++ { // stable: in index order
 				dg := (keys[i] >> lo) & dmask
 				out[cursor[dg]] = keys[i]
+				if idx != nil {
+					idxOut[cursor[dg]] = idx[i]
+				}
 				cursor[dg]++
 			}
 		}
@@ -339,6 +353,10 @@ func (d *fakeDevice) launchPhase(ph fakePhase, grid, block gpu.Dim3, shared uint
 		b0, b1, t0, t1 := args[2].(uint64), args[3].(uint64), args[4].(uint64), args[5].(uint64)
 		offE, adjE, idbits, counts := rxU64s(args[6]), rxU32s(args[7]), args[8].(uint32), rxU64s(args[9])
 		wmask := uint64(1)<<idbits - 1
+		loc, err := d.radixLocal(ph, args) // local_pivot_fake_test.go; nil for the total
+		if err != nil {
+			return fmt.Errorf("%s: %w", ph.h.Kernel, err)
+		}
 		var c uint64
 		for t := t0; t < t1; t++ {
 			s := rxGetBucket(bk, rxBucketOf(bk, b0, b1, t))
@@ -351,6 +369,11 @@ func (d *fakeDevice) launchPhase(ph fakePhase, grid, block gpu.Dim3, shared uint
 				if lo < hi {
 					if p := rxLowerBound(adjE, lo, hi, uint32(k&wmask)); p < hi && adjE[p] == uint32(k&wmask) {
 						c++
+						if loc != nil {
+							if err := loc.hit(i, uint32(v), uint32(k&wmask)); err != nil {
+								return fmt.Errorf("%s: %w", ph.h.Kernel, err)
+							}
+						}
 					}
 				}
 			}
