@@ -1,0 +1,351 @@
+package executor
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/gpu"
+)
+
+// The pivot in partitions. Each triangle u < v < w is counted at its edge
+// (u, v) by pivot v: N+(v) hashed, probed by N+(u) after v. A pair is the
+// resident block and one chunk at or after its first, own or streamed, and
+// counts the in-edges (u, v) with u in the block and v in the chunk: both
+// lists lie in the window. Per pair, tcgen_part_pivot_count and _scatter
+// (templates/partition.cu) group those in-edges by v into the pair's
+// tails, as the plan's count and scatter do for the whole graph, and the
+// plan's own sums, scan and bin kernels bin the chunk's pivots, given the
+// offsets from the chunk's first vertex on (off + tlo) and counters indexed
+// from it, as the split over devices gives count and scatter a range of
+// sources (multi_pivot.go); the class kernels then count the pair's items
+// as in memory. Nothing of the plan's kernels changes.
+//
+// The core: the triangles whose middle vertex lies among the core's ids
+// are counted per block by the plan's core kernel over the block's rows
+// (a vertex's core entries are a suffix of its own row), with the core's
+// bit matrix written once, on the host, when the partition is prepared
+// (its rows do not change from one pass to the next); in-edges to the
+// core are left out of the pairs, and a chunk of core vertices alone is
+// never copied. The core is kept when the cut fits the cap with its matrix,
+// else dropped (top = n: the pivot counts every triangle).
+
+// partition.cu's pivot helpers.
+const (
+	partPivotCountKernel   = "tcgen_part_pivot_count"
+	partPivotScatterKernel = "tcgen_part_pivot_scatter"
+)
+
+// partPivot is a count in partitions' pivot: the plan's kernels and the
+// buffers every pair reuses.
+type partPivot struct {
+	h       *gen.PivotHelpers
+	variant int
+	classes []gen.Class // the variant's pivot classes
+	index   []int       // each one's item list: its index in h.Classes
+	fns     []gpu.Function
+	grids   []uint32
+	cost    *pivotCost
+	coreIDs int    // the core kept (0: none)
+	shift   uint32 // the packed counters' split (pivotShift)
+	sms     int
+	counts  []uint64 // each class's triangles in the last pass
+
+	sums, scan, bin, core gpu.Function
+	count, scatter        gpu.Function // partition.cu's
+	// The pair's counters and lists (partition buffers) and the core's
+	// matrix.
+	wrk, end, inoff, csz, tiles, tails, items, nitems, mat, spill gpu.Buffer
+}
+
+// pivotCostOf is the cost model of variant vi's pivot classes on o, with
+// its core (core: kept) or without.
+func pivotCostOf(man *gen.Manifest, vi int, classes []gen.Class, o *graph.Oriented, sms int, core bool) *pivotCost {
+	h := man.Pivot
+	n := uint32(o.N())
+	pc := &pivotCost{top: n, classes: uint64(len(h.Classes)), minWork: 1 << 62, tile: uint64(h.Tile),
+		counts: uint64(gen.CountsWords(len(man.Variants[vi].Classes))) * 8}
+	for _, c := range h.Classes {
+		pc.minWork = min(pc.minWork, uint64(max(c.ItemWork, 1)))
+	}
+	if k := h.VariantCore(vi); core && k > 0 {
+		pc.top, pc.core = n-min(n, uint32(k)), h.CoreMatrixBytes(vi)
+	}
+	pc.spill = pivotSpillBytes(classes, pivotGrids(classes, sms))
+	return pc
+}
+
+// pivotGrids are the classes' grids: one wave of persistent blocks (the
+// items are counted on the device), sized as if every pair had items.
+func pivotGrids(classes []gen.Class, sms int) []uint32 {
+	grids := make([]uint32, len(classes))
+	for i, c := range classes {
+		grids[i] = c.Grid.Blocks(1<<62, sms)
+	}
+	return grids
+}
+
+// cutPivot cuts o for the pivot under have bytes: with the variant's core
+// if the cut fits so, else without it.
+func cutPivot(man *gen.Manifest, vi int, classes []gen.Class, o *graph.Oriented, sms int, have, chunkBytes uint64) (*partition, error) {
+	var err error
+	for _, core := range []bool{true, false} {
+		if !core && man.Pivot.VariantCore(vi) == 0 {
+			break // no core to drop: the first cut's error
+		}
+		cost := partCost{pivot: pivotCostOf(man, vi, classes, o, sms, core)}
+		var room, chunkCap uint64
+		if room, chunkCap, err = partitionCaps(uint64(o.N()), maxRow(o), have, chunkBytes, cost); err == nil {
+			var p *partition
+			if p, err = cutPartition(o, room, chunkCap, cost); err == nil {
+				return p, nil
+			}
+		}
+	}
+	return nil, err
+}
+
+// newPartPivot is the pivot of a cut made by cutPivot.
+func newPartPivot(man *gen.Manifest, vi int, classes []gen.Class, part *partition, sms int) *partPivot {
+	h := man.Pivot
+	pv := &partPivot{h: h, variant: vi, classes: classes, cost: part.cost.pivot, shift: pivotShift(part.n), grids: pivotGrids(classes, sms), sms: sms}
+	if pv.cost.core > 0 {
+		pv.coreIDs = h.VariantCore(vi)
+	}
+	for _, c := range classes {
+		pv.index = append(pv.index, h.Index(vi, c.Slot))
+	}
+	return pv
+}
+
+// partitionBuffers are the device buffers of a count in partitions, in
+// allocation order: the merge's (offsets, window, src, list, counts, the
+// list's fill, the sum) or the pivot's.
+func (p *partition) buffers() []partBuffer {
+	n := uint64(p.n)
+	bs := []partBuffer{{bufOff, "offsets", (n + 1) * 8}, {bufAdj, "adjacency window", adjBytes(p.window())}}
+	pc := p.cost.pivot
+	if pc == nil {
+		return append(bs, partBuffer{bufSrc, "src", 4 * max(p.maxBlock, 1)}, partBuffer{bufList, "work list", 8 * max(p.maxList, 1)},
+			partBuffer{bufCounts, "counts", uint64(gen.CountsWords(1)) * 8}, partBuffer{bufFill, "list fill", 8}, partBuffer{bufSum, "sum", 8})
+	}
+	t := max(p.maxTarget, 1)
+	bs = append(bs, partBuffer{bufTails, "tails", 8 * max(p.maxList, 1)}, partBuffer{bufItems, "items", 8 * pc.classes * max(p.maxItems, 1)},
+		partBuffer{bufWrk, "work counters", 8 * t}, partBuffer{bufEnd, "in-edge ends", 8 * t}, partBuffer{bufCsz, "in-edges per item", 4 * t},
+		partBuffer{bufInoff, "in-edge offsets", 8 * (t + 1)}, partBuffer{bufTiles, "tile sums", 8 * ((t+pc.tile-1)/pc.tile + 1)},
+		partBuffer{bufNitems, "item counts", 16 * pc.classes}, partBuffer{bufCounts, "counts", pc.counts}, partBuffer{bufSum, "sum", 8})
+	if pc.core > 0 {
+		bs = append(bs, partBuffer{bufCore, "core matrix", pc.core})
+	}
+	if pc.spill > 0 {
+		bs = append(bs, partBuffer{bufSpill, "global tables", pc.spill})
+	}
+	return bs
+}
+
+// partBuf names a buffer of a count in partitions.
+type partBuf int
+
+const (
+	bufOff partBuf = iota
+	bufAdj
+	bufSrc
+	bufList
+	bufCounts
+	bufFill
+	bufSum
+	bufTails
+	bufItems
+	bufWrk
+	bufEnd
+	bufCsz
+	bufInoff
+	bufTiles
+	bufNitems
+	bufCore
+	bufSpill
+)
+
+// partBuffer is one buffer of a count in partitions.
+type partBuffer struct {
+	id    partBuf
+	name  string
+	bytes uint64
+}
+
+// load looks up the plan's pivot kernels in mod and partition.cu's in
+// hmod.
+func (pv *partPivot) load(mod, hmod gpu.Module) error {
+	h := pv.h
+	fns := []struct {
+		m    gpu.Module
+		name string
+		fn   *gpu.Function
+	}{{mod, h.Sums, &pv.sums}, {mod, h.Scan, &pv.scan}, {mod, h.Bin, &pv.bin},
+		{hmod, partPivotCountKernel, &pv.count}, {hmod, partPivotScatterKernel, &pv.scatter}}
+	if pv.coreIDs > 0 {
+		fns = append(fns, struct {
+			m    gpu.Module
+			name string
+			fn   *gpu.Function
+		}{mod, h.CoreKernel(pv.coreIDs), &pv.core})
+	}
+	for _, f := range fns {
+		var err error
+		if *f.fn, err = f.m.Function(f.name); err != nil {
+			return fmt.Errorf("kernel %s: %w", f.name, err)
+		}
+	}
+	for i, c := range pv.classes {
+		fn, err := mod.Function(c.Kernel)
+		if err != nil {
+			return fmt.Errorf("kernel %s: %w", c.Kernel, err)
+		}
+		if c.DynamicSharedBytes > 0 {
+			if err := fn.SetMaxDynamicShared(c.DynamicSharedBytes); err != nil {
+				return fmt.Errorf("kernel %s: %d bytes of dynamic shared memory: %w", c.Kernel, c.DynamicSharedBytes, err)
+			}
+		}
+		pv.fns = append(pv.fns, fn)
+		pv.grids[i] = residentGrid(fn, pv.grids[i], c.Block, c.DynamicSharedBytes, pv.sms) // at most what the tables were sized for
+	}
+	return nil
+}
+
+// buffers names where each pivot buffer goes.
+func (pv *partPivot) buffers() map[partBuf]*gpu.Buffer {
+	return map[partBuf]*gpu.Buffer{bufTails: &pv.tails, bufItems: &pv.items, bufWrk: &pv.wrk, bufEnd: &pv.end, bufCsz: &pv.csz,
+		bufInoff: &pv.inoff, bufTiles: &pv.tiles, bufNitems: &pv.nitems, bufCore: &pv.mat, bufSpill: &pv.spill}
+}
+
+// writeCore writes the core's bit matrix from o's rows: row x - top holds
+// bit y - top for every y in N+(x), x and y core ids (a core vertex's
+// entries are core ids: ids follow the orientation).
+func (pv *partPivot) writeCore(o *graph.Oriented) error {
+	if pv.coreIDs == 0 {
+		return nil
+	}
+	cw := uint64(pv.coreIDs / 32)
+	top := uint64(pv.cost.top)
+	mat := make([]uint32, pv.cost.core/4)
+	for x := top; x < uint64(o.N()); x++ {
+		for _, y := range o.Adj[o.Offsets[x]:o.Offsets[x+1]] {
+			k := uint64(y) - top
+			mat[(x-top)*cw+k/32] |= 1 << (k % 32)
+		}
+	}
+	return gpu.WriteSlice(pv.mat, 0, mat)
+}
+
+// block queues on the compute stream the core kernel over block a's rows
+// (their offsets rebased): the triangles whose lowest vertex is in the
+// block and whose middle vertex is a core id, added to the first pivot
+// class's count, as in memory.
+func (pv *partPivot) block(pt *Partitioned, a int) error {
+	if pv.core == nil {
+		return nil
+	}
+	lo, hi := pt.part.blockRange(a)
+	walk := gen.Grid{ItemsPerBlock: pv.h.Block / 32, BlocksPerSM: 2048 / pv.h.Block} // a warp per vertex, as pivotFamily.walkGrids
+	grid := walk.Blocks(uint64(max(hi-lo, 1)), pt.sms)
+	slot := pt.counts.Ptr() + uint64(pv.classes[0].Slot)*8
+	err := pt.compute.Launch(pv.core, gpu.Dim3{X: grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pv.h.Block), Y: 1, Z: 1}, 0,
+		pt.off.Ptr()+uint64(lo)*8, pt.adj, hi-lo, pv.cost.top, pv.mat, slot)
+	if err != nil {
+		return fmt.Errorf("plan %s: core kernel %s (block %d): %w", pt.name, pv.h.CoreKernel(pv.coreIDs), a, err)
+	}
+	return nil
+}
+
+// countPair queues on the compute stream pair q's preparation and class
+// kernels: the in-edges from block q.block into its targets [tlo, thi)
+// below the core, counted (part_pivot_count), binned (the plan's sums,
+// scan and bin over the targets, from off + tlo), placed
+// (part_pivot_scatter) and counted by each pivot class into counts.
+func (pv *partPivot) countPair(pt *Partitioned, q pair, tlo, thi uint32) error {
+	lo, hi := pt.part.blockRange(q.block)
+	thi = min(thi, pv.cost.top) // countPairs made the pair only if some target lies below it
+	nt := thi - tlo
+	blk := gpu.Dim3{X: uint32(pv.h.Block), Y: 1, Z: 1}
+	one := gpu.Dim3{X: 1, Y: 1, Z: 1}
+	tiles := gpu.Dim3{X: (nt + uint32(pv.h.Tile) - 1) / uint32(pv.h.Tile), Y: 1, Z: 1}
+	helpers := gpu.Dim3{X: partitionBlock, Y: 1, Z: 1}
+	offT := pt.off.Ptr() + uint64(tlo)*8
+	if err := pt.compute.Zero(pv.nitems); err != nil { // the item counts and the class kernels' queues
+		return fmt.Errorf("plan %s: zeroing the item counts: %w", pt.name, err)
+	}
+	steps := []struct {
+		name      string
+		fn        gpu.Function
+		grid, blk gpu.Dim3
+		args      []any
+	}{
+		{partPivotCountKernel, pv.count, pt.helperGrid(hi - lo), helpers, []any{pt.off, pt.adj, lo, hi - lo, tlo, thi, pv.wrk, pv.shift}},
+		{pv.h.Sums, pv.sums, tiles, blk, []any{pv.wrk, nt, pv.shift, pv.tiles}},
+		{pv.h.Scan, pv.scan, one, blk, []any{pv.tiles, tiles.X}},
+		{pv.h.Bin, pv.bin, tiles, blk, []any{offT, pv.end, pv.wrk, nt, uint32(pv.variant), pv.tiles, tiles.X, pv.inoff, pv.csz, pv.items,
+			max(pt.part.maxItems, 1), pv.nitems, pv.shift}},
+		{partPivotScatterKernel, pv.scatter, pt.helperGrid(hi - lo), helpers, []any{pt.off, pt.adj, lo, hi - lo, tlo, thi, pv.end, pv.tails}},
+	}
+	for _, st := range steps {
+		if err := pt.compute.Launch(st.fn, st.grid, st.blk, 0, st.args...); err != nil {
+			return fmt.Errorf("plan %s: pivot kernel %s (block %d, targets %d to %d): %w", pt.name, st.name, q.block, tlo, thi, err)
+		}
+	}
+	k := uint64(len(pv.h.Classes))
+	for i, c := range pv.classes {
+		j := uint64(pv.index[i])
+		items := pv.items.Ptr() + j*max(pt.part.maxItems, 1)*8
+		nitems, queue := pv.nitems.Ptr()+j*8, pv.nitems.Ptr()+(k+j)*8
+		err := pt.compute.Launch(pv.fns[i], gpu.Dim3{X: pv.grids[i], Y: 1, Z: 1}, gpu.Dim3{X: uint32(c.Block), Y: 1, Z: 1}, uint32(c.DynamicSharedBytes),
+			offT, pt.adj, pv.inoff, pv.csz, pv.tails, items, nitems, pt.counts, bufArg(pv.spill), pt.part.n, queue)
+		if err != nil {
+			return fmt.Errorf("plan %s: kernel %s (block %d, targets %d to %d, %d in-edges, grid %d x %d): %w",
+				pt.name, c.Kernel, q.block, tlo, thi, q.edges, pv.grids[i], c.Block, err)
+		}
+	}
+	return nil
+}
+
+// finish queues the adds of the pivot classes' counts to the pass's sum.
+func (pv *partPivot) finish(pt *Partitioned) error {
+	one := gpu.Dim3{X: 1, Y: 1, Z: 1}
+	for _, c := range pv.classes {
+		if err := pt.compute.Launch(pt.addFn, one, one, 0, pt.counts, uint32(c.Slot), pt.sum); err != nil {
+			return fmt.Errorf("plan %s: kernel %s: %w", pt.name, partAddKernel, err)
+		}
+	}
+	return nil
+}
+
+// partitionClasses returns the variant's classes a count in partitions
+// launches and whether they are pivot classes, or says why it cannot:
+// one edge class without scratch (the merge), or pivot classes alone.
+func partitionClasses(man *gen.Manifest, variant int) ([]gen.Class, bool, error) {
+	v := man.Variants[variant]
+	switch {
+	case man.Output != "":
+		return nil, false, fmt.Errorf("a count in partitions gives the total only, not output %s", man.Output)
+	case !man.IDOrdered:
+		return nil, false, fmt.Errorf("a count in partitions needs ids in the orientation's order (orientation id, or relabelled)")
+	}
+	var pivots []gen.Class
+	for _, c := range v.Classes {
+		if isPivot(c) {
+			pivots = append(pivots, c)
+		}
+	}
+	if len(pivots) > 0 && !slices.ContainsFunc(v.Classes, func(c gen.Class) bool { return !c.Skip && !isPivot(c) }) {
+		return pivots, true, nil
+	}
+	if len(v.Classes) != 1 {
+		return nil, false, fmt.Errorf("a count in partitions launches one edge class or pivot classes; variant %d has %d classes", variant, len(v.Classes))
+	}
+	c := v.Classes[0]
+	if c.Skip || c.Kind != gen.KindSingle || c.Items != gen.ItemsEdges || c.Iterator != ir.IterEdge || c.Scratch != nil {
+		return nil, false, fmt.Errorf("a count in partitions launches an edge class without scratch, or pivot classes; class %s is a %s %s class", c.Name, c.Iterator, c.Intersection)
+	}
+	return []gen.Class{c}, false, nil
+}
