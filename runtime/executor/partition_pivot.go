@@ -239,22 +239,21 @@ func (pv *partPivot) writeCore(o *graph.Oriented) error {
 	return gpu.WriteSlice(pv.mat, 0, mat)
 }
 
-// block queues on the compute stream the core kernel over block a's rows
-// (their offsets rebased): the triangles whose lowest vertex is in the
-// block and whose middle vertex is a core id, added to the first pivot
-// class's count, as in memory.
-func (pv *partPivot) block(pt *Partitioned, a int) error {
-	if pv.core == nil {
+// core queues on the compute stream the core kernel over the rows of the
+// block's vertices [lo, hi) (their offsets rebased): the triangles whose
+// lowest vertex is one of them and whose middle vertex is a core id, added
+// to the first pivot class's count, as in memory.
+func (pv *partPivot) coreRows(pt *Partitioned, lo, hi uint32) error {
+	if pv.core == nil || hi <= lo {
 		return nil
 	}
-	lo, hi := pt.part.blockRange(a)
 	walk := gen.Grid{ItemsPerBlock: pv.h.Block / 32, BlocksPerSM: 2048 / pv.h.Block} // a warp per vertex, as pivotFamily.walkGrids
-	grid := walk.Blocks(uint64(max(hi-lo, 1)), pt.sms)
+	grid := walk.Blocks(uint64(hi-lo), pt.sms)
 	slot := pt.counts.Ptr() + uint64(pv.classes[0].Slot)*8
 	err := pt.compute.Launch(pv.core, gpu.Dim3{X: grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pv.h.Block), Y: 1, Z: 1}, 0,
 		pt.off.Ptr()+uint64(lo)*8, pt.adj, hi-lo, pv.cost.top, pv.mat, slot)
 	if err != nil {
-		return fmt.Errorf("plan %s: core kernel %s (block %d): %w", pt.name, pv.h.CoreKernel(pv.coreIDs), a, err)
+		return fmt.Errorf("plan %s: core kernel %s (vertices %d to %d): %w", pt.name, pv.h.CoreKernel(pv.coreIDs), lo, hi, err)
 	}
 	return nil
 }
@@ -263,9 +262,14 @@ func (pv *partPivot) block(pt *Partitioned, a int) error {
 // kernels: the in-edges from block q.block into its targets [tlo, thi)
 // below the core, counted (part_pivot_count), binned (the plan's sums,
 // scan and bin over the targets, from off + tlo), placed
-// (part_pivot_scatter) and counted by each pivot class into counts.
+// (part_pivot_scatter) and counted by each pivot class into counts. Their
+// sources are the block's vertices, of an own pair those before thi alone
+// (ids follow the orientation).
 func (pv *partPivot) countPair(pt *Partitioned, q pair, tlo, thi uint32) error {
 	lo, hi := pt.part.blockRange(q.block)
+	if q.own {
+		hi = thi
+	}
 	thi = min(thi, pv.cost.top) // countPairs made the pair only if some target lies below it
 	nt := thi - tlo
 	blk := gpu.Dim3{X: uint32(pv.h.Block), Y: 1, Z: 1}

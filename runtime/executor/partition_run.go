@@ -77,7 +77,11 @@ func (pt *Partitioned) runPass(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, err := pt.blockPass(i)
+		blockPass := pt.blockPass
+		if pt.pv != nil {
+			blockPass = pt.pivotBlockPass // partition_pivot_run.go
+		}
+		n, err := blockPass(i)
 		if err != nil {
 			return err
 		}
@@ -133,7 +137,7 @@ func (pt *Partitioned) blockPass(i int) (int, error) {
 		if q.streamed() {
 			slot = j % 2
 		}
-		if err := pt.pairStep(&pairs[k], slot, blockRows); err != nil {
+		if err := pt.pairStep(&pairs[k], slot, blockRows, nil); err != nil {
 			return 0, err
 		}
 		if slot >= 0 {
@@ -185,8 +189,7 @@ func (pt *Partitioned) rebase(lo, hi uint32, at uint64) error {
 
 // blockStep queues block st.block's copy to the window's start once the
 // last block's pairs are counted, and, once it is in, its offsets' rebase
-// and src (the merge) or the core kernel (the pivot). It returns the
-// block's entries.
+// and src. It returns the block's entries.
 func (pt *Partitioned) blockStep(st *partStep) (uint64, error) {
 	lo, hi := pt.part.blockRange(st.block)
 	if err := pt.await(pt.copier, pt.idle); err != nil {
@@ -204,9 +207,6 @@ func (pt *Partitioned) blockStep(st *partStep) (uint64, error) {
 	err := pt.timed(st.kernel, func() error {
 		if err := pt.rebase(lo, hi, 0); err != nil {
 			return err
-		}
-		if pt.pv != nil {
-			return pt.pv.block(pt, st.block)
 		}
 		if err := pt.compute.Launch(pt.srcFn, pt.helperGrid(hi-lo), gpu.Dim3{X: partitionBlock, Y: 1, Z: 1}, 0, pt.off, lo, hi-lo, pt.src); err != nil {
 			return fmt.Errorf("plan %s: kernel %s: %w", pt.name, partSrcKernel, err)
@@ -242,8 +242,9 @@ func (pt *Partitioned) chunkCopy(st *partStep, s int, blockRows uint64) error {
 }
 
 // pairStep queues pair st.pair's count, its chunk in slot s (-1: the
-// diagonal or an own chunk, none) once copied, and frees the slot after.
-func (pt *Partitioned) pairStep(st *partStep, s int, blockRows uint64) error {
+// diagonal or an own chunk, none) once copied, after before (nil: none;
+// within the pair's timer), and frees the slot after.
+func (pt *Partitioned) pairStep(st *partStep, s int, blockRows uint64, before func() error) error {
 	q := pt.part.pairs[st.pair]
 	tlo, thi := pt.part.targets(q)
 	if s >= 0 {
@@ -252,6 +253,11 @@ func (pt *Partitioned) pairStep(st *partStep, s int, blockRows uint64) error {
 		}
 	}
 	err := pt.timed(st.kernel, func() error {
+		if before != nil {
+			if err := before(); err != nil {
+				return err
+			}
+		}
 		if s >= 0 {
 			if err := pt.rebase(tlo, thi, pt.slotAt(s, blockRows)); err != nil {
 				return err
