@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -169,6 +170,36 @@ func PreparePartitioned(ctx context.Context, dev gpu.Device, comp gpu.Compiler, 
 	return pt.setup(s, have)
 }
 
+// partitionClasses returns the variant's classes a count in partitions
+// launches and whether they are pivot classes, or says why it cannot:
+// one edge class without scratch (the merge), or pivot classes alone.
+func partitionClasses(man *gen.Manifest, variant int) ([]gen.Class, bool, error) {
+	v := man.Variants[variant]
+	switch {
+	case man.Output != "":
+		return nil, false, fmt.Errorf("a count in partitions gives the total only, not output %s", man.Output)
+	case !man.IDOrdered:
+		return nil, false, fmt.Errorf("a count in partitions needs ids in the orientation's order (orientation id, or relabelled)")
+	}
+	var pivots []gen.Class
+	for _, c := range v.Classes {
+		if isPivot(c) {
+			pivots = append(pivots, c)
+		}
+	}
+	if len(pivots) > 0 && !slices.ContainsFunc(v.Classes, func(c gen.Class) bool { return !c.Skip && !isPivot(c) }) {
+		return pivots, true, nil
+	}
+	if len(v.Classes) != 1 {
+		return nil, false, fmt.Errorf("a count in partitions launches one edge class or pivot classes; variant %d has %d classes", variant, len(v.Classes))
+	}
+	c := v.Classes[0]
+	if c.Skip || c.Kind != gen.KindSingle || c.Items != gen.ItemsEdges || c.Iterator != ir.IterEdge || c.Scratch != nil {
+		return nil, false, fmt.Errorf("a count in partitions launches an edge class without scratch, or pivot classes; class %s is a %s %s class", c.Name, c.Iterator, c.Intersection)
+	}
+	return []gen.Class{c}, false, nil
+}
+
 // setup compiles and loads the kernels, allocates the buffers (the
 // partition's plan, at most have) and makes the timers.
 func (pt *Partitioned) setup(s *preparation, have uint64) (*Partitioned, error) {
@@ -219,11 +250,11 @@ func (pt *Partitioned) load(s *preparation) error {
 	helpers := map[string]*gpu.Function{partAddKernel: &pt.addFn, partRebaseKernel: &pt.rebaseFn}
 	if pt.pv != nil {
 		if err := pt.pv.load(pt.mod, pt.hmod); err != nil {
-			return s.fail("%v", err)
+			return s.fail("%w", err)
 		}
 	} else {
 		if err := pt.loadMerge(); err != nil {
-			return s.fail("%v", err)
+			return s.fail("%w", err)
 		}
 		helpers[partSrcKernel], helpers[partListKernel] = &pt.srcFn, &pt.listFn
 	}

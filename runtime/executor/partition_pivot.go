@@ -2,19 +2,19 @@ package executor
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
-	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/runtime/gpu"
 )
 
 // The pivot in partitions. Each triangle u < v < w is counted at its edge
 // (u, v) by pivot v: N+(v) hashed, probed by N+(u) after v. A pair is the
-// resident block and one chunk at or after its first, own or streamed, and
-// counts the in-edges (u, v) with u in the block and v in the chunk: both
-// lists lie in the window. Per pair, tcgen_part_pivot_count and _scatter
+// resident block and one chunk after it (streamed), or a run of the
+// block's own chunks (joinOwn), and counts the in-edges (u, v) with u in
+// the block and v in its targets: both lists lie in the window (the
+// block's rows arrive in pieces behind which its own pairs count:
+// partition_pivot_run.go). Per pair, tcgen_part_pivot_count and _scatter
 // (templates/partition.cu) group those in-edges by v into the pair's
 // tails, as the plan's count and scatter do for the whole graph, and the
 // plan's own sums, scan and bin kernels bin the chunk's pivots, given the
@@ -120,77 +120,19 @@ func newPartPivot(man *gen.Manifest, vi int, classes []gen.Class, part *partitio
 	return pv
 }
 
-// partitionBuffers are the device buffers of a count in partitions, in
-// allocation order: the merge's (offsets, window, src, list, counts, the
-// list's fill, the sum) or the pivot's.
-func (p *partition) buffers() []partBuffer {
-	n := uint64(p.n)
-	bs := []partBuffer{{bufOff, "offsets", (n + 1) * 8}, {bufAdj, "adjacency window", adjBytes(p.window())}}
-	pc := p.cost.pivot
-	if pc == nil {
-		return append(bs, partBuffer{bufSrc, "src", 4 * max(p.maxBlock, 1)}, partBuffer{bufList, "work list", 8 * max(p.maxList, 1)},
-			partBuffer{bufCounts, "counts", uint64(gen.CountsWords(1)) * 8}, partBuffer{bufFill, "list fill", 8}, partBuffer{bufSum, "sum", 8})
-	}
-	t := max(p.maxTarget, 1)
-	bs = append(bs, partBuffer{bufTails, "tails", 8 * max(p.maxList, 1)}, partBuffer{bufItems, "items", 8 * pc.classes * max(p.maxItems, 1)},
-		partBuffer{bufWrk, "work counters", 8 * t}, partBuffer{bufEnd, "in-edge ends", 8 * t}, partBuffer{bufCsz, "in-edges per item", 4 * t},
-		partBuffer{bufInoff, "in-edge offsets", 8 * (t + 1)}, partBuffer{bufTiles, "tile sums", 8 * ((t+pc.tile-1)/pc.tile + 1)},
-		partBuffer{bufNitems, "item counts", 16 * pc.classes}, partBuffer{bufCounts, "counts", pc.counts}, partBuffer{bufSum, "sum", 8})
-	if pc.core > 0 {
-		bs = append(bs, partBuffer{bufCore, "core matrix", pc.core})
-	}
-	if pc.spill > 0 {
-		bs = append(bs, partBuffer{bufSpill, "global tables", pc.spill})
-	}
-	return bs
-}
-
-// partBuf names a buffer of a count in partitions.
-type partBuf int
-
-const (
-	bufOff partBuf = iota
-	bufAdj
-	bufSrc
-	bufList
-	bufCounts
-	bufFill
-	bufSum
-	bufTails
-	bufItems
-	bufWrk
-	bufEnd
-	bufCsz
-	bufInoff
-	bufTiles
-	bufNitems
-	bufCore
-	bufSpill
-)
-
-// partBuffer is one buffer of a count in partitions.
-type partBuffer struct {
-	id    partBuf
-	name  string
-	bytes uint64
-}
-
 // load looks up the plan's pivot kernels in mod and partition.cu's in
 // hmod.
 func (pv *partPivot) load(mod, hmod gpu.Module) error {
 	h := pv.h
-	fns := []struct {
+	type kernel struct {
 		m    gpu.Module
 		name string
 		fn   *gpu.Function
-	}{{mod, h.Sums, &pv.sums}, {mod, h.Scan, &pv.scan}, {mod, h.Bin, &pv.bin},
+	}
+	fns := []kernel{{mod, h.Sums, &pv.sums}, {mod, h.Scan, &pv.scan}, {mod, h.Bin, &pv.bin},
 		{hmod, partPivotCountKernel, &pv.count}, {hmod, partPivotScatterKernel, &pv.scatter}}
 	if pv.coreIDs > 0 {
-		fns = append(fns, struct {
-			m    gpu.Module
-			name string
-			fn   *gpu.Function
-		}{mod, h.CoreKernel(pv.coreIDs), &pv.core})
+		fns = append(fns, kernel{mod, h.CoreKernel(pv.coreIDs), &pv.core})
 	}
 	for _, f := range fns {
 		var err error
@@ -322,34 +264,4 @@ func (pv *partPivot) finish(pt *Partitioned) error {
 		}
 	}
 	return nil
-}
-
-// partitionClasses returns the variant's classes a count in partitions
-// launches and whether they are pivot classes, or says why it cannot:
-// one edge class without scratch (the merge), or pivot classes alone.
-func partitionClasses(man *gen.Manifest, variant int) ([]gen.Class, bool, error) {
-	v := man.Variants[variant]
-	switch {
-	case man.Output != "":
-		return nil, false, fmt.Errorf("a count in partitions gives the total only, not output %s", man.Output)
-	case !man.IDOrdered:
-		return nil, false, fmt.Errorf("a count in partitions needs ids in the orientation's order (orientation id, or relabelled)")
-	}
-	var pivots []gen.Class
-	for _, c := range v.Classes {
-		if isPivot(c) {
-			pivots = append(pivots, c)
-		}
-	}
-	if len(pivots) > 0 && !slices.ContainsFunc(v.Classes, func(c gen.Class) bool { return !c.Skip && !isPivot(c) }) {
-		return pivots, true, nil
-	}
-	if len(v.Classes) != 1 {
-		return nil, false, fmt.Errorf("a count in partitions launches one edge class or pivot classes; variant %d has %d classes", variant, len(v.Classes))
-	}
-	c := v.Classes[0]
-	if c.Skip || c.Kind != gen.KindSingle || c.Items != gen.ItemsEdges || c.Iterator != ir.IterEdge || c.Scratch != nil {
-		return nil, false, fmt.Errorf("a count in partitions launches an edge class without scratch, or pivot classes; class %s is a %s %s class", c.Name, c.Iterator, c.Intersection)
-	}
-	return []gen.Class{c}, false, nil
 }

@@ -94,10 +94,12 @@ func (pt *Partitioned) pivotBlockPass(i int) (int, error) {
 		}
 		return nil
 	}
-	whole := func() error { // the block's last piece, then the chunks
-		if b.copied == hi && copied > 0 {
+	queued := false // the block's last piece and the first chunks
+	whole := func() error {
+		if queued {
 			return nil
 		}
+		queued = true
 		if err := b.copyTo(hi); err != nil {
 			return err
 		}

@@ -12,14 +12,19 @@ import (
 // The host's plan of a count in partitions (partition.go). The vertices
 // are cut into chunks, contiguous id ranges of at most chunkCap entries of
 // rows each, and the chunks into blocks as large as the block's room
-// holds: its rows, their src and the longest work list of its pairs. Every
+// holds: its rows, their src and the longest work list of its pairs (the
+// merge's). Every
 // triangle u < v < w (the orientation is the id order) is counted once, by
 // the edge u -> v, from N+(u) and N+(v): for the block a that holds u, the
 // edges whose target v lies in a itself (the diagonal pair) or in one chunk
 // c after a need only the rows of a and of c on the device. A block stays
 // resident while the chunks after it stream through; the bytes copied per
 // pass are the rows of every block once and, per block, the rows after
-// it, so large blocks (and small chunks) copy least.
+// it, so large blocks (and small chunks) copy least. For the pivot
+// (partition_pivot.go) the diagonal is the block's own chunks, a pair
+// each or joined into runs, chunks hold at most a quarter as many vertices
+// as entries, and a block's room holds its rows (no src), the longest
+// pair's tails and items (partition_cost.go).
 
 // partition is the cut of one graph under one memory cap.
 type partition struct {
@@ -86,7 +91,7 @@ func partitionFixed(n uint64) uint64 {
 func partitionCaps(n, maxRow, capBytes, chunkBytes uint64, cost partCost) (blockRoom, chunkCap uint64, err error) {
 	fixed := cost.fixed(n)
 	if capBytes <= fixed {
-		return 0, 0, fmt.Errorf("a cap of %d MiB does not hold the offsets of %d vertices (%d MiB)", capBytes>>20, n, fixed>>20)
+		return 0, 0, fmt.Errorf("a cap of %d MiB does not hold the offsets of %d vertices and the counters (%d MiB)", capBytes>>20, n, fixed>>20)
 	}
 	rows := capBytes - fixed
 	if chunkBytes == 0 {
@@ -427,4 +432,59 @@ func (b *blockLists) add(k int) listNeed {
 	}
 	b.last, b.cur = b.cur, l.or(listNeed{entries: diag})
 	return b.cur
+}
+
+// buffers are the device buffers of a count in partitions, in
+// allocation order: the merge's (offsets, window, src, list, counts, the
+// list's fill, the sum) or the pivot's.
+func (p *partition) buffers() []partBuffer {
+	n := uint64(p.n)
+	bs := []partBuffer{{bufOff, "offsets", (n + 1) * 8}, {bufAdj, "adjacency window", adjBytes(p.window())}}
+	pc := p.cost.pivot
+	if pc == nil {
+		return append(bs, partBuffer{bufSrc, "src", 4 * max(p.maxBlock, 1)}, partBuffer{bufList, "work list", 8 * max(p.maxList, 1)},
+			partBuffer{bufCounts, "counts", uint64(gen.CountsWords(1)) * 8}, partBuffer{bufFill, "list fill", 8}, partBuffer{bufSum, "sum", 8})
+	}
+	t := max(p.maxTarget, 1)
+	bs = append(bs, partBuffer{bufTails, "tails", 8 * max(p.maxList, 1)}, partBuffer{bufItems, "items", 8 * pc.classes * max(p.maxItems, 1)},
+		partBuffer{bufWrk, "work counters", 8 * t}, partBuffer{bufEnd, "in-edge ends", 8 * t}, partBuffer{bufCsz, "in-edges per item", 4 * t},
+		partBuffer{bufInoff, "in-edge offsets", 8 * (t + 1)}, partBuffer{bufTiles, "tile sums", 8 * ((t+pc.tile-1)/pc.tile + 1)},
+		partBuffer{bufNitems, "item counts", 16 * pc.classes}, partBuffer{bufCounts, "counts", pc.counts}, partBuffer{bufSum, "sum", 8})
+	if pc.core > 0 {
+		bs = append(bs, partBuffer{bufCore, "core matrix", pc.core})
+	}
+	if pc.spill > 0 {
+		bs = append(bs, partBuffer{bufSpill, "global tables", pc.spill})
+	}
+	return bs
+}
+
+// partBuf names a buffer of a count in partitions.
+type partBuf int
+
+const (
+	bufOff partBuf = iota
+	bufAdj
+	bufSrc
+	bufList
+	bufCounts
+	bufFill
+	bufSum
+	bufTails
+	bufItems
+	bufWrk
+	bufEnd
+	bufCsz
+	bufInoff
+	bufTiles
+	bufNitems
+	bufCore
+	bufSpill
+)
+
+// partBuffer is one buffer of a count in partitions.
+type partBuffer struct {
+	id    partBuf
+	name  string
+	bytes uint64
 }
