@@ -14,9 +14,10 @@ import (
 )
 
 // partitionSpec is the plan a count in partitions runs
-// (executor.PreparePartitioned): the tiled edge merge, the default plan's
-// design beyond its special cases, whose kernel takes any list of edges.
-const partitionSpec = "small.yaml"
+// (executor.PreparePartitioned): the default plan's design where a count
+// in partitions can run it, the pivot on skewed graphs and the tiled edge
+// merge elsewhere (its guard follows the default's: partition_test.go).
+const partitionSpec = "partition.yaml"
 
 // checkPartitionFlags refuses a --device-memory or --partition-chunk that
 // is not a byte count, or that comes with --gpus or --backend cpu.
@@ -81,10 +82,22 @@ func (c *CountCmd) preparePartitioned(g *Globals, dev gpu.Device, comp gpu.Compi
 }
 
 // partitionNotice is the one line a count in partitions announces itself
-// with.
+// with: the plan that did not fit and why, the plan that counts and its
+// design, what a pass moves.
 func partitionNotice(p ir.Plan, why string, pp ir.Plan, st executor.PartitionStats, bytes uint64) string {
-	return fmt.Sprintf("count: %s cannot take this graph (%s); counting in partitions with %s (examples/%s): %d blocks, %d chunks, %d pairs, %d MiB copied a pass, %d MiB of %d MiB of device memory",
-		p.Name(), why, pp.Name(), partitionSpec, st.Blocks, st.Chunks, st.Pairs, st.BytesCopied>>20, bytes>>20, st.CapBytes>>20)
+	return fmt.Sprintf("count: %s cannot take this graph (%s); counting in partitions with %s (examples/%s, %s): %d blocks, %d chunks, %d pairs, %d MiB copied a pass, %d MiB of %d MiB of device memory",
+		p.Name(), why, pp.Name(), partitionSpec, partitionDesign(st), st.Blocks, st.Chunks, st.Pairs, st.BytesCopied>>20, bytes>>20, st.CapBytes>>20)
+}
+
+// partitionDesign names what counts each pair.
+func partitionDesign(st executor.PartitionStats) string {
+	switch {
+	case st.Family != "pivot":
+		return "the tiled edge merge"
+	case st.CoreIDs > 0:
+		return fmt.Sprintf("the pivot, its core of %d ids", st.CoreIDs)
+	}
+	return "the pivot, no core"
 }
 
 // printPartition adds a count in partitions' line: what a pass moved and
@@ -94,6 +107,6 @@ func printPartition(w io.Writer, r *countResult) {
 		return
 	}
 	st := r.GPU.Partition
-	fmt.Fprintf(w, "partitions\t%d blocks, %d chunks, %d pairs; %d MiB copied a pass in %.4f ms, kernels %.4f ms, overlapped %.4f ms (medians)\n",
-		st.Blocks, st.Chunks, st.Pairs, st.BytesCopied>>20, st.CopyMs.Median, st.KernelMs.Median, st.OverlapMs)
+	fmt.Fprintf(w, "partitions\t%s; %d blocks, %d chunks, %d pairs; %d MiB copied a pass in %.4f ms, kernels %.4f ms, overlapped %.4f ms (medians)\n",
+		partitionDesign(*st), st.Blocks, st.Chunks, st.Pairs, st.BytesCopied>>20, st.CopyMs.Median, st.KernelMs.Median, st.OverlapMs)
 }

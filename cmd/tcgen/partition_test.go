@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -22,17 +23,25 @@ func TestPartitionNotice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := executor.PartitionStats{CapBytes: 600 << 20, Blocks: 3, Chunks: 20, Pairs: 31, BytesCopied: 2500 << 20,
+	st := executor.PartitionStats{CapBytes: 600 << 20, Blocks: 3, Chunks: 20, Pairs: 31, BytesCopied: 2500 << 20, Family: "merge",
 		CopyMs: executor.Timing{Median: 90}, KernelMs: executor.Timing{Median: 110}, OverlapMs: 5}
 	got := partitionNotice(def, "needs 1200 MiB of device memory, H100 has 600 MiB usable", pp, st, 590<<20)
-	want := fmt.Sprintf("count: %s cannot take this graph (needs 1200 MiB of device memory, H100 has 600 MiB usable); counting in partitions with %s (examples/small.yaml): 3 blocks, 20 chunks, 31 pairs, 2500 MiB copied a pass, 590 MiB of 600 MiB of device memory", def.Name(), pp.Name())
+	want := fmt.Sprintf("count: %s cannot take this graph (needs 1200 MiB of device memory, H100 has 600 MiB usable); counting in partitions with %s (examples/partition.yaml, the tiled edge merge): 3 blocks, 20 chunks, 31 pairs, 2500 MiB copied a pass, 590 MiB of 600 MiB of device memory", def.Name(), pp.Name())
 	if got != want || strings.Contains(got, "\n") {
 		t.Errorf("notice\n%s\nwant\n%s", got, want)
 	}
 	var out bytes.Buffer
 	printPartition(&out, &countResult{GPU: &executor.Result{Partition: &st}})
-	if w := "partitions\t3 blocks, 20 chunks, 31 pairs; 2500 MiB copied a pass in 90.0000 ms, kernels 110.0000 ms, overlapped 5.0000 ms (medians)\n"; out.String() != w {
+	if w := "partitions\tthe tiled edge merge; 3 blocks, 20 chunks, 31 pairs; 2500 MiB copied a pass in 90.0000 ms, kernels 110.0000 ms, overlapped 5.0000 ms (medians)\n"; out.String() != w {
 		t.Errorf("printed %q, want %q", out.String(), w)
+	}
+	for _, c := range []struct {
+		core int
+		want string
+	}{{8192, "the pivot, its core of 8192 ids"}, {0, "the pivot, no core"}} {
+		if got := partitionDesign(executor.PartitionStats{Family: "pivot", CoreIDs: c.core}); got != c.want {
+			t.Errorf("core %d: %q, want %q", c.core, got, c.want)
+		}
 	}
 	c := &CountCmd{}
 	if !c.partitionable(&executor.TooLargeError{}) || c.partitionable(fmt.Errorf("other")) {
@@ -42,4 +51,75 @@ func TestPartitionNotice(t *testing.T) {
 	if c.partitionable(&executor.TooLargeError{}) || c.localOutput() != ir.OutputVertex {
 		t.Error("partitionable: a local output is not")
 	}
+}
+
+// TestPartitionPlanFollowsDefault: for graphs on either side of every
+// boundary of the default plan's guard, the partition plan takes the pivot
+// exactly where the default does, with the same class and core, and the
+// default's tiled edge merge (examples/small.yaml's class) everywhere
+// else, also where the default takes a thread per vertex.
+func TestPartitionPlanFollowsDefault(t *testing.T) {
+	def, err := PlanArg{}.plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := PlanArg{Spec: partitionSpec}.plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := PlanArg{Spec: "small.yaml"}.plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pivots := 0
+	for _, edges := range []float64{1e5, 1999999, 2e6, 5e6, 31999999, 32e6, 1e9} {
+		for _, wpe := range []float64{5, 39.9, 40, 160} {
+			for _, avg := range []float64{4, 12.9, 13, 60} {
+				for _, cv := range []float64{0.1, 0.29, 0.3, 0.99, 1, 10} {
+					f := map[string]float64{ir.FeatureEdges: edges, ir.FeatureWedges: wpe, ir.FeatureAvgDegree: avg, ir.FeatureDegreeCV: cv}
+					dv, pv := pickVariant(t, def, f), pickVariant(t, part, f)
+					switch {
+					case dv.Classes[0].Iterator == ir.IterPivot:
+						pivots++
+						if !reflect.DeepEqual(dv.Classes, pv.Classes) || dv.Core != pv.Core {
+							t.Errorf("%v: the default takes %+v (core %d), the partition plan %+v (core %d)", f, dv.Classes, dv.Core, pv.Classes, pv.Core)
+						}
+					case !reflect.DeepEqual(pv.Classes, small.Classes) || pv.Core != 0:
+						t.Errorf("%v: the default takes %s, the partition plan %+v, want the tiled edge merge", f, dv.Classes[0].Iterator, pv.Classes)
+					}
+				}
+			}
+		}
+	}
+	if pivots == 0 {
+		t.Error("the default never took the pivot")
+	}
+}
+
+// pickVariant is the variant of p's guard that a graph of features f
+// takes: the first whose range holds the guard's feature and whose
+// conditions hold (executor's chooseVariant).
+func pickVariant(t *testing.T, p ir.Plan, f map[string]float64) ir.Variant {
+	t.Helper()
+	if p.Guard == nil {
+		t.Fatalf("plan %s has no guard", p.Name())
+	}
+next:
+	for _, v := range p.Guard.Variants {
+		if !(ir.Cond{Lo: v.Lo, Hi: v.Hi}).Holds(f[p.Guard.Feature]) {
+			continue
+		}
+		for _, c := range v.When {
+			x, ok := f[c.Feature]
+			if !ok {
+				t.Fatalf("plan %s: feature %s not given", p.Name(), c.Feature)
+			}
+			if !c.Holds(x) {
+				continue next
+			}
+		}
+		return v
+	}
+	t.Fatalf("plan %s: no variant for %v", p.Name(), f)
+	return ir.Variant{}
 }

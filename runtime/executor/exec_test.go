@@ -309,6 +309,9 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 	if ok, err := f.d.checkLaunch(f.name, args); ok {
 		return err // check_fake_test.go
 	}
+	if ok, err := f.d.partPivotLaunch(f.name, grid, args); ok {
+		return err // partition_pivot_fake_test.go
+	}
 	if ok, err := partLaunch(f.name, args); ok {
 		return err // partition_fake_test.go
 	}

@@ -30,6 +30,9 @@ const (
 	PartListKernel   = partListKernel
 	PartAddKernel    = partAddKernel
 	PartRebaseKernel = partRebaseKernel
+
+	PartPivotCountKernel   = partPivotCountKernel
+	PartPivotScatterKernel = partPivotScatterKernel
 )
 
 // SplitWork is splitWork for the tests: each part's items, its modelled
@@ -41,4 +44,14 @@ func SplitWork(o *graph.Oriented, v gen.Variant, lists []WorkList, core, parts i
 		lo, hi = append(lo, p.lo), append(hi, p.hi)
 	}
 	return items, work, lo, hi
+}
+
+// BlockVertices is the vertices of each block of a count in partitions.
+func BlockVertices(pt *Partitioned) []uint32 {
+	var vs []uint32
+	for a := range pt.part.numBlocks() {
+		lo, hi := pt.part.blockRange(a)
+		vs = append(vs, hi-lo)
+	}
+	return vs
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -26,7 +27,10 @@ import (
 // (partition_run.go), from the graph's rows pinned. tcgen_part_list
 // (templates/partition.cu) lists each pair's edges on the device, the
 // edge kernel counts them, and tcgen_part_add adds the pair's count to
-// the pass's u64 sum: exact, whatever the order.
+// the pass's u64 sum: exact, whatever the order. A plan whose variant for
+// the graph is the pivot counts each pair with the pivot instead
+// (partition_pivot.go): the partition plan picks it where the default
+// plan would.
 
 // partitionHelpers are the helper kernels' file and names.
 const (
@@ -52,6 +56,12 @@ type PartitionStats struct {
 	// Pinned: the graph's rows are page-locked, so the copies overlap the
 	// kernels (else they stage through the driver's pageable path).
 	Pinned bool `json:"pinned"`
+	// Family is what counts each pair: "merge" (the tiled edge merge
+	// over the pair's edges) or "pivot" (the pivot over its in-edges);
+	// CoreIDs is the pivot's core kept in partitions (0: none, or dropped
+	// because the cut does not fit the cap with its matrix).
+	Family  string `json:"family"`
+	CoreIDs int    `json:"core_ids,omitempty"`
 	// CopyMs and KernelMs sum a pass's copies and its kernels (lists,
 	// src, counts), medians over the timed passes; OverlapMs is how much
 	// of them ran at once: copy + kernel - pass (0: one after the other).
@@ -66,7 +76,8 @@ type Partitioned struct {
 	name      string
 	o         *graph.Oriented
 	part      *partition
-	cls       gen.Class
+	cls       gen.Class  // the merge's edge class
+	pv        *partPivot // the pivot's classes and buffers (nil: the merge)
 	sms       int
 	res       Result
 	mod, hmod gpu.Module
@@ -105,9 +116,10 @@ type partStep struct {
 // PreparePartitioned prepares plan p to count g in partitions under
 // opt.DeviceMemory (or the device's usable memory when 0), with chunks of
 // opt.ChunkBytes (0: the default share). The plan's variant for the graph
-// must be one edge class of KernelArgs (an edge iterator, no scratch) in
-// an id-ordered orientation: examples/small.yaml, the tiled edge merge, is
-// the one tcgen uses.
+// must be one edge class of KernelArgs (an edge iterator, no scratch) or
+// pivot classes, in an id-ordered orientation: examples/partition.yaml,
+// the tiled edge merge or the pivot as the default plan picks them, is the
+// one tcgen uses.
 func PreparePartitioned(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, g *graph.Graph, opt RunOptions) (*Partitioned, error) {
 	s := newPreparation(ctx, dev, comp, p.Name(), g, opt)
 	out, err := gen.Generate(p, s.target)
@@ -127,40 +139,65 @@ func PreparePartitioned(ctx context.Context, dev gpu.Device, comp gpu.Compiler, 
 			return nil, err
 		}
 	}
-	cls, err := partitionClass(&s.out.Manifest, s.variant)
+	man := &s.out.Manifest
+	classes, pivot, err := partitionClasses(man, s.variant)
 	if err != nil {
 		return nil, s.fail("%v", err)
 	}
 	have := s.usable()
-	blockRoom, chunkCap, err := partitionCaps(uint64(s.o.N()), maxRow(s.o), have, opt.ChunkBytes)
-	if err == nil {
-		var part *partition
-		if part, err = cutPartition(s.o, blockRoom, chunkCap); err == nil {
-			pt := &Partitioned{dev: dev, name: s.name, o: s.o, part: part, cls: cls, sms: s.facts.SMs, have: have}
-			s.clk.mark("partition")
-			return pt.setup(s, have)
+	var part *partition
+	if pivot {
+		if _, why := pivotWedges(s.o.Offsets); why != "" {
+			return nil, s.fail("%w", &LimitError{Why: why})
+		}
+		part, err = cutPivot(man, s.variant, classes, s.o, s.facts.SMs, have, opt.ChunkBytes)
+	} else {
+		var blockRoom, chunkCap uint64
+		if blockRoom, chunkCap, err = partitionCaps(uint64(s.o.N()), maxRow(s.o), have, opt.ChunkBytes, partCost{}); err == nil {
+			part, err = cutPartition(s.o, blockRoom, chunkCap, partCost{})
 		}
 	}
-	return nil, s.fail("counting in partitions: %v: %w", err, ErrTooLarge)
+	if err != nil {
+		return nil, s.fail("counting in partitions: %v: %w", err, ErrTooLarge)
+	}
+	pt := &Partitioned{dev: dev, name: s.name, o: s.o, part: part, sms: s.facts.SMs, have: have}
+	if pivot {
+		pt.pv = newPartPivot(man, s.variant, classes, part, s.facts.SMs)
+	} else {
+		pt.cls = classes[0]
+	}
+	s.clk.mark("partition")
+	return pt.setup(s, have)
 }
 
-// partitionClass returns the variant's class if a count in partitions
-// can launch it, else says why not.
-func partitionClass(man *gen.Manifest, variant int) (gen.Class, error) {
+// partitionClasses returns the variant's classes a count in partitions
+// launches and whether they are pivot classes, or says why it cannot:
+// one edge class without scratch (the merge), or pivot classes alone.
+func partitionClasses(man *gen.Manifest, variant int) ([]gen.Class, bool, error) {
 	v := man.Variants[variant]
 	switch {
 	case man.Output != "":
-		return gen.Class{}, fmt.Errorf("a count in partitions gives the total only, not output %s", man.Output)
+		return nil, false, fmt.Errorf("a count in partitions gives the total only, not output %s", man.Output)
 	case !man.IDOrdered:
-		return gen.Class{}, fmt.Errorf("a count in partitions needs ids in the orientation's order (orientation id, or relabelled)")
-	case len(v.Classes) != 1:
-		return gen.Class{}, fmt.Errorf("a count in partitions launches one class; variant %d has %d", variant, len(v.Classes))
+		return nil, false, fmt.Errorf("a count in partitions needs ids in the orientation's order (orientation id, or relabelled)")
+	}
+	var pivots []gen.Class
+	for _, c := range v.Classes {
+		if isPivot(c) {
+			pivots = append(pivots, c)
+		}
+	}
+	if len(pivots) > 0 && !slices.ContainsFunc(v.Classes, func(c gen.Class) bool { return !c.Skip && !isPivot(c) }) {
+		return pivots, true, nil
+	}
+	if len(v.Classes) != 1 {
+		return nil, false, fmt.Errorf("a count in partitions launches one edge class or pivot classes; variant %d has %d classes", variant, len(v.Classes))
 	}
 	c := v.Classes[0]
 	if c.Skip || c.Kind != gen.KindSingle || c.Items != gen.ItemsEdges || c.Iterator != ir.IterEdge || c.Scratch != nil {
-		return gen.Class{}, fmt.Errorf("a count in partitions launches an edge class without scratch; class %s is a %s %s class", c.Name, c.Iterator, c.Intersection)
+		return nil, false, fmt.Errorf("a count in partitions launches an edge class without scratch, or pivot classes; class %s is a %s %s class", c.Name, c.Iterator, c.Intersection)
 	}
-	return c, nil
+	return []gen.Class{c}, false, nil
 }
 
 // setup compiles and loads the kernels, allocates the buffers (the
@@ -210,15 +247,18 @@ func (pt *Partitioned) load(s *preparation) error {
 	if pt.hmod, err = s.dev.Load(himg); err != nil {
 		return s.fail("loading %s: %w", partitionFile, err)
 	}
-	if pt.fn, err = pt.mod.Function(pt.cls.Kernel); err != nil {
-		return s.fail("kernel %s: %w", pt.cls.Kernel, err)
-	}
-	if c := pt.cls; c.DynamicSharedBytes > 0 {
-		if err := pt.fn.SetMaxDynamicShared(c.DynamicSharedBytes); err != nil {
-			return s.fail("kernel %s: %d bytes of dynamic shared memory: %w", c.Kernel, c.DynamicSharedBytes, err)
+	helpers := map[string]*gpu.Function{partAddKernel: &pt.addFn, partRebaseKernel: &pt.rebaseFn}
+	if pt.pv != nil {
+		if err := pt.pv.load(pt.mod, pt.hmod); err != nil {
+			return s.fail("%w", err)
 		}
+	} else {
+		if err := pt.loadMerge(); err != nil {
+			return s.fail("%w", err)
+		}
+		helpers[partSrcKernel], helpers[partListKernel] = &pt.srcFn, &pt.listFn
 	}
-	for name, fn := range map[string]*gpu.Function{partSrcKernel: &pt.srcFn, partListKernel: &pt.listFn, partAddKernel: &pt.addFn, partRebaseKernel: &pt.rebaseFn} {
+	for name, fn := range helpers {
 		if *fn, err = pt.hmod.Function(name); err != nil {
 			return s.fail("kernel %s: %w", name, err)
 		}
@@ -227,54 +267,77 @@ func (pt *Partitioned) load(s *preparation) error {
 	return nil
 }
 
-// allocate allocates the buffers and the timers, and zeroes the window
-// (the tiled merges read the padding past the last row) and the counters.
-func (pt *Partitioned) allocate() error {
-	part := pt.part
-	specs := []struct {
-		name  string
-		bytes uint64
-		dst   *gpu.Buffer
-	}{
-		{"offsets", (uint64(part.n) + 1) * 8, &pt.off},
-		{"adjacency window", adjBytes(part.window()), &pt.adj},
-		{"src", 4 * max(part.maxBlock, 1), &pt.src},
-		{"work list", 8 * max(part.maxList, 1), &pt.list},
-		{"counts", uint64(gen.CountsWords(1)) * 8, &pt.counts},
-		{"list fill", 8, &pt.fill},
-		{"sum", 8, &pt.sum},
+// loadMerge looks up the merge's edge kernel.
+func (pt *Partitioned) loadMerge() error {
+	var err error
+	if pt.fn, err = pt.mod.Function(pt.cls.Kernel); err != nil {
+		return fmt.Errorf("kernel %s: %w", pt.cls.Kernel, err)
 	}
-	for _, sp := range specs {
+	if c := pt.cls; c.DynamicSharedBytes > 0 {
+		if err := pt.fn.SetMaxDynamicShared(c.DynamicSharedBytes); err != nil {
+			return fmt.Errorf("kernel %s: %d bytes of dynamic shared memory: %w", c.Kernel, c.DynamicSharedBytes, err)
+		}
+	}
+	return nil
+}
+
+// allocate allocates the buffers (partition.buffers) and the timers, and
+// zeroes the window (the tiled merges read the padding past the last row)
+// and the counters; the pivot's core matrix is written.
+func (pt *Partitioned) allocate() error {
+	dst := map[partBuf]*gpu.Buffer{bufOff: &pt.off, bufAdj: &pt.adj, bufSrc: &pt.src, bufList: &pt.list,
+		bufCounts: &pt.counts, bufFill: &pt.fill, bufSum: &pt.sum}
+	zero := []*gpu.Buffer{&pt.adj, &pt.counts}
+	if pt.pv != nil {
+		for id, b := range pt.pv.buffers() {
+			dst[id] = b
+		}
+		zero = append(zero, &pt.pv.wrk) // every pair's bin leaves it zeroed again
+	}
+	for _, sp := range pt.part.buffers() {
 		b, err := pt.dev.Alloc(sp.bytes)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sp.name, err)
 		}
 		pt.buffers = append(pt.buffers, b)
-		*sp.dst = b
+		*dst[sp.id] = b
 	}
-	for _, b := range []gpu.Buffer{pt.adj, pt.counts} {
-		if err := b.Zero(); err != nil {
+	for _, b := range zero {
+		if err := (*b).Zero(); err != nil {
 			return err
+		}
+	}
+	if pt.pv != nil {
+		if err := pt.pv.writeCore(pt.o); err != nil {
+			return fmt.Errorf("the core matrix: %w", err)
 		}
 	}
 	if err := pt.streams(); err != nil {
 		return err
 	}
+	return pt.makeTimers()
+}
+
+// makeTimers makes the pass's timer and each step's.
+func (pt *Partitioned) makeTimers() error {
+	part := pt.part
 	var err error
 	if pt.pass, err = pt.newTimer(pt.dev.NewTimer); err != nil {
 		return err
 	}
-	last := -1
-	for i, q := range part.pairs {
-		if q.block != last {
-			pt.steps = append(pt.steps, partStep{block: q.block, pair: -1})
-			last = q.block
+	i := 0
+	for a := range part.numBlocks() {
+		if !part.visited(a) {
+			continue
 		}
-		pt.steps = append(pt.steps, partStep{block: q.block, pair: i})
+		pt.steps = append(pt.steps, partStep{block: a, pair: -1})
+		for ; i < len(part.pairs) && part.pairs[i].block == a; i++ {
+			pt.steps = append(pt.steps, partStep{block: a, pair: i})
+		}
 	}
 	for i := range pt.steps {
 		st := &pt.steps[i]
-		if st.pair < 0 || part.pairs[st.pair].chunk >= 0 { // a diagonal copies nothing
+		if st.pair < 0 || part.pairs[st.pair].streamed() { // a diagonal or an own chunk copies nothing
 			if st.copyT, err = pt.newTimer(pt.copier.NewTimer); err != nil {
 				return err
 			}
@@ -349,8 +412,12 @@ func (s *preparation) usable() uint64 {
 // Stats is what each pass will do (the times are the Run's).
 func (pt *Partitioned) Stats() PartitionStats {
 	p := pt.part
-	return PartitionStats{CapBytes: pt.have, Blocks: p.numBlocks(), Chunks: p.numChunks(), Pairs: len(p.pairs),
-		BlockBytes: 4 * p.maxBlock, ChunkBytes: 4 * p.maxChunk, BytesCopied: p.copiedBytes(pt.o.Offsets), Pinned: len(pt.unpin) > 0}
+	st := PartitionStats{CapBytes: pt.have, Blocks: p.numBlocks(), Chunks: p.numChunks(), Pairs: len(p.pairs),
+		BlockBytes: 4 * p.maxBlock, ChunkBytes: 4 * p.maxChunk, BytesCopied: p.copiedBytes(pt.o.Offsets), Pinned: len(pt.unpin) > 0, Family: "merge"}
+	if pt.pv != nil {
+		st.Family, st.CoreIDs = "pivot", pt.pv.coreIDs
+	}
+	return st
 }
 
 // DeviceBytes is the device memory it allocated.

@@ -21,7 +21,8 @@ import (
 // it.
 
 func isPartKernel(name string) bool {
-	return name == executor.PartSrcKernel || name == executor.PartListKernel || name == executor.PartAddKernel || name == executor.PartRebaseKernel
+	return name == executor.PartSrcKernel || name == executor.PartListKernel || name == executor.PartAddKernel || name == executor.PartRebaseKernel ||
+		name == executor.PartPivotCountKernel || name == executor.PartPivotScatterKernel
 }
 
 // partLaunch runs a partition helper; false for another kernel.

@@ -22,11 +22,11 @@ func TestCutBlocks(t *testing.T) {
 		rows := 4 * o.Arcs()
 		for _, div := range []uint64{2, 4, 8} {
 			t.Run(fmt.Sprintf("rmat%d/%d", scale, div), func(t *testing.T) {
-				room, chunkCap, err := partitionCaps(uint64(o.N()), maxRow(o), partitionFixed(uint64(o.N()))+rows*4/div, 0)
+				room, chunkCap, err := partitionCaps(uint64(o.N()), maxRow(o), partitionFixed(uint64(o.N()))+rows*4/div, 0, partCost{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				p, err := cutPartition(o, room, chunkCap)
+				p, err := cutPartition(o, room, chunkCap, partCost{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -63,5 +63,80 @@ func TestCutBlocks(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCutPivot: the pivot's cut under caps from the tightest up covers the
+// chunks in order, with blocks whose rows, tails and items fit the room and
+// chunks of at most a quarter as many vertices as entries; its pairs are
+// (block, one chunk at or after the block's first), own or streamed, and
+// list every in-edge with a tail below the core once; RMAT's hubs (a
+// chunk each) are blocks of a single vertex under the tighter caps.
+func TestCutPivot(t *testing.T) {
+	for _, gg := range []graph.Generator{graph.DefaultRMAT(10), graph.Complete{N: 40}} {
+		g, _, err := graph.Generate(gg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := graph.Orient(g, graph.ByDegree, true)
+		n := uint32(o.N())
+		for _, top := range []uint32{n, n - min(n, 16)} {
+			cost := partCost{pivot: &pivotCost{top: top, classes: 2, minWork: 64, tile: 2048, counts: 48}}
+			var in uint64 // in-edges with a tail, below the core
+			for u := range n {
+				for e := o.Offsets[u]; e+1 < o.Offsets[u+1]; e++ {
+					if o.Adj[e] < top {
+						in++
+					}
+				}
+			}
+			single := false
+			for capBytes := uint64(8*(n+1)) + 256; capBytes < 1<<22; capBytes = capBytes * 9 / 8 {
+				room, chunkCap, err := partitionCaps(uint64(n), maxRow(o), capBytes, 0, cost)
+				if err != nil {
+					continue
+				}
+				p, err := cutPartition(o, room, chunkCap, cost)
+				if err != nil {
+					continue
+				}
+				checkPivotCut(t, o, p, in, capBytes)
+				for a := range p.numBlocks() {
+					lo, hi := p.blockRange(a)
+					single = single || hi-lo == 1
+				}
+			}
+			if _, clique := gg.(graph.Complete); !clique && !single {
+				t.Errorf("%T top %d: no cut has a block of one vertex", gg, top)
+			}
+		}
+	}
+}
+
+// checkPivotCut checks a pivot cut of o under capBytes that should list in
+// in-edges.
+func checkPivotCut(t *testing.T, o *graph.Oriented, p *partition, in, capBytes uint64) {
+	t.Helper()
+	if p.blocks[0] != 0 || p.blocks[len(p.blocks)-1] != p.numChunks() || p.deviceBytes() > capBytes {
+		t.Fatalf("blocks %v of %d chunks, %d bytes under a cap of %d", p.blocks, p.numChunks(), p.deviceBytes(), capBytes)
+	}
+	for k := range p.numChunks() {
+		lo, hi := p.chunkRange(k)
+		if hi <= lo || uint64(hi-lo) > max(1, p.chunkCap/pivotTargetShare) {
+			t.Fatalf("chunk %d: %d vertices, cap %d entries", k, hi-lo, p.chunkCap)
+		}
+	}
+	if need := p.cost.blockBytes(p.maxBlock, listNeed{p.maxList, p.maxItems}); need > p.blockRoom {
+		t.Errorf("blocks need %d bytes, room %d", need, p.blockRoom)
+	}
+	var listed uint64
+	for _, q := range p.pairs {
+		if q.chunk < p.blocks[q.block] || q.own != (q.chunk < p.blocks[q.block+1]) || q.edges == 0 || q.items == 0 {
+			t.Fatalf("pair %+v of block %v", q, p.blocks[q.block:q.block+2])
+		}
+		listed += q.edges
+	}
+	if listed != in || p.listedArcs != in {
+		t.Errorf("%d in-edges listed (%d), want %d", listed, p.listedArcs, in)
 	}
 }

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/tcgen/tcgen/gen"
@@ -11,35 +12,51 @@ import (
 // The host's plan of a count in partitions (partition.go). The vertices
 // are cut into chunks, contiguous id ranges of at most chunkCap entries of
 // rows each, and the chunks into blocks as large as the block's room
-// holds: its rows, their src and the longest work list of its pairs. Every
+// holds: its rows, their src and the longest work list of its pairs (the
+// merge's). Every
 // triangle u < v < w (the orientation is the id order) is counted once, by
 // the edge u -> v, from N+(u) and N+(v): for the block a that holds u, the
 // edges whose target v lies in a itself (the diagonal pair) or in one chunk
 // c after a need only the rows of a and of c on the device. A block stays
 // resident while the chunks after it stream through; the bytes copied per
 // pass are the rows of every block once and, per block, the rows after
-// it, so large blocks (and small chunks) copy least.
+// it, so large blocks (and small chunks) copy least. For the pivot
+// (partition_pivot.go) the diagonal is the block's own chunks, a pair
+// each or joined into runs, chunks hold at most a quarter as many vertices
+// as entries, and a block's room holds its rows (no src), the longest
+// pair's tails and items (partition_cost.go).
 
 // partition is the cut of one graph under one memory cap.
 type partition struct {
 	n          uint32
+	cost       partCost
 	chunks     []uint32 // chunk k is the vertices [chunks[k], chunks[k+1])
 	blocks     []int    // block a is the chunks [blocks[a], blocks[a+1])
-	blockRoom  uint64   // bytes of a block's rows, src and work list
+	blockRoom  uint64   // bytes of a block's rows and its pairs' lists
 	chunkCap   uint64   // entries of one streamed chunk
-	pairs      []pair   // the pairs with edges, block by block, the diagonal first
-	maxList    uint64   // the longest pair's edges (the work list's size)
+	pairs      []pair   // the pairs with work, block by block, in target order
+	maxList    uint64   // the longest pair's list: its edges (merge) or in-edges (pivot)
+	maxItems   uint64   // the pivot: the most items a pair's bin may write, per class
+	maxTarget  uint64   // the pivot: the most vertices of a pair's targets
 	maxBlock   uint64   // the largest block's rows, entries
 	maxChunk   uint64   // the largest chunk's rows, entries
-	listedArcs uint64   // every pair's edges: the oriented edges, each once
+	listedArcs uint64   // every pair's list: the oriented edges (merge) or the pivots' in-edges, each once
 }
 
-// pair is a block and a range of targets: the block itself (diag) or one
-// chunk after it.
+// pair is a block and a range of targets: the block itself (chunk -1, the
+// merge's diagonal), one chunk after it, or for the pivot span chunks
+// from chunk on among the block's own (own: already resident, nothing to
+// copy; span 0 is one chunk).
 type pair struct {
-	block, chunk int // chunk: -1 for the diagonal
-	edges        uint64
+	block, chunk, span int
+	own                bool
+	edges              uint64 // the list's entries: edges (merge) or in-edges with a tail (pivot)
+	wedges             uint64 // the pivot: the in-edges' tail entries
+	items              uint64 // the pivot: its bin's most items per class
 }
+
+// streamed reports whether the pair's chunk is copied into a slot.
+func (q pair) streamed() bool { return q.chunk >= 0 && !q.own }
 
 // Per resident entry: adj and src (4 bytes each) and the work list's u64,
 // when one pair takes every edge of the block (a block's room holds one
@@ -65,15 +82,16 @@ func partitionFixed(n uint64) uint64 {
 	return (n+1)*8 + uint64(gen.CountsWords(1))*8 + 16 + 32 // 32: adjBytes' tile padding
 }
 
-// partitionCaps is the room in bytes of a block (its rows, src and work
-// list) and the entries of rows of a chunk under a cap of capBytes for a
+// partitionCaps is the room in bytes of a block (its rows and its pairs'
+// lists) and the entries of rows of a chunk under a cap of capBytes for a
 // graph of n vertices whose longest row has maxRow entries, with chunks of
 // chunkBytes (0: the default share, raised to hold the longest row), or an
-// error when the cap cannot hold the offsets, a block and two chunks.
-func partitionCaps(n, maxRow, capBytes, chunkBytes uint64) (blockRoom, chunkCap uint64, err error) {
-	fixed := partitionFixed(n)
+// error when the cap cannot hold the offsets, a block and two chunks (and
+// for the pivot, the counters of a chunk's vertices).
+func partitionCaps(n, maxRow, capBytes, chunkBytes uint64, cost partCost) (blockRoom, chunkCap uint64, err error) {
+	fixed := cost.fixed(n)
 	if capBytes <= fixed {
-		return 0, 0, fmt.Errorf("a cap of %d MiB does not hold the offsets of %d vertices (%d MiB)", capBytes>>20, n, fixed>>20)
+		return 0, 0, fmt.Errorf("a cap of %d MiB does not hold the offsets of %d vertices and the counters (%d MiB)", capBytes>>20, n, fixed>>20)
 	}
 	rows := capBytes - fixed
 	if chunkBytes == 0 {
@@ -81,15 +99,20 @@ func partitionCaps(n, maxRow, capBytes, chunkBytes uint64) (blockRoom, chunkCap 
 	}
 	chunkCap = chunkBytes / chunkEntryBytes
 	if chunkBytes > rows/3 || chunkCap == 0 { // two chunks and a block as large
-
 		return 0, 0, fmt.Errorf("chunks of %d bytes leave no room for a block in %d bytes of rows", chunkBytes, rows)
 	}
-	blockRoom = rows - 2*chunkCap*chunkEntryBytes
-	if blockRoom < chunkCap*blockEntryBytes { // a block holds one chunk at least
-		chunkCap = rows / (blockEntryBytes + 2*chunkEntryBytes)
-		blockRoom = chunkCap * blockEntryBytes
+	worst := cost.blockBytes(chunkCap, cost.worstList(chunkCap)) // a block holds one chunk at least
+	if side := cost.chunkSide(chunkCap); side >= rows || rows-side < worst {
+		per, fix := cost.chunkSideLinear()
+		if rows <= fix {
+			return 0, 0, fmt.Errorf("%d bytes of rows hold no chunk", rows)
+		}
+		chunkCap = (rows - fix) / (per + cost.worstPerEntry())
+		if chunkCap == 0 {
+			return 0, 0, fmt.Errorf("%d bytes of rows hold no chunk", rows)
+		}
 	}
-	return blockRoom, chunkCap, nil
+	return rows - cost.chunkSide(chunkCap), chunkCap, nil
 }
 
 // maxRow is the longest row of o.
@@ -102,21 +125,23 @@ func maxRow(o *graph.Oriented) uint64 {
 }
 
 // cutPartition cuts o under the caps: chunks of at most chunkCap entries
-// (a vertex whose row alone is larger gets an error), blocks of whole
-// chunks within blockRoom bytes; then counts each pair's edges.
-func cutPartition(o *graph.Oriented, blockRoom, chunkCap uint64) (*partition, error) {
+// (a vertex whose row alone is larger gets an error) and, for the pivot,
+// its vertex cap; blocks of whole chunks within blockRoom bytes; then
+// counts each pair's list.
+func cutPartition(o *graph.Oriented, blockRoom, chunkCap uint64, cost partCost) (*partition, error) {
 	n := o.N()
-	p := &partition{n: uint32(n), blockRoom: blockRoom, chunkCap: chunkCap, chunks: []uint32{0}}
+	p := &partition{n: uint32(n), cost: cost, blockRoom: blockRoom, chunkCap: chunkCap, chunks: []uint32{0}}
 	off := o.Offsets
-	start := uint64(0)
+	start, first := uint64(0), 0
+	verts := cost.vertCap(chunkCap)
 	for v := range n {
 		d := off[v+1] - off[v]
 		if d > chunkCap {
 			return nil, fmt.Errorf("vertex %d has %d out-neighbours, more than a chunk of %d entries holds", v, d, chunkCap)
 		}
-		if off[v+1]-start > chunkCap {
+		if off[v+1]-start > chunkCap || (verts > 0 && uint64(v-first) >= verts) {
 			p.chunks = append(p.chunks, uint32(v))
-			start = off[v]
+			start, first = off[v], v
 		}
 	}
 	p.chunks = append(p.chunks, uint32(n))
@@ -155,55 +180,140 @@ func (p *partition) targets(q pair) (uint32, uint32) {
 	if q.chunk < 0 {
 		return p.blockRange(q.block)
 	}
-	return p.chunkRange(q.chunk)
+	return p.chunks[q.chunk], p.chunks[q.chunk+max(q.span, 1)]
 }
 
-// countPairs counts each pair's edges, a block per worker: every entry of
-// the block's rows falls in the diagonal or in one chunk after it. Pairs
-// without edges are left out (nothing to copy or count).
+// countPairs counts each pair's list, a block per worker: every entry of
+// the block's rows falls in one chunk at or after the block's first.
+// Pairs without a list are left out (nothing to copy or count).
 func (p *partition) countPairs(o *graph.Oriented) {
 	nb := p.numBlocks()
-	per := make([][]uint64, nb) // per block: diagonal, then the chunks after it
+	per := make([][]chunkLoad, nb) // per block: each chunk from its first on
 	parallelChunks(nb, func(a int) {
-		first := p.blocks[a+1]
-		counts := make([]uint64, 1+p.numChunks()-first)
+		into := make([]chunkLoad, p.numChunks()-p.blocks[a])
 		lo, hi := p.blockRange(a)
-		for u := lo; u < hi; u++ {
-			row := o.Adj[o.Offsets[u]:o.Offsets[u+1]]
-			for _, v := range row {
-				if v < hi {
-					counts[0]++
-					continue
-				}
-				// the chunk holding v: the last start <= v
-				k := sort.Search(len(p.chunks), func(i int) bool { return p.chunks[i] > v }) - 1
-				counts[1+k-first]++
-			}
-		}
-		per[a] = counts
+		p.loadRows(o, lo, hi, p.blocks[a], into)
+		per[a] = into
 	})
-	for a, counts := range per {
-		for i, e := range counts {
-			if e == 0 {
-				continue
-			}
-			q := pair{block: a, chunk: -1, edges: e}
-			if i > 0 {
-				q.chunk = p.blocks[a+1] + i - 1
-			}
+	for a, into := range per {
+		for _, q := range p.blockPairs(a, into) {
 			p.pairs = append(p.pairs, q)
-			p.maxList = max(p.maxList, e)
-			p.listedArcs += e
+			p.maxList, p.maxItems = max(p.maxList, q.edges), max(p.maxItems, q.items)
+			p.listedArcs += q.edges
+		}
+	}
+	if p.cost.pivot != nil {
+		p.joinOwn()
+		for _, q := range p.pairs {
+			lo, hi := p.targets(q)
+			p.maxTarget = max(p.maxTarget, uint64(min(hi, p.cost.top(p.n))-lo))
 		}
 	}
 }
 
-// deviceBytes is what the partitioned count allocates: the fixed part,
-// the window (the largest block and the largest chunk), src of the
-// block's entries and the longest work list; at most the cap, since each
-// is at most its cap's share.
+// joinOwn joins the pivot's pairs of consecutive own chunks of a block
+// into one while the joined targets hold at most the chunks' vertex cap
+// below the core and its list fits the longest pair's: the memory the cut
+// planned does not grow, and every pair saved saves its walks of the
+// block's vertices (on RMAT-24 under a quarter of its memory, a block of
+// 8.8 million vertices had 24 own chunks).
+func (p *partition) joinOwn() {
+	verts := p.cost.vertCap(p.chunkCap)
+	var out []pair
+	for _, q := range p.pairs {
+		if n := len(out); n > 0 && q.own && out[n-1].own && out[n-1].block == q.block {
+			last := out[n-1]
+			j := pair{block: q.block, chunk: last.chunk, span: q.chunk + max(q.span, 1) - last.chunk, own: true,
+				edges: last.edges + q.edges, wedges: last.wedges + q.wedges}
+			lo, hi := p.targets(j)
+			v := uint64(min(hi, p.cost.top(p.n)) - lo)
+			j.items = p.cost.need(chunkLoad{in: j.edges, wedges: j.wedges}, v).items
+			if v <= verts && j.edges <= p.maxList && j.items <= p.maxItems {
+				out[n-1] = j
+				continue
+			}
+		}
+		out = append(out, q)
+	}
+	p.pairs = out
+}
+
+// blockPairs is block a's pairs from its rows' loads into the chunks from
+// its first on: the merge's diagonal (its own chunks) and the chunks after
+// it with edges, or the pivot's chunks with in-edges.
+func (p *partition) blockPairs(a int, into []chunkLoad) []pair {
+	first, own := p.blocks[a], p.blocks[a+1]
+	var qs []pair
+	if p.cost.pivot != nil {
+		for i, ld := range into {
+			if c := first + i; ld.in > 0 {
+				l := p.cost.need(ld, p.pivotVerts(c))
+				qs = append(qs, pair{block: a, chunk: c, own: c < own, edges: l.entries, wedges: ld.wedges, items: l.items})
+			}
+		}
+		return qs
+	}
+	var diag uint64
+	for _, ld := range into[:own-first] {
+		diag += ld.edges
+	}
+	if diag > 0 {
+		qs = append(qs, pair{block: a, chunk: -1, edges: diag})
+	}
+	for i, ld := range into[own-first:] {
+		if ld.edges > 0 {
+			qs = append(qs, pair{block: a, chunk: own + i, edges: ld.edges})
+		}
+	}
+	return qs
+}
+
+// pivotVerts is the pivot's targets in chunk k: its vertices below the core.
+func (p *partition) pivotVerts(k int) uint64 {
+	lo, hi := p.chunkRange(k)
+	return uint64(max(lo, min(hi, p.cost.top(p.n))) - lo)
+}
+
+// chunkLoad is what rows send into one chunk: their edges into it and,
+// for the pivot, those with a tail (not a row's last entry) whose target
+// lies below the core, and their tails' entries.
+type chunkLoad struct{ edges, in, wedges uint64 }
+
+// loadRows adds the rows of the vertices [lo, hi) to into, chunk k's load
+// at into[k - first] (the rows' targets lie in chunk first or after).
+func (p *partition) loadRows(o *graph.Oriented, lo, hi uint32, first int, into []chunkLoad) {
+	off, adj := o.Offsets, o.Adj
+	top := p.cost.top(p.n)
+	for u := lo; u < hi; u++ {
+		a, b := off[u], off[u+1]
+		if a == b {
+			continue
+		}
+		// the chunk holding the row's first target: the last start <= it;
+		// the row is sorted, so the next targets' chunks follow it
+		k := sort.Search(len(p.chunks), func(i int) bool { return p.chunks[i] > adj[a] }) - 1
+		for e := a; e < b; e++ {
+			v := adj[e]
+			for p.chunks[k+1] <= v {
+				k++
+			}
+			ld := &into[k-first]
+			ld.edges++
+			if e+1 < b && v < top {
+				ld.in++
+				ld.wedges += b - e - 1
+			}
+		}
+	}
+}
+
+// deviceBytes is what the partitioned count allocates (partitionBuffers).
 func (p *partition) deviceBytes() uint64 {
-	return partitionFixed(uint64(p.n)) - 32 + adjBytes(p.window()) + 4*max(p.maxBlock, 1) + 8*max(p.maxList, 1)
+	var b uint64
+	for _, sp := range p.buffers() {
+		b += sp.bytes
+	}
+	return b
 }
 
 // window is the entries of the adjacency window: a block, then two
@@ -211,42 +321,54 @@ func (p *partition) deviceBytes() uint64 {
 func (p *partition) window() uint64 { return p.maxBlock + 2*p.maxChunk }
 
 // copiedBytes is what one pass copies to the device: per block its rows
-// and offsets, then the rows and offsets of each chunk it pairs with.
+// and offsets, then the rows and offsets of each chunk it streams.
 func (p *partition) copiedBytes(off []uint64) uint64 {
 	var b uint64
 	rows := func(lo, hi uint32) uint64 { return 4*(off[hi]-off[lo]) + 8*uint64(hi-lo+1) }
-	last := -1
-	for _, q := range p.pairs {
-		if q.block != last {
-			b += rows(p.blockRange(q.block))
-			last = q.block
+	for a := range p.numBlocks() {
+		if p.visited(a) {
+			b += rows(p.blockRange(a))
 		}
-		if q.chunk >= 0 {
+	}
+	for _, q := range p.pairs {
+		if q.streamed() {
 			b += rows(p.chunkRange(q.chunk))
 		}
 	}
 	return b
 }
 
+// visited reports whether a pass brings block a to the device: when it
+// has pairs, or for the pivot's core kernel (every block, when the core
+// is kept).
+func (p *partition) visited(a int) bool {
+	if pc := p.cost.pivot; pc != nil && pc.core > 0 {
+		return true
+	}
+	return slices.ContainsFunc(p.pairs, func(q pair) bool { return q.block == a })
+}
+
 // cutBlocks groups the chunks into blocks, each as large as blockRoom
 // holds the largest rows and the longest pair list of all the blocks so
-// far (all share one window, src and list). worst takes a pair list as
-// long as the block's rows, which every chunk fits; else the block's
-// pairs are counted as it grows (blockLists), and false says a chunk did
-// not fit a block of its own.
+// far (all share one window and list). worst takes a pair list as long
+// as the block's rows, which every chunk fits; else the block's pairs are
+// counted as it grows (blockLists), and false says a chunk did not fit a
+// block of its own.
 func (p *partition) cutBlocks(o *graph.Oriented, worst bool) ([]int, bool) {
 	off := o.Offsets
 	blocks := []int{0}
-	var maxR, maxP uint64
+	var maxR uint64   // entries
+	var maxP listNeed // the lists of every block so far
 	grow := newBlockLists(p, o)
+	cost := p.cost
 	for k := 0; k < p.numChunks(); k++ {
 		b0 := blocks[len(blocks)-1]
 		r := off[p.chunks[k+1]] - off[p.chunks[b0]]
-		l := r
+		l := cost.worstList(r)
 		if !worst {
 			l = grow.add(k)
 		}
-		if blockRowBytes*max(r, maxR)+listEntryBytes*max(l, maxP) <= p.blockRoom {
+		if cost.blockBytes(max(r, maxR), l.or(maxP)) <= p.blockRoom {
 			continue
 		}
 		if k == b0 { // a chunk alone does not fit
@@ -254,10 +376,11 @@ func (p *partition) cutBlocks(o *graph.Oriented, worst bool) ([]int, bool) {
 		}
 		blocks = append(blocks, k) // the block ends before chunk k
 		prev := off[p.chunks[k]] - off[p.chunks[b0]]
-		if prevL := grow.last; worst {
-			maxR, maxP = max(maxR, prev), max(maxP, prev)
+		maxR = max(maxR, prev)
+		if worst {
+			maxP = maxP.or(cost.worstList(prev))
 		} else {
-			maxR, maxP = max(maxR, prev), max(maxP, prevL)
+			maxP = maxP.or(grow.last)
 		}
 		grow.reset(k)
 		k-- // chunk k starts the next block
@@ -266,15 +389,14 @@ func (p *partition) cutBlocks(o *graph.Oriented, worst bool) ([]int, bool) {
 }
 
 // blockLists follows the pairs of a block as it grows a chunk at a time:
-// per chunk at or after the block's first, the edges from the block's
-// rows into it.
+// per chunk at or after the block's first, the load from the block's rows.
 type blockLists struct {
 	p     *partition
 	o     *graph.Oriented
-	first int      // the block's first chunk
-	into  []uint64 // edges into chunk first+i
-	last  uint64   // the longest list of the block as it was before the last add
-	cur   uint64
+	first int         // the block's first chunk
+	into  []chunkLoad // the load into chunk first+i
+	last  listNeed    // the lists of the block as it was before the last add
+	cur   listNeed
 }
 
 func newBlockLists(p *partition, o *graph.Oriented) *blockLists {
@@ -285,27 +407,84 @@ func newBlockLists(p *partition, o *graph.Oriented) *blockLists {
 
 // reset starts a block at chunk k.
 func (b *blockLists) reset(k int) {
-	b.first, b.into, b.last, b.cur = k, make([]uint64, b.p.numChunks()-k), 0, 0
+	b.first, b.into, b.last, b.cur = k, make([]chunkLoad, b.p.numChunks()-k), listNeed{}, listNeed{}
 }
 
-// add adds chunk k, the block's last, and returns the longest list of
-// the block's pairs: its diagonal (edges into its own chunks) or a chunk
-// after it.
-func (b *blockLists) add(k int) uint64 {
-	p, o := b.p, b.o
+// add adds chunk k, the block's last, and returns the lists of the
+// block's pairs: the merge's diagonal (edges into its own chunks) and the
+// chunks after it, or the pivot's pairs of every chunk.
+func (b *blockLists) add(k int) listNeed {
+	p := b.p
 	lo, hi := p.chunkRange(k)
-	for _, v := range o.Adj[o.Offsets[lo]:o.Offsets[hi]] {
-		c := sort.Search(len(p.chunks), func(i int) bool { return p.chunks[i] > v }) - 1
-		b.into[c-b.first]++
-	}
-	var diag, after uint64
-	for i, e := range b.into {
-		if b.first+i <= k {
-			diag += e
-		} else {
-			after = max(after, e)
+	p.loadRows(b.o, lo, hi, b.first, b.into)
+	var diag uint64
+	var l listNeed
+	for i, ld := range b.into {
+		c := b.first + i
+		switch {
+		case p.cost.pivot != nil:
+			l = l.or(p.cost.need(ld, p.pivotVerts(c)))
+		case c <= k:
+			diag += ld.edges
+		default:
+			l = l.or(p.cost.need(ld, 0))
 		}
 	}
-	b.last, b.cur = b.cur, max(diag, after)
+	b.last, b.cur = b.cur, l.or(listNeed{entries: diag})
 	return b.cur
+}
+
+// buffers are the device buffers of a count in partitions, in
+// allocation order: the merge's (offsets, window, src, list, counts, the
+// list's fill, the sum) or the pivot's.
+func (p *partition) buffers() []partBuffer {
+	n := uint64(p.n)
+	bs := []partBuffer{{bufOff, "offsets", (n + 1) * 8}, {bufAdj, "adjacency window", adjBytes(p.window())}}
+	pc := p.cost.pivot
+	if pc == nil {
+		return append(bs, partBuffer{bufSrc, "src", 4 * max(p.maxBlock, 1)}, partBuffer{bufList, "work list", 8 * max(p.maxList, 1)},
+			partBuffer{bufCounts, "counts", uint64(gen.CountsWords(1)) * 8}, partBuffer{bufFill, "list fill", 8}, partBuffer{bufSum, "sum", 8})
+	}
+	t := max(p.maxTarget, 1)
+	bs = append(bs, partBuffer{bufTails, "tails", 8 * max(p.maxList, 1)}, partBuffer{bufItems, "items", 8 * pc.classes * max(p.maxItems, 1)},
+		partBuffer{bufWrk, "work counters", 8 * t}, partBuffer{bufEnd, "in-edge ends", 8 * t}, partBuffer{bufCsz, "in-edges per item", 4 * t},
+		partBuffer{bufInoff, "in-edge offsets", 8 * (t + 1)}, partBuffer{bufTiles, "tile sums", 8 * ((t+pc.tile-1)/pc.tile + 1)},
+		partBuffer{bufNitems, "item counts", 16 * pc.classes}, partBuffer{bufCounts, "counts", pc.counts}, partBuffer{bufSum, "sum", 8})
+	if pc.core > 0 {
+		bs = append(bs, partBuffer{bufCore, "core matrix", pc.core})
+	}
+	if pc.spill > 0 {
+		bs = append(bs, partBuffer{bufSpill, "global tables", pc.spill})
+	}
+	return bs
+}
+
+// partBuf names a buffer of a count in partitions.
+type partBuf int
+
+const (
+	bufOff partBuf = iota
+	bufAdj
+	bufSrc
+	bufList
+	bufCounts
+	bufFill
+	bufSum
+	bufTails
+	bufItems
+	bufWrk
+	bufEnd
+	bufCsz
+	bufInoff
+	bufTiles
+	bufNitems
+	bufCore
+	bufSpill
+)
+
+// partBuffer is one buffer of a count in partitions.
+type partBuffer struct {
+	id    partBuf
+	name  string
+	bytes uint64
 }

@@ -65,6 +65,11 @@ func (pt *Partitioned) runPass(ctx context.Context) error {
 	if err := pt.sum.Zero(); err != nil {
 		return fmt.Errorf("plan %s: zeroing the sum: %w", pt.name, err)
 	}
+	if pt.pv != nil { // the pivot classes add to their counts all pass long
+		if err := pt.counts.Zero(); err != nil {
+			return fmt.Errorf("plan %s: zeroing counts: %w", pt.name, err)
+		}
+	}
 	if err := pt.pass.Start(); err != nil {
 		return fmt.Errorf("plan %s: pass timer: %w", pt.name, err)
 	}
@@ -72,11 +77,20 @@ func (pt *Partitioned) runPass(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, err := pt.blockPass(i)
+		blockPass := pt.blockPass
+		if pt.pv != nil {
+			blockPass = pt.pivotBlockPass // partition_pivot_run.go
+		}
+		n, err := blockPass(i)
 		if err != nil {
 			return err
 		}
 		i += n
+	}
+	if pt.pv != nil {
+		if err := pt.pv.finish(pt); err != nil {
+			return err
+		}
 	}
 	if err := pt.pass.Stop(); err != nil {
 		return fmt.Errorf("plan %s: pass timer: %w", pt.name, err)
@@ -100,7 +114,7 @@ func (pt *Partitioned) blockPass(i int) (int, error) {
 	}
 	var chunks []*partStep // the block's pairs with a chunk, in order: chunk j goes to slot j % 2
 	for k := range pairs {
-		if pt.part.pairs[pairs[k].pair].chunk >= 0 {
+		if pt.part.pairs[pairs[k].pair].streamed() {
 			chunks = append(chunks, &pairs[k])
 		}
 	}
@@ -120,10 +134,10 @@ func (pt *Partitioned) blockPass(i int) (int, error) {
 	for k := range pairs {
 		q := pt.part.pairs[pairs[k].pair]
 		slot := -1
-		if q.chunk >= 0 {
+		if q.streamed() {
 			slot = j % 2
 		}
-		if err := pt.pairStep(&pairs[k], slot, blockRows); err != nil {
+		if err := pt.pairStep(&pairs[k], slot, blockRows, nil); err != nil {
 			return 0, err
 		}
 		if slot >= 0 {
@@ -228,8 +242,9 @@ func (pt *Partitioned) chunkCopy(st *partStep, s int, blockRows uint64) error {
 }
 
 // pairStep queues pair st.pair's count, its chunk in slot s (-1: the
-// diagonal, none) once copied, and frees the slot after.
-func (pt *Partitioned) pairStep(st *partStep, s int, blockRows uint64) error {
+// diagonal or an own chunk, none) once copied, after before (nil: none;
+// within the pair's timer), and frees the slot after.
+func (pt *Partitioned) pairStep(st *partStep, s int, blockRows uint64, before func() error) error {
 	q := pt.part.pairs[st.pair]
 	tlo, thi := pt.part.targets(q)
 	if s >= 0 {
@@ -238,10 +253,18 @@ func (pt *Partitioned) pairStep(st *partStep, s int, blockRows uint64) error {
 		}
 	}
 	err := pt.timed(st.kernel, func() error {
+		if before != nil {
+			if err := before(); err != nil {
+				return err
+			}
+		}
 		if s >= 0 {
 			if err := pt.rebase(tlo, thi, pt.slotAt(s, blockRows)); err != nil {
 				return err
 			}
+		}
+		if pt.pv != nil {
+			return pt.pv.countPair(pt, q, tlo, thi)
 		}
 		return pt.countPair(q, tlo, thi)
 	})
@@ -262,8 +285,8 @@ func (pt *Partitioned) await(st gpu.Stream, e gpu.Event) error {
 	return nil
 }
 
-// countPair lists pair q's edges (targets [tlo, thi)), runs the class
-// kernel on them and adds its count to the sum.
+// countPair lists pair q's edges (targets [tlo, thi)), runs the merge's
+// class kernel on them and adds its count to the sum.
 func (pt *Partitioned) countPair(q pair, tlo, thi uint32) error {
 	lo, hi := pt.part.blockRange(q.block)
 	one := gpu.Dim3{X: 1, Y: 1, Z: 1}
@@ -324,6 +347,16 @@ func (pt *Partitioned) readPass() (count uint64, pass, copies, kernels float64, 
 	if err = gpu.ReadSlice(pt.sum, 0, got); err != nil {
 		return 0, 0, 0, 0, fmt.Errorf("plan %s: reading the sum: %w", pt.name, err)
 	}
+	if pv := pt.pv; pv != nil {
+		words := make([]uint64, pv.cost.counts/8)
+		if err = gpu.ReadSlice(pt.counts, 0, words); err != nil {
+			return 0, 0, 0, 0, fmt.Errorf("plan %s: reading the counts: %w", pt.name, err)
+		}
+		pv.counts = pv.counts[:0]
+		for _, c := range pv.classes {
+			pv.counts = append(pv.counts, words[c.Slot])
+		}
+	}
 	if pass, err = pt.pass.Elapsed(); err != nil {
 		return 0, 0, 0, 0, fmt.Errorf("plan %s: pass timer: %w", pt.name, err)
 	}
@@ -351,10 +384,16 @@ func (pt *Partitioned) result(count uint64, passes, copies, kernels []float64, o
 	res.Triangles, res.Runs = count, len(passes)
 	res.KernelMs, res.GPUMs, res.GPUSamples = summarize(kernels), summarize(passes), passes
 	res.Pass = Summarize(passes, max(opt.Warmup, 0))
-	c := pt.cls
-	res.PerClass = []ClassResult{{Slot: c.Slot, Name: c.Name, Kernel: c.Kernel, Iterator: c.Iterator, Intersection: c.Intersection,
-		Width: c.Width, Block: c.Block, SharedBytes: c.StaticSharedBytes + c.DynamicSharedBytes,
-		Items: part.listedArcs, ItemKind: gen.ItemsEdges, List: true, Triangles: count, Ms: res.KernelMs}}
+	classes, counts := []gen.Class{pt.cls}, []uint64{count}
+	if pt.pv != nil { // the in-edges the pivot counted, each class's triangles (the core's in the first's)
+		classes, counts = pt.pv.classes, pt.pv.counts
+	}
+	res.PerClass = nil
+	for i, c := range classes {
+		res.PerClass = append(res.PerClass, ClassResult{Slot: c.Slot, Name: c.Name, Kernel: c.Kernel, Iterator: c.Iterator, Intersection: c.Intersection,
+			Width: c.Width, Block: c.Block, SharedBytes: c.StaticSharedBytes + c.DynamicSharedBytes,
+			Items: part.listedArcs, ItemKind: gen.ItemsEdges, List: true, Triangles: counts[i], Ms: res.KernelMs})
+	}
 	st := new(PartitionStats)
 	*st = pt.Stats()
 	st.CopyMs, st.KernelMs = summarize(copies), res.KernelMs

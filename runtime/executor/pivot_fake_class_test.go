@@ -210,7 +210,11 @@ func (d *fakeDevice) pivotClass(c gen.Class, grid, block gpu.Dim3, shared uint32
 	if err := pivotAsserts(c); err != nil {
 		return fmt.Errorf("%s: %w", c.Kernel, err)
 	}
-	off, adj, inoff, csz := rxU64s(args[0]), rxU32s(args[1]), rxU64s(args[2]), rxU32s(args[3])
+	off, _, _, err := d.pivotOffsets(args[0]) // a count in partitions gives the targets' from their first on
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Kernel, err)
+	}
+	adj, inoff, csz := rxU32s(args[1]), rxU64s(args[2]), rxU32s(args[3])
 	tails := rxU64s(args[4])
 	items, err := d.pivotAt(args[5])
 	if err != nil {
