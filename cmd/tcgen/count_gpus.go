@@ -183,7 +183,10 @@ func (c *CountCmd) countGPUs(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Or
 	res.PrepareMs = msSince(prepStart)
 	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2}
 	recut := func(last *executor.Result) (executor.RebalanceRound, error) { return mp.Rebalance(last), nil }
-	out, err := c.runGPU(g, mp, p, timed, res, start, func(first *executor.Result) error { return c.rebalance(g, mp, p, first, recut) })
+	out, err := c.runGPU(g, mp, p, timed, res, start, func(first *executor.Result) (*executor.Result, error) {
+		_, err := c.rebalance(g, mp, first, recut, sameCount(p))
+		return first, err // the devices' sum does not move with the cuts
+	})
 	if err != nil {
 		return err
 	}
@@ -193,27 +196,41 @@ func (c *CountCmd) countGPUs(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Or
 
 // rebalance cuts the work again up to --rebalance times, each from an
 // untimed pass's times (recut: executor.MultiPrepared.Rebalance, or its
-// MPI form): the first run's, then one more pass per round, whose count
-// must be the first's. It stops where the cuts stay as they are.
-func (c *CountCmd) rebalance(g *Globals, mp *executor.MultiPrepared, p ir.Plan, first *executor.Result, recut func(*executor.Result) (executor.RebalanceRound, error)) error {
+// MPI form): the first run's, then one more pass per round, which agree
+// checks against the first. It stops where the cuts stay as they are, and
+// says whether they moved.
+func (c *CountCmd) rebalance(g *Globals, mp *executor.MultiPrepared, first *executor.Result,
+	recut func(*executor.Result) (executor.RebalanceRound, error), agree func(first, run *executor.Result) error) (moved bool, err error) {
 	last := first
 	for r := range c.Rebalance {
 		if r > 0 {
 			run, err := mp.Run(g.ctx, executor.RunOptions{Repeat: 1})
 			if err != nil {
-				return gpuError(err)
+				return moved, gpuError(err)
 			}
-			if run.Triangles != first.Triangles {
-				return errorf(exitMismatch, "plan %s: runs disagree (%d then %d triangles after a rebalance): nondeterministic kernel", p.Name(), first.Triangles, run.Triangles)
+			if err := agree(first, run); err != nil {
+				return moved, err
 			}
 			last = run
 		}
 		round, err := recut(last)
 		if err != nil || round.Why != "" || slices.Equal(round.Before, round.After) {
-			return err
+			return moved, err
 		}
+		moved = true
 	}
-	return nil
+	return moved, nil
+}
+
+// sameCount is rebalance's check where the devices' sum is the count: a
+// pass after a rebalance counts what the first did.
+func sameCount(p ir.Plan) func(first, run *executor.Result) error {
+	return func(first, run *executor.Result) error {
+		if run.Triangles != first.Triangles {
+			return errorf(exitMismatch, "plan %s: runs disagree (%d then %d triangles after a rebalance): nondeterministic kernel", p.Name(), first.Triangles, run.Triangles)
+		}
+		return nil
+	}
 }
 
 // devicesLabel names the GPUs of a run: "2 GPUs (0, 1): NAME" when they

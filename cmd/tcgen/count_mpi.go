@@ -206,7 +206,29 @@ func (c *CountCmd) countShareGPU(g *Globals, comm *mpi.Comm, p ir.Plan, gr *grap
 		}
 		return mp.RebalanceMeasured(ms), nil
 	}
-	out, err := c.runGPU(g, mp, p, timed, res, time.Now(), func(first *executor.Result) error { return c.rebalance(g, mp, p, first, recut) })
+	// A rank's share, so its count, moves with the cuts: the ranks' sum is
+	// checked, and a pass on the final cuts is the timed runs' reference.
+	sameTotal := func(first, run *executor.Result) error {
+		sums := []uint64{first.Triangles, run.Triangles}
+		if err := comm.SumUint64s(sums); err != nil {
+			return err
+		}
+		if sums[0] != sums[1] {
+			return errorf(exitMismatch, "plan %s: the ranks' counts disagree (%d then %d triangles after a rebalance): nondeterministic kernel", p.Name(), sums[0], sums[1])
+		}
+		return nil
+	}
+	out, err := c.runGPU(g, mp, p, timed, res, time.Now(), func(first *executor.Result) (*executor.Result, error) {
+		moved, err := c.rebalance(g, mp, first, recut, sameTotal)
+		if err != nil || !moved {
+			return first, err
+		}
+		ref, err := mp.Run(g.ctx, executor.RunOptions{Repeat: 1})
+		if err != nil {
+			return nil, gpuError(err)
+		}
+		return ref, sameTotal(first, ref)
+	})
 	if err != nil {
 		return err
 	}

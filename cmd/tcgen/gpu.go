@@ -159,8 +159,9 @@ type countRunner interface {
 
 // runGPU runs the prepared plan once (total_ms), then between (nil: nothing)
 // with that run, then the warm-ups and timed repeats of timed, and fills
-// res with the timed runs. Every run must give the first's count.
-func (c *CountCmd) runGPU(g *Globals, run countRunner, p ir.Plan, timed executor.RunOptions, res *countResult, start time.Time, between func(first *executor.Result) error) (*executor.Result, error) {
+// res with the timed runs, whose count must be the first run's, or the
+// run between returns (count --mpi: a rank's count moves with its share).
+func (c *CountCmd) runGPU(g *Globals, run countRunner, p ir.Plan, timed executor.RunOptions, res *countResult, start time.Time, between func(first *executor.Result) (*executor.Result, error)) (*executor.Result, error) {
 	runStart := time.Now()
 	first, err := run.Run(g.ctx, executor.RunOptions{Repeat: 1})
 	if err != nil {
@@ -168,8 +169,9 @@ func (c *CountCmd) runGPU(g *Globals, run countRunner, p ir.Plan, timed executor
 	}
 	res.FirstRunMs = msSince(runStart)
 	res.TotalMs = msSince(start)
+	ref := first // the count the timed runs must give
 	if between != nil {
-		if err := between(first); err != nil {
+		if ref, err = between(first); err != nil {
 			return nil, err
 		}
 	}
@@ -177,10 +179,10 @@ func (c *CountCmd) runGPU(g *Globals, run countRunner, p ir.Plan, timed executor
 	if err != nil {
 		return nil, gpuError(err)
 	}
-	if out.Triangles != first.Triangles {
+	if out.Triangles != ref.Triangles {
 		// The same kernels on the same data must agree: a difference is a
 		// race in generated code.
-		return nil, errorf(exitMismatch, "plan %s: runs disagree (%d then %d triangles): nondeterministic kernel", p.Name(), first.Triangles, out.Triangles)
+		return nil, errorf(exitMismatch, "plan %s: runs disagree (%d then %d triangles): nondeterministic kernel", p.Name(), ref.Triangles, out.Triangles)
 	}
 	res.Triangles = out.Triangles
 	res.GPU = out
