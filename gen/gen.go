@@ -256,6 +256,9 @@ func lowerVariants(name string, guarded bool, variants []ir.Variant, idOrdered b
 				cd.NSlots = len(v.Classes)
 				cd.Local = local
 				mc.SelfReset = cd.SelfReset
+				if mc.Bitwise != nil && local != "" {
+					mc.Bitwise.Args = append(slices.Clone(BitwiseArgs), BitwiseLocalArgs...)
+				}
 				classes = append(classes, *cd)
 			}
 			mv.Classes = append(mv.Classes, mc)

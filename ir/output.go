@@ -38,6 +38,13 @@ var localPairs = map[Pair][]Output{
 	{IterVertex, Merge}:      {OutputVertex, OutputEdge},
 	{IterEdge, Merge}:        {OutputVertex, OutputEdge},
 	{IterEdge, BinarySearch}: {OutputVertex, OutputEdge},
+	// The lookups (tables, bitmaps, bit slices) find a closing w's adj
+	// positions by a binary search (templates/local.cu.tmpl, local_probe).
+	{IterVertex, Hash}:   {OutputVertex, OutputEdge},
+	{IterEdge, Hash}:     {OutputVertex, OutputEdge},
+	{IterVertex, Bitmap}: {OutputVertex, OutputEdge},
+	{IterEdge, Bitmap}:   {OutputVertex, OutputEdge},
+	{IterEdge, Bitwise}:  {OutputVertex, OutputEdge},
 }
 
 // Supports reports whether the pair's kernels can count output o.

@@ -29,12 +29,24 @@ func TestOutputKeepsTotalNames(t *testing.T) {
 }
 
 func TestOutputRefusedPair(t *testing.T) {
-	p, _ := Preset("hindex") // edge/hash
-	p.Output = OutputEdge
-	err := p.Validate()
-	if err == nil || !strings.Contains(err.Error(), "output edge is not generated for edge/hash; pairs with it: vertex/merge, edge/merge, edge/binary-search") {
-		t.Fatalf("got %v", err)
+	want := "pairs with it: vertex/merge, vertex/hash, vertex/bitmap, edge/merge, edge/binary-search, edge/hash, edge/bitmap, edge/bitwise"
+	if got := "pairs with it: " + pairList(LocalPairs(OutputEdge)); got != want {
+		t.Errorf("%s, want %s", got, want)
 	}
+	// A preset of a pair without local counts, while one is left.
+	for _, p := range Presets() {
+		if p.SupportsOutput(OutputEdge) || p.Guard != nil || p.Classes[0].Pair().Supports(OutputEdge) {
+			continue
+		}
+		pr := p.Classes[0].Pair()
+		p.Output = OutputEdge
+		err := p.Validate()
+		if err == nil || !strings.Contains(err.Error(), "output edge is not generated for "+pr.String()+"; "+want) {
+			t.Fatalf("%s: got %v", p.Prefix, err)
+		}
+		break
+	}
+	p, _ := Preset("polak")
 	p.Output = "corner"
 	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), `output "corner" unknown; known: total, vertex, edge`) {
 		t.Fatalf("got %v", err)

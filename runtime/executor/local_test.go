@@ -73,7 +73,7 @@ func localPlans(t testing.TB, o ir.Output) []ir.Plan {
 		}
 		out = append(out, p)
 	}
-	return out
+	return append(out, probePlans(t, o)...) // the lookup intersections (local_probe_test.go)
 }
 
 // checkLocal compares a local-output run's counts with the CPU oracle of
