@@ -18,7 +18,7 @@ output: vertex
 plans: ["preset:polak"]
 strategies:
   - {iterator: edge, intersection: merge, width: ["1"], block: [256]}
-  - {iterator: edge, intersection: hash, width: ["32"], block: [256]}
+  - {iterator: edge, intersection: merge-path, width: ["32"], block: [256]}
 `
 	s, err := ParseSpace([]byte(src), "loc.yaml")
 	if err != nil {
@@ -28,7 +28,7 @@ strategies:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sp.Plans) != 2 || len(sp.Cands.Culled) != 1 || !strings.Contains(sp.Cands.Culled[0].Reason, "output vertex is not generated for edge/hash") {
+	if len(sp.Plans) != 2 || len(sp.Cands.Culled) != 1 || !strings.Contains(sp.Cands.Culled[0].Reason, "output vertex is not generated for edge/merge-path") {
 		t.Fatalf("%d plans, culled %+v", len(sp.Plans), sp.Cands.Culled)
 	}
 	polak, _ := ir.Preset("polak")

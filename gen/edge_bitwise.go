@@ -65,6 +65,11 @@ var BitwiseArgs = []string{
 	"soff u64*", "sidx u32*", "smask u32*|u64*", "ibeg u64", "iend u64", "klo u32", "khi u32",
 }
 
+// BitwiseLocalArgs follow BitwiseArgs in the bitwise kernels of a plan with
+// a local output: the offsets (the credits find a common neighbour's adj
+// positions in N+(u) and N+(v)) and the local counters.
+var BitwiseLocalArgs = []string{"off u64*", LocalArg}
+
 // SliceHelpers are the kernels that build the bit slices (a Manifest field,
 // nil when no class is bitwise). Every helper runs with Block threads per
 // block.

@@ -255,6 +255,9 @@ func lowerVariants(name string, guarded bool, variants []ir.Variant, idOrdered b
 				cd.SelfReset = selfResetting[cd.iterPartial]
 				cd.NSlots = len(v.Classes)
 				mc.SelfReset = cd.SelfReset
+				if mc.Bitwise != nil && local != "" {
+					mc.Bitwise.Args = append(slices.Clone(BitwiseArgs), BitwiseLocalArgs...)
+				}
 				classes = append(classes, *cd)
 			}
 			mv.Classes = append(mv.Classes, mc)

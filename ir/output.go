@@ -40,6 +40,13 @@ var localPairs = map[Pair][]Output{
 	{IterEdge, BinarySearch}: {OutputVertex, OutputEdge},
 	{IterWedge, Radix}:       {OutputVertex, OutputEdge}, // templates/isect_radix.cu.tmpl, iter_wedge.cu.tmpl
 	{IterPivot, Hash}:        {OutputVertex, OutputEdge}, // templates/iter_pivot_local.cu.tmpl, pivot_prep.cu.tmpl
+	// The lookups (tables, bitmaps, bit slices) find a closing w's adj
+	// positions by a binary search (templates/local.cu.tmpl, local_probe).
+	{IterVertex, Hash}:   {OutputVertex, OutputEdge},
+	{IterEdge, Hash}:     {OutputVertex, OutputEdge},
+	{IterVertex, Bitmap}: {OutputVertex, OutputEdge},
+	{IterEdge, Bitmap}:   {OutputVertex, OutputEdge},
+	{IterEdge, Bitwise}:  {OutputVertex, OutputEdge},
 }
 
 // Supports reports whether the pair's kernels can count output o.

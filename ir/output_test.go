@@ -29,12 +29,24 @@ func TestOutputKeepsTotalNames(t *testing.T) {
 }
 
 func TestOutputRefusedPair(t *testing.T) {
-	p, _ := Preset("hindex") // edge/hash
-	p.Output = OutputEdge
-	err := p.Validate()
-	if err == nil || !strings.Contains(err.Error(), "output edge is not generated for edge/hash; pairs with it: vertex/merge, edge/merge, edge/binary-search, wedge/radix, pivot/hash") {
-		t.Fatalf("got %v", err)
+	want := "pairs with it: vertex/merge, vertex/hash, vertex/bitmap, edge/merge, edge/binary-search, edge/hash, edge/bitmap, edge/bitwise, wedge/radix, pivot/hash"
+	if got := "pairs with it: " + pairList(LocalPairs(OutputEdge)); got != want {
+		t.Errorf("%s, want %s", got, want)
 	}
+	// A preset of a pair without local counts, while one is left.
+	for _, p := range Presets() {
+		if p.SupportsOutput(OutputEdge) || p.Guard != nil || p.Classes[0].Pair().Supports(OutputEdge) {
+			continue
+		}
+		pr := p.Classes[0].Pair()
+		p.Output = OutputEdge
+		err := p.Validate()
+		if err == nil || !strings.Contains(err.Error(), "output edge is not generated for "+pr.String()+"; "+want) {
+			t.Fatalf("%s: got %v", p.Prefix, err)
+		}
+		break
+	}
+	p, _ := Preset("polak")
 	p.Output = "corner"
 	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), `output "corner" unknown; known: total, vertex, edge`) {
 		t.Fatalf("got %v", err)
@@ -57,7 +69,7 @@ func TestOutputSpecRoundTrip(t *testing.T) {
 // list.
 func TestWithOutputGuard(t *testing.T) {
 	p := Plan{Prefix: "g", Orientation: OrientDegree, Relabel: true, Guard: &Guard{Feature: FeatureEdges, Variants: []Variant{
-		{Lo: 0, Hi: 100, Classes: []Class{{Select: Selector{Key: KeyOutDegree}, Strategy: Strategy{Iterator: IterEdge, Intersection: Hash, Width: 32, Block: 256}}}},
+		{Lo: 0, Hi: 100, Classes: []Class{{Select: Selector{Key: KeyOutDegree}, Strategy: Strategy{Iterator: IterEdge, Intersection: MergePath, Width: 32, Block: 256}}}},
 		{Lo: 100, Hi: 200, Core: 1024, Classes: []Class{{Select: Selector{Key: KeyOutDegree}, Strategy: Strategy{Iterator: IterPivot, Intersection: Hash, Width: 32, Block: 256, Params: map[string]int64{"table": 512}}}}},
 		{Lo: 200, Classes: []Class{{Select: Selector{Key: KeyOutDegree}, Strategy: Strategy{Iterator: IterEdge, Intersection: Merge}}}},
 	}}}
@@ -75,7 +87,7 @@ func TestWithOutputGuard(t *testing.T) {
 	if v1.Core != 1024 || v1.Classes[0].Iterator != IterPivot {
 		t.Errorf("variant 1 is %+v: want the pivot list and its core kept", v1)
 	}
-	if p.Guard.Variants[0].Classes[0].Intersection != Hash {
+	if p.Guard.Variants[0].Classes[0].Intersection != MergePath {
 		t.Error("WithOutput changed its receiver")
 	}
 	p.Guard.Variants = p.Guard.Variants[:1]

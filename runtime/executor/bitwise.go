@@ -139,7 +139,8 @@ func (f *edgeBitwise) setup(pr *Prepared) error {
 	return nil
 }
 
-// launch launches every pass of a bitwise class (gen.BitwiseArgs).
+// launch launches every pass of a bitwise class (gen.BitwiseArgs, and
+// gen.BitwiseLocalArgs under a local output).
 func (f *edgeBitwise) launch(_ context.Context, pr *Prepared, pc *prepClass) error {
 	bc := f.classes[pc.c.Slot]
 	if bc == nil {
@@ -149,8 +150,11 @@ func (f *edgeBitwise) launch(_ context.Context, pr *Prepared, pc *prepClass) err
 		if p.grid == 0 || p.klo >= p.khi {
 			continue
 		}
-		if err := pc.fn.Launch(gpu.Dim3{X: p.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared,
-			pr.adj, pr.srcArg(), pc.listArg(), pr.counts, bc.bufs.soff, bc.bufs.sidx, bc.bufs.smask, p.ibeg, p.iend, p.klo, p.khi); err != nil {
+		args := []any{pr.adj, pr.srcArg(), pc.listArg(), pr.counts, bc.bufs.soff, bc.bufs.sidx, bc.bufs.smask, p.ibeg, p.iend, p.klo, p.khi}
+		if pr.local != nil {
+			args = append(args, pr.off, pr.localArg())
+		}
+		if err := pc.fn.Launch(gpu.Dim3{X: p.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared, args...); err != nil {
 			return pr.kernelErr(pc, fmt.Errorf("pass items [%d, %d) slices [%d, %d): %w", p.ibeg, p.iend, p.klo, p.khi, err))
 		}
 	}

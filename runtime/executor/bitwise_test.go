@@ -506,8 +506,9 @@ func (d *fakeDevice) tcbwLaunch(name string, grid, block gpu.Dim3, args []any) (
 
 // tcbwClass runs one pass of a bitwise class kernel.
 func (d *fakeDevice) tcbwClass(c gen.Class, grid, block gpu.Dim3, args []any) error {
-	if len(args) != len(gen.BitwiseArgs) {
-		return fmt.Errorf("%s: %d args, want %d", c.Kernel, len(args), len(gen.BitwiseArgs))
+	args, credit, err := d.tcbwLocalArgs(c, args) // local_probe_fake_test.go
+	if err != nil {
+		return err
 	}
 	adj, src, counts := args[0].(*fakeBuf), args[1].(*fakeBuf), args[3].(*fakeBuf)
 	soff, sidx, smask := args[4].(*fakeBuf), args[5].(*fakeBuf), args[6].(*fakeBuf)
@@ -531,6 +532,9 @@ func (d *fakeDevice) tcbwClass(c gen.Class, grid, block gpu.Dim3, args []any) er
 	got := tcbwPass(u32s(adj), u32s(src), items, u64s(soff), u32s(sidx), masks(smask, set.MaskBytes),
 		ibeg, iend, klo, khi, uint64(c.Width))
 	u64s(counts)[c.Slot] += got
+	if credit != nil {
+		credit(u32s(adj), u32s(src), items, ibeg, iend, klo, khi, uint(bits.TrailingZeros(uint(set.Bits))))
+	}
 	return nil
 }
 

@@ -25,6 +25,15 @@ func (pr *Prepared) zeroLocal() error {
 	return nil
 }
 
+// localArg is the local counters as the kernels take them (gen.LocalArg):
+// per edge they are indexed as adj is, so shifted with it (highindex.go).
+func (pr *Prepared) localArg() gpu.Buffer {
+	if pr.manifest.Output == ir.OutputEdge {
+		return shift(pr.local, pr.base, 8)
+	}
+	return pr.local
+}
+
 // readLocal copies the last pass's local counters into res, timing the
 // copy, and checks that they sum to three per triangle (each triangle has
 // three vertices and three edges).
@@ -83,14 +92,4 @@ func (r *Result) LocalSupport() []uint32 {
 		s[i] = uint32(x)
 	}
 	return s
-}
-
-// localArg is the local counters as the kernels take them (gen.LocalArg):
-// per edge indexed like adj, so shifted with it under an index base
-// (highindex.go).
-func (pr *Prepared) localArg() gpu.Buffer {
-	if pr.manifest.Output == ir.OutputEdge {
-		return shift(pr.local, pr.base, 8)
-	}
-	return pr.local
 }

@@ -74,7 +74,8 @@ func localPlans(t testing.TB, o ir.Output) []ir.Plan {
 		}
 		out = append(out, p)
 	}
-	return append(out, localFamilyPlans(t, o)...) // local_pivot_test.go
+	out = append(out, localFamilyPlans(t, o)...) // local_pivot_test.go
+	return append(out, probePlans(t, o)...)      // the lookup intersections (local_probe_test.go)
 }
 
 // checkLocal compares a local-output run's counts with the CPU oracle of

@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"github.com/tcgen/tcgen/ir"
 
 	"github.com/tcgen/tcgen/runtime/gpu"
 )
@@ -27,11 +26,7 @@ func (singleLaunch) launch(_ context.Context, pr *Prepared, pc *prepClass) error
 func (pr *Prepared) launchOne(pc *prepClass) error {
 	args := []any{pr.off, pr.adj, pr.srcArg(), pr.n, pr.m, pc.listArg(), pc.items, pr.counts, pr.scratchArg(pc), pc.scratchWords}
 	if pr.local != nil {
-		local := pr.local
-		if pr.manifest.Output == ir.OutputEdge {
-			local = shift(local, pr.base, 8) // indexed by edge, as adj (highindex.go)
-		}
-		args = append(args, local) // gen.LocalArg
+		args = append(args, pr.localArg()) // gen.LocalArg
 	}
 	err := pc.fn.Launch(gpu.Dim3{X: pc.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared, args...)
 	if err != nil {
