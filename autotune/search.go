@@ -19,6 +19,13 @@ type Dim struct {
 	// Ordered axes (thresholds, sizes, counts) are searched as ordered
 	// values: line search and bisection apply; the others are categories.
 	Ordered bool `json:"ordered,omitempty"`
+	// Parent names the dimension whose value decides what this one means:
+	// a class slot's width and parameters belong to its strategy, a cut and
+	// the second slot to the class count, a generated plan's axes to the
+	// plan axis (-1 there: a generated plan). The axes form a tree: where
+	// Parent is set, -1 here means the branch does not have this axis.
+	// "" for a root axis, where -1 is a value like the others.
+	Parent string `json:"parent,omitempty"`
 }
 
 // Point gives each dimension of a space the index of its value, or -1 where

@@ -23,7 +23,7 @@ func TestComplete(t *testing.T) {
 		{[]string{"count", "--backend", "="}, []string{"auto", "cpu", "gpu"}, false},
 		{[]string{"count", "g.txt", "--backend", ""}, []string{"auto", "cpu", "gpu"}, false},
 		{[]string{"count", "--spec", "two"}, []string{"two-class"}, true},
-		{[]string{"tune", "g.txt", "--space", ""}, []string{"default", "one_launch", "small"}, true},
+		{[]string{"tune", "g.txt", "--space", ""}, []string{"default", "large", "one_launch", "small"}, true},
 		{[]string{"sweep", "rec"}, []string{"record"}, true},
 		{[]string{"count", ""}, nil, true},
 		{[]string{"count", "g.txt", "--json", "--cache-dir", ""}, nil, true},
