@@ -96,6 +96,12 @@ type Prefetcher interface {
 	Prefetch(is []int)
 }
 
+// Paralleler is implemented by prefetchers that prepare several candidates
+// at once (compile workers): in-order strategies hint twice that many ahead.
+type Paralleler interface {
+	Parallel() int
+}
+
 // Busier is implemented by evaluators that know when another process is
 // measuring a candidate (a live lease in a shared tuning store): in-order
 // strategies measure other candidates first and come back to it, when its
