@@ -24,7 +24,7 @@ func TestComplete(t *testing.T) {
 		{[]string{"count", "g.txt", "--backend", ""}, []string{"auto", "cpu", "gpu"}, false},
 		{[]string{"count", "--spec", "two"}, []string{"two-class"}, true},
 		{[]string{"tune", "g.txt", "--space", ""}, []string{"default", "large", "one_launch", "small"}, true},
-		{[]string{"sweep", "rec"}, []string{"record"}, true},
+		{[]string{"sweep", "rec"}, []string{"record", "record-large"}, true},
 		{[]string{"count", ""}, nil, true},
 		{[]string{"count", "g.txt", "--json", "--cache-dir", ""}, nil, true},
 		{[]string{"completion", ""}, []string{"bash", "zsh", "fish"}, false},
