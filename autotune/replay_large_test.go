@@ -1,14 +1,17 @@
 package autotune
 
 import (
+	"compress/gzip"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tcgen/tcgen/store"
@@ -58,8 +61,7 @@ func newLargeGraph(t *testing.T, sp *Space, name, family string, rows []store.Ro
 // largeGaps replays a strategy cold on every graph with largeSeeds seeds
 // and a budget of largeShare of the points; start, when set, is measured
 // first (a strategy's start points).
-func largeGaps(t *testing.T, c *Candidates, graphs []largeGraph, mk func() Strategy, start []int) []float64 {
-	t.Helper()
+func largeGaps(c *Candidates, graphs []largeGraph, mk func() Strategy, start []int) ([]float64, error) {
 	budget := int(math.Ceil(largeShare * float64(len(c.Points))))
 	var gaps []float64
 	for _, g := range graphs {
@@ -67,7 +69,7 @@ func largeGaps(t *testing.T, c *Candidates, graphs []largeGraph, mk func() Strat
 			out, err := Run(context.Background(), c, mk(), g.rp, Options{Seed: seed, Runs: g.runs,
 				Budget: Budget{Evals: budget}, Start: start})
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			gap := math.Inf(1)
 			if out.Best >= 0 {
@@ -76,7 +78,7 @@ func largeGaps(t *testing.T, c *Candidates, graphs []largeGraph, mk func() Strat
 			gaps = append(gaps, gap)
 		}
 	}
-	return gaps
+	return gaps, nil
 }
 
 // largeVerdict is how one strategy's gaps measure up to the goals.
@@ -149,11 +151,37 @@ func (startOnly) Search(s *Session) error {
 func checkLargeGoals(t *testing.T, title string, sp *Space, graphs []largeGraph) {
 	t.Helper()
 	c := &sp.Cands
-	byName := func(name string) func() Strategy {
-		return func() Strategy { s, _ := StrategyByName(name); return s }
+	makers := map[string]func() Strategy{"start-only": func() Strategy { return startOnly{} }}
+	for _, name := range append([]string{"random", "exhaustive"}, largeSearchers...) {
+		makers[name] = func() Strategy { s, _ := StrategyByName(name); return s }
 	}
-	random := largeGaps(t, c, graphs, byName("random"), nil)
-	declared := largeGaps(t, c, graphs, byName("exhaustive"), nil)
+	// The replays are independent: one goroutine per strategy.
+	gaps := map[string][]float64{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var failed error
+	for name, mk := range makers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var start []int
+			if name == "start-only" {
+				start = []int{0} // the space's first point
+			}
+			g, err := largeGaps(c, graphs, mk, start)
+			mu.Lock()
+			defer mu.Unlock()
+			gaps[name] = g
+			if err != nil {
+				failed = err
+			}
+		}()
+	}
+	wg.Wait()
+	if failed != nil {
+		t.Fatal(failed)
+	}
+	random, declared := gaps["random"], gaps["exhaustive"]
 	budget := int(math.Ceil(largeShare * float64(len(c.Points))))
 	t.Logf("%s: %d points, %d graphs, %d evaluations (%.0f%%), %d seeds, cold", title, len(c.Points), len(graphs), budget, 100*largeShare, largeSeeds)
 	t.Logf("| strategy | median gap | worst | mean |")
@@ -164,7 +192,7 @@ func checkLargeGoals(t *testing.T, title string, sp *Space, graphs []largeGraph)
 	dv := largeJudge(declared, random, declared)
 	row("declared order (exhaustive)", dv)
 	for _, name := range largeSearchers {
-		v := largeJudge(largeGaps(t, c, graphs, byName(name), nil), random, declared)
+		v := largeJudge(gaps[name], random, declared)
 		row(name, v)
 		if f := v.failures(); len(f) > 0 {
 			t.Errorf("%s: %s: %s", title, name, strings.Join(f, "; "))
@@ -175,28 +203,42 @@ func checkLargeGoals(t *testing.T, title string, sp *Space, graphs []largeGraph)
 	if dv.bars() {
 		t.Errorf("%s: the declared order meets the goals (median %.2f%%, worst %.1f%%): the space is front-loaded", title, 100*dv.median, 100*dv.worst)
 	}
-	so := largeJudge(largeGaps(t, c, graphs, func() Strategy { return startOnly{} }, []int{0}), random, declared)
-	if so.bars() || len(so.failures()) == 0 {
+	if so := largeJudge(gaps["start-only"], random, declared); so.bars() || len(so.failures()) == 0 {
 		t.Errorf("%s: measuring only the first point meets the goals (median %.2f%%, worst %.1f%%)", title, 100*so.median, 100*so.worst)
 	}
 }
 
 // TestReplayLargeSynthetic holds the strategies to the goals on the
 // SYNTHETIC recordings of the large space (largeSyntheticRows: a cost
-// model, not measurements), eight graph profiles of six families.
+// model, not measurements), eight graph profiles of six families, written
+// as a recording file and read back as TestReplayLargeRecording reads one.
 func TestReplayLargeSynthetic(t *testing.T) {
 	sp := largeSpace(t)
-	var graphs []largeGraph
+	var rows []store.Row
 	for _, pr := range largeProfiles {
-		graphs = append(graphs, newLargeGraph(t, sp, pr.name, pr.family, largeSyntheticRows(sp, pr)))
+		rows = append(rows, largeSyntheticRows(sp, pr)...)
 	}
-	checkLargeGoals(t, "synthetic", sp, graphs)
+	file := filepath.Join(t.TempDir(), "record-large-synthetic.jsonl.gz")
+	fh, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(fh)
+	if err := store.WriteJSON(zw, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkLargeRecording(t, sp, file)
 }
 
 // TestReplayLargeRecording holds the strategies to the goals on every
 // recording of the large space in testdata (record-large-GPU.jsonl.gz,
-// made by scripts/gpu-record-large.sh): it must cover the whole space on
-// at least 8 graphs of at least 5 families.
+// made by scripts/gpu-record-large.sh).
 func TestReplayLargeRecording(t *testing.T) {
 	files, _ := filepath.Glob("testdata/record-large-*.jsonl.gz")
 	if len(files) == 0 {
@@ -204,37 +246,43 @@ func TestReplayLargeRecording(t *testing.T) {
 	}
 	sp := largeSpace(t)
 	for _, file := range files {
-		fh, err := os.Open(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := store.ReadJSON(fh, file)
-		fh.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		byGraph := map[string][]store.Row{}
-		for _, r := range rows {
-			byGraph[r.GraphName] = append(byGraph[r.GraphName], r)
-		}
-		var graphs []largeGraph
-		families := map[string]bool{}
-		for _, name := range slices.Sorted(func(yield func(string) bool) {
-			for k := range byGraph {
-				if !yield(k) {
-					return
-				}
-			}
-		}) {
-			fam := graphFamily(name)
-			families[fam] = true
-			graphs = append(graphs, newLargeGraph(t, sp, name, fam, byGraph[name]))
-		}
-		if len(graphs) < 8 || len(families) < 5 {
-			t.Fatalf("%s: %d graphs of %d families; the goals need at least 8 graphs of 5 families", file, len(graphs), len(families))
-		}
-		checkLargeGoals(t, filepath.Base(file), sp, graphs)
+		checkLargeRecording(t, sp, file)
 	}
+}
+
+// checkLargeRecording reads a recording of the large space, which must
+// cover every point on at least 8 graphs of at least 5 families, each OK
+// row with the graph's known count, and holds the strategies to the goals
+// on it.
+func checkLargeRecording(t *testing.T, sp *Space, file string) {
+	t.Helper()
+	fh, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := store.ReadJSON(fh, file)
+	fh.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byGraph := map[string][]store.Row{}
+	for _, r := range rows {
+		byGraph[r.GraphName] = append(byGraph[r.GraphName], r)
+		if r.Status == store.StatusOK && (r.Reference == 0 || r.Triangles != r.Reference) {
+			t.Errorf("%s: %s on %s: ok with %d triangles against the known %d", file, r.Plan, r.GraphName, r.Triangles, r.Reference)
+		}
+	}
+	var graphs []largeGraph
+	families := map[string]bool{}
+	for _, name := range slices.Sorted(maps.Keys(byGraph)) {
+		fam := graphFamily(name)
+		families[fam] = true
+		graphs = append(graphs, newLargeGraph(t, sp, name, fam, byGraph[name]))
+	}
+	if len(graphs) < 8 || len(families) < 5 {
+		t.Fatalf("%s: %d graphs of %d families; the goals need at least 8 graphs of 5 families", file, len(graphs), len(families))
+	}
+	checkLargeGoals(t, filepath.Base(file), sp, graphs)
 }
 
 // graphFamily is the family of a graph by its sweep label (sweep.Sources
