@@ -118,27 +118,33 @@ func (s *SpaceFile) Expand(target gen.Target) (*Space, error) {
 	errs := restrictAll(plans, names, target)
 	seen := map[string]int{}
 	for k, r := range raws {
-		label := sp.label(r.pt)
 		err := r.err
 		if err == nil {
 			err = errs[k]
 		}
-		if err != nil {
-			sp.Cands.Culled = append(sp.Cands.Culled, Culled{Point: r.pt, Label: label, Reason: ir.OneLine(err)})
-			continue
-		}
-		name := names[k]
-		if j, ok := seen[name]; ok {
-			sp.Cands.Culled = append(sp.Cands.Culled, Culled{Point: r.pt, Label: label, Reason: "the same plan as " + sp.Labels[j]})
-			continue
-		}
-		seen[name] = len(sp.Plans)
-		sp.Cands.Points = append(sp.Cands.Points, r.pt)
-		sp.Cands.Plans = append(sp.Cands.Plans, name)
-		sp.Plans = append(sp.Plans, r.plan)
-		sp.Labels = append(sp.Labels, label)
+		sp.admit(r.pt, r.plan, names[k], err, seen)
 	}
 	return sp, nil
+}
+
+// admit adds point pt (plan p, named name) to the space, or culls it with
+// err or as a repeat of an earlier point's plan (seen: the plans admitted,
+// by name).
+func (sp *Space) admit(pt Point, p ir.Plan, name string, err error, seen map[string]int) {
+	label := sp.label(pt)
+	if err != nil {
+		sp.Cands.Culled = append(sp.Cands.Culled, Culled{Point: pt, Label: label, Reason: ir.OneLine(err)})
+		return
+	}
+	if j, ok := seen[name]; ok {
+		sp.Cands.Culled = append(sp.Cands.Culled, Culled{Point: pt, Label: label, Reason: "the same plan as " + sp.Labels[j]})
+		return
+	}
+	seen[name] = len(sp.Plans)
+	sp.Cands.Points = append(sp.Cands.Points, pt)
+	sp.Cands.Plans = append(sp.Cands.Plans, name)
+	sp.Plans = append(sp.Plans, p)
+	sp.Labels = append(sp.Labels, label)
 }
 
 // restrictAll is Restrict of every plan, on all cores (generating each
@@ -405,24 +411,28 @@ func (s *SpaceFile) layout(dims *[]Dim) layout {
 		return lay
 	}
 	for j := range kmax {
-		// A slot's strategy depends on how many classes there are (the
-		// first slot of one class takes every item, of two the light
-		// ones); its width, block and parameters on its strategy.
-		c := fmt.Sprintf("c%d.", j)
-		lay.strat = append(lay.strat, add(Dim{Name: c + "strategy", Values: strats, Parent: "classes"}))
-		lay.width = append(lay.width, add(Dim{Name: c + "width", Values: lay.widths, Ordered: true, Parent: c + "strategy"}))
-		lay.block = append(lay.block, add(Dim{Name: c + "block", Values: lay.blocks, Ordered: true, Parent: c + "strategy"}))
-		pm := map[string]int{}
-		for _, n := range lay.paramNames {
-			var vs []string
-			for _, v := range lay.paramVals[n] {
-				vs = append(vs, strconv.FormatInt(v, 10))
-			}
-			pm[n] = add(Dim{Name: c + n, Values: vs, Ordered: true, Parent: c + "strategy"})
-		}
-		lay.params = append(lay.params, pm)
+		lay.slotDims(j, strats, add)
 	}
 	return lay
+}
+
+// slotDims adds class slot j's axes. A slot's strategy depends on how many
+// classes there are (the first slot of one class takes every item, of two
+// the light ones); its width, block and parameters on its strategy.
+func (lay *layout) slotDims(j int, strats []string, add func(Dim) int) {
+	c := fmt.Sprintf("c%d.", j)
+	lay.strat = append(lay.strat, add(Dim{Name: c + "strategy", Values: strats, Parent: "classes"}))
+	lay.width = append(lay.width, add(Dim{Name: c + "width", Values: lay.widths, Ordered: true, Parent: c + "strategy"}))
+	lay.block = append(lay.block, add(Dim{Name: c + "block", Values: lay.blocks, Ordered: true, Parent: c + "strategy"}))
+	pm := map[string]int{}
+	for _, n := range lay.paramNames {
+		var vs []string
+		for _, v := range lay.paramVals[n] {
+			vs = append(vs, strconv.FormatInt(v, 10))
+		}
+		pm[n] = add(Dim{Name: c + n, Values: vs, Ordered: true, Parent: c + "strategy"})
+	}
+	lay.params = append(lay.params, pm)
 }
 
 // label describes a point for people: "polak" for a fixed plan, else
