@@ -50,6 +50,11 @@ type GPU struct {
 	// Workers is how many candidates compile at once ahead of the GPU
 	// (default 4).
 	Workers int
+	// Ahead, when set, compiles a candidate into the kernel cache instead
+	// of this process's compiler: a pool of worker processes, since NVRTC
+	// compiles one unit at a time per process (two goroutines compiled no
+	// faster than one). Workers should then be the pool's size.
+	Ahead func(p ir.Plan) error
 	// SlowMs: a candidate whose verifying pass takes longer is timed with
 	// at most 3 passes and no warm-up (a sweep over seconds-long plans on
 	// large graphs would spend its device time on them); 0 = no limit.
@@ -83,7 +88,7 @@ type orientKey struct {
 func (e *GPU) WithSpace(sp *Space) *GPU {
 	return &GPU{Ctx: e.Ctx, Dev: e.Dev, Comp: e.Comp, Graph: e.Graph, Oriented: e.Oriented, Space: sp,
 		Reference: e.Reference, Warmup: e.Warmup, FlushL2: e.FlushL2, Store: e.Store, Base: e.Base, Clocks: e.Clocks,
-		Workers: e.Workers, SlowMs: e.SlowMs, Owner: e.owner(), LeaseTTL: e.LeaseTTL, LeaseWait: e.LeaseWait}
+		Workers: e.Workers, Ahead: e.Ahead, SlowMs: e.SlowMs, Owner: e.owner(), LeaseTTL: e.LeaseTTL, LeaseWait: e.LeaseWait}
 }
 
 // Prefetch starts compiling candidates in the background (the kernel cache
@@ -114,10 +119,18 @@ func (e *GPU) Prefetch(is []int) {
 				ch <- e.Ctx.Err() // stopped: compile nothing more
 				return
 			}
+			if e.Ahead != nil {
+				ch <- e.Ahead(e.Space.Plans[i])
+				return
+			}
 			ch <- executor.Compile(e.Comp, e.Dev.Facts(), e.Space.Plans[i], "")
 		}()
 	}
 }
+
+// Parallel is how many candidates compile at once: in-order strategies
+// hint twice that many ahead, so no worker waits.
+func (e *GPU) Parallel() int { return max(e.Workers, 1) }
 
 // compiled waits for candidate i's compile, starting it if needed.
 func (e *GPU) compiled(i int) error {

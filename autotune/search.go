@@ -19,6 +19,13 @@ type Dim struct {
 	// Ordered axes (thresholds, sizes, counts) are searched as ordered
 	// values: line search and bisection apply; the others are categories.
 	Ordered bool `json:"ordered,omitempty"`
+	// Parent names the dimension whose value decides what this one means:
+	// a class slot's width and parameters belong to its strategy, a cut and
+	// the second slot to the class count, a generated plan's axes to the
+	// plan axis (-1 there: a generated plan). The axes form a tree: where
+	// Parent is set, -1 here means the branch does not have this axis.
+	// "" for a root axis, where -1 is a value like the others.
+	Parent string `json:"parent,omitempty"`
 }
 
 // Point gives each dimension of a space the index of its value, or -1 where
@@ -87,6 +94,12 @@ type Evaluator interface {
 // next; it is only a hint.
 type Prefetcher interface {
 	Prefetch(is []int)
+}
+
+// Paralleler is implemented by prefetchers that prepare several candidates
+// at once (compile workers): in-order strategies hint twice that many ahead.
+type Paralleler interface {
+	Parallel() int
 }
 
 // Busier is implemented by evaluators that know when another process is

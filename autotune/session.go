@@ -321,6 +321,15 @@ func (s *Session) Prefetch(is []int) {
 	}
 }
 
+// ahead is how many candidates an in-order strategy hints at a time:
+// strategyAhead, or as many as the evaluator compiles at once.
+func (s *Session) ahead() int {
+	if p, ok := s.ev.(Paralleler); ok {
+		return max(strategyAhead, p.Parallel())
+	}
+	return strategyAhead
+}
+
 // busy reports whether the evaluator says another process is measuring
 // candidate i.
 func (s *Session) busy(i int) bool {

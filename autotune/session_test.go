@@ -466,6 +466,30 @@ func TestPrefetch(t *testing.T) {
 	}
 }
 
+type parallelEval struct {
+	prefetchEval
+	n int
+}
+
+func (e *parallelEval) Parallel() int { return e.n }
+
+// An in-order strategy hints twice as many candidates ahead as the
+// evaluator compiles at once (at least 2 x strategyAhead), in chunks of
+// that many, each chunk one ahead of what is measured.
+func TestPrefetchParallel(t *testing.T) {
+	c := srchSpace()
+	for _, n := range []int{1, 16} {
+		ev := &parallelEval{prefetchEval: prefetchEval{srchEval: srchEval{c: c}}, n: n}
+		if _, err := Run(context.Background(), c, srchStrategy(t, "exhaustive"), ev, Options{Budget: Budget{Evals: 40}}); err != nil {
+			t.Fatal(err)
+		}
+		ahead := max(n, strategyAhead)
+		if len(ev.hints) < 2 || len(ev.hints[0]) != 2*ahead || len(ev.hints[1]) != ahead || ev.hints[1][0] != 2*ahead {
+			t.Errorf("%d at once: hints %v, want %d first, then chunks of %d from %d", n, ev.hints[:min(2, len(ev.hints))], 2*ahead, ahead, 2*ahead)
+		}
+	}
+}
+
 func TestEmptySpace(t *testing.T) {
 	c := &Candidates{Name: "empty"}
 	for _, name := range StrategyNames() {

@@ -2,9 +2,12 @@ package autotune
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/ir"
@@ -107,29 +110,73 @@ func (s *SpaceFile) Expand(target gen.Target) (*Space, error) {
 			}
 		}
 	}
+	names := make([]string, len(raws))
+	plans := make([]ir.Plan, len(raws))
+	for k, r := range raws {
+		names[k], plans[k] = r.plan.Name(), r.plan
+	}
+	errs := restrictAll(plans, names, target)
 	seen := map[string]int{}
-	for _, r := range raws {
-		label := sp.label(r.pt)
+	for k, r := range raws {
 		err := r.err
 		if err == nil {
-			err = Restrict(r.plan, target)
+			err = errs[k]
 		}
-		if err != nil {
-			sp.Cands.Culled = append(sp.Cands.Culled, Culled{Point: r.pt, Label: label, Reason: ir.OneLine(err)})
-			continue
-		}
-		name := r.plan.Name()
-		if j, ok := seen[name]; ok {
-			sp.Cands.Culled = append(sp.Cands.Culled, Culled{Point: r.pt, Label: label, Reason: "the same plan as " + sp.Labels[j]})
-			continue
-		}
-		seen[name] = len(sp.Plans)
-		sp.Cands.Points = append(sp.Cands.Points, r.pt)
-		sp.Cands.Plans = append(sp.Cands.Plans, name)
-		sp.Plans = append(sp.Plans, r.plan)
-		sp.Labels = append(sp.Labels, label)
+		sp.admit(r.pt, r.plan, names[k], err, seen)
 	}
 	return sp, nil
+}
+
+// admit adds point pt (plan p, named name) to the space, or culls it with
+// err or as a repeat of an earlier point's plan (seen: the plans admitted,
+// by name).
+func (sp *Space) admit(pt Point, p ir.Plan, name string, err error, seen map[string]int) {
+	label := sp.label(pt)
+	if err != nil {
+		sp.Cands.Culled = append(sp.Cands.Culled, Culled{Point: pt, Label: label, Reason: ir.OneLine(err)})
+		return
+	}
+	if j, ok := seen[name]; ok {
+		sp.Cands.Culled = append(sp.Cands.Culled, Culled{Point: pt, Label: label, Reason: "the same plan as " + sp.Labels[j]})
+		return
+	}
+	seen[name] = len(sp.Plans)
+	sp.Cands.Points = append(sp.Cands.Points, pt)
+	sp.Cands.Plans = append(sp.Cands.Plans, name)
+	sp.Plans = append(sp.Plans, p)
+	sp.Labels = append(sp.Labels, label)
+}
+
+// restrictAll is Restrict of every plan, on all cores (generating each
+// plan dominates the expansion of a space of thousands of points); a plan
+// whose name repeats an earlier one's is not generated again and shares its
+// answer.
+func restrictAll(plans []ir.Plan, names []string, target gen.Target) []error {
+	errs := make([]error, len(plans))
+	first := make(map[string]int, len(plans))
+	var todo []int
+	for k, n := range names {
+		if _, ok := first[n]; !ok {
+			first[n] = k
+			todo = append(todo, k)
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.NumCPU(), len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := int(next.Add(1)) - 1; t < len(todo); t = int(next.Add(1)) - 1 {
+				errs[todo[t]] = Restrict(plans[todo[t]], target)
+			}
+		}()
+	}
+	wg.Wait()
+	for k, n := range names {
+		errs[k] = errs[first[n]]
+	}
+	return errs
 }
 
 // Restrict is what a point must pass before anything is compiled: the IR's
@@ -294,21 +341,27 @@ func (s *SpaceFile) layout(dims *[]Dim) layout {
 	for _, k := range s.Classes {
 		ks = append(ks, strconv.Itoa(k))
 	}
-	lay.orient = add(Dim{Name: "orientation", Values: ors})
-	lay.relabel = add(Dim{Name: "relabel", Values: rs})
+	// A generated plan's axes hang under the plan axis (-1 there) when the
+	// space has fixed plans too.
+	root := ""
+	if lay.plan >= 0 {
+		root = "plan"
+	}
+	lay.orient = add(Dim{Name: "orientation", Values: ors, Parent: root})
+	lay.relabel = add(Dim{Name: "relabel", Values: rs, Parent: root})
 	var cs []string
 	for _, c := range s.Core {
 		cs = append(cs, strconv.Itoa(c))
 	}
-	lay.core = add(Dim{Name: "core", Values: cs, Ordered: true})
-	lay.classes = add(Dim{Name: "classes", Values: ks, Ordered: true})
+	lay.core = add(Dim{Name: "core", Values: cs, Ordered: true, Parent: root})
+	lay.classes = add(Dim{Name: "classes", Values: ks, Ordered: true, Parent: root})
 	var cuts []string
 	for _, c := range s.Cuts {
 		cuts = append(cuts, strconv.FormatInt(c, 10))
 	}
 	kmax := s.Classes[len(s.Classes)-1]
 	for i := range kmax - 1 {
-		lay.cuts = append(lay.cuts, add(Dim{Name: fmt.Sprintf("cut%d", i+1), Values: cuts, Ordered: true}))
+		lay.cuts = append(lay.cuts, add(Dim{Name: fmt.Sprintf("cut%d", i+1), Values: cuts, Ordered: true, Parent: "classes"}))
 	}
 	var widths []int
 	wBlock := false
@@ -358,21 +411,28 @@ func (s *SpaceFile) layout(dims *[]Dim) layout {
 		return lay
 	}
 	for j := range kmax {
-		c := fmt.Sprintf("c%d.", j)
-		lay.strat = append(lay.strat, add(Dim{Name: c + "strategy", Values: strats}))
-		lay.width = append(lay.width, add(Dim{Name: c + "width", Values: lay.widths, Ordered: true}))
-		lay.block = append(lay.block, add(Dim{Name: c + "block", Values: lay.blocks, Ordered: true}))
-		pm := map[string]int{}
-		for _, n := range lay.paramNames {
-			var vs []string
-			for _, v := range lay.paramVals[n] {
-				vs = append(vs, strconv.FormatInt(v, 10))
-			}
-			pm[n] = add(Dim{Name: c + n, Values: vs, Ordered: true})
-		}
-		lay.params = append(lay.params, pm)
+		lay.slotDims(j, strats, add)
 	}
 	return lay
+}
+
+// slotDims adds class slot j's axes. A slot's strategy depends on how many
+// classes there are (the first slot of one class takes every item, of two
+// the light ones); its width, block and parameters on its strategy.
+func (lay *layout) slotDims(j int, strats []string, add func(Dim) int) {
+	c := fmt.Sprintf("c%d.", j)
+	lay.strat = append(lay.strat, add(Dim{Name: c + "strategy", Values: strats, Parent: "classes"}))
+	lay.width = append(lay.width, add(Dim{Name: c + "width", Values: lay.widths, Ordered: true, Parent: c + "strategy"}))
+	lay.block = append(lay.block, add(Dim{Name: c + "block", Values: lay.blocks, Ordered: true, Parent: c + "strategy"}))
+	pm := map[string]int{}
+	for _, n := range lay.paramNames {
+		var vs []string
+		for _, v := range lay.paramVals[n] {
+			vs = append(vs, strconv.FormatInt(v, 10))
+		}
+		pm[n] = add(Dim{Name: c + n, Values: vs, Ordered: true, Parent: c + "strategy"})
+	}
+	lay.params = append(lay.params, pm)
 }
 
 // label describes a point for people: "polak" for a fixed plan, else
@@ -482,6 +542,11 @@ func (sp *Space) With(plans []ir.Plan, labels []string, target gen.Target) (out 
 		}
 		if out.lay.plan < 0 { // a space of generated points only: a plan axis, -1 on the points so far
 			out.lay.plan = len(out.Cands.Dims)
+			for d := range out.Cands.Dims {
+				if out.Cands.Dims[d].Parent == "" { // the old roots now hang under it
+					out.Cands.Dims[d].Parent = "plan"
+				}
+			}
 			out.Cands.Dims = append(out.Cands.Dims, Dim{Name: "plan"})
 			for i, pt := range out.Cands.Points {
 				out.Cands.Points[i] = append(slices.Clone(pt), -1)

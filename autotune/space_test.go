@@ -3,6 +3,7 @@ package autotune
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tcgen/tcgen/gen"
@@ -214,4 +215,65 @@ strategies:
 	if err == nil || !strings.Contains(err.Error(), "the core is set once") {
 		t.Errorf("core twice: %v", err)
 	}
+}
+
+// TestExpandLarge: examples/spaces/large.yaml has the 5445 points its
+// comment counts (at least 5000, so 3% of it is a search), on every knob
+// it names with more than one value, and its declared order opens with
+// the id order: the order exhaustive search takes is not the good one.
+func TestExpandLarge(t *testing.T) {
+	sp := largeSpace(t)
+	if n := len(sp.Plans); n != 5445 || n < 5000 {
+		t.Fatalf("large space: %d points, want the 5445 its comment counts (5000 at least)", n)
+	}
+	values := map[string]map[int]bool{}
+	for _, p := range sp.Cands.Points {
+		for d, v := range p {
+			name := sp.Cands.Dims[d].Name
+			if values[name] == nil {
+				values[name] = map[int]bool{}
+			}
+			if v >= 0 {
+				values[name][v] = true
+			}
+		}
+	}
+	for _, knob := range []string{"orientation", "relabel", "core", "classes", "cut1", "c0.strategy", "c1.strategy",
+		"c0.width", "c0.block", "c0.tile", "c0.buckets", "c0.table", "c0.item_work", "c0.queue", "c1.table"} {
+		if len(values[knob]) < 2 {
+			t.Errorf("axis %s takes %d values, want 2 or more", knob, len(values[knob]))
+		}
+	}
+	orient := slices.IndexFunc(sp.Cands.Dims, func(d Dim) bool { return d.Name == "orientation" })
+	for i := range len(sp.Plans) * 3 / 100 {
+		if v := sp.Cands.Dims[orient].Values[sp.Cands.Points[i][orient]]; v != "id" {
+			t.Fatalf("point %d (%s) is oriented by %s: the first 3%% should all be id order", i, sp.Labels[i], v)
+		}
+	}
+	for i, p := range sp.Plans {
+		if err := p.Validate(); err != nil {
+			t.Errorf("point %d (%s): %v", i, sp.Labels[i], err)
+		}
+	}
+}
+
+var largeOnce = sync.OnceValues(func() (*Space, error) {
+	sf, err := LoadSpace("../examples/spaces/large.yaml")
+	if err != nil {
+		return nil, err
+	}
+	target := gen.DefaultTarget()
+	target.MaxSharedPerBlock = MaxSharedOptin
+	return sf.Expand(target)
+})
+
+// largeSpace is the large space expanded for an H100's or H200's target
+// (what the GPU expands it to), once per test binary.
+func largeSpace(t *testing.T) *Space {
+	t.Helper()
+	sp, err := largeOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
 }

@@ -38,7 +38,8 @@ func StrategyByName(name string) (Strategy, error) {
 }
 
 // strategyAhead is how many candidates an in-order strategy hints ahead of
-// the one it measures, so compilation overlaps timing.
+// the one it measures, so compilation overlaps timing (more where the
+// evaluator compiles more at once: Session.ahead).
 const strategyAhead = 4
 
 // strategyInOrder evaluates order at full fidelity, skipping what was seen,
@@ -53,13 +54,14 @@ func strategyInOrder(s *Session, order []int) bool {
 		}
 	}
 	deferred := map[int]bool{}
+	ahead := s.ahead()
 	for k := 0; k < len(todo); k++ { // todo grows as candidates are deferred
 		i := todo[k]
 		// Hint in chunks, always one chunk ahead of what is measured.
 		if k == 0 {
-			s.Prefetch(todo[:min(2*strategyAhead, len(todo))])
-		} else if k%strategyAhead == 0 && k+strategyAhead < len(todo) {
-			s.Prefetch(todo[k+strategyAhead : min(k+2*strategyAhead, len(todo))])
+			s.Prefetch(todo[:min(2*ahead, len(todo))])
+		} else if k%ahead == 0 && k+ahead < len(todo) {
+			s.Prefetch(todo[k+ahead : min(k+2*ahead, len(todo))])
 		}
 		if s.Seen(i) {
 			continue

@@ -22,20 +22,28 @@ const (
 	// of the share kept.
 	halvingEta = 3
 	// halvingShare: a bracket samples 1/halvingShare of the evaluations
-	// left, so several brackets run and the later ones can refine.
-	halvingShare = 3
+	// left, so many brackets run and each later one samples from a model
+	// of all the measurements before it (fewer, larger brackets measured
+	// worse on the synthetic recordings of the large space).
+	halvingShare = 10
 	// halvingMin is the smallest useful bracket: enough to discard some.
 	halvingMin = 8
-	// halvingLocal is the share of a later bracket drawn near the best;
-	// the rest is drawn at random to keep looking elsewhere.
-	halvingLocal = 0.75
-	// halvingNear is the most dimensions in which a point "near the best"
-	// may differ from it.
-	halvingNear = 2
+	// halvingLocal is the share of a later bracket the model chooses; the
+	// rest is drawn at random to keep looking elsewhere.
+	halvingLocal = 0.9
+	// halvingOver: the model draws this many times the points it chooses
+	// from its good density and keeps those of the best l(x)/g(x), as a
+	// TPE step does.
+	halvingOver = 4
+	// halvingNearShare is the most of a bracket taken near the best, and
+	// halvingNear the most axes in which such a point may differ from it.
+	halvingNearShare = 0.4
+	halvingNear      = 2
 )
 
 func (halving) Search(s *Session) error {
 	rungs := halvingRungs(s.Runs())
+	m := newTPEModel(s.Cands())
 	first := true
 	for {
 		pool := strategyUnseen(s)
@@ -48,22 +56,67 @@ func (halving) Search(s *Session) error {
 			first = false
 		}
 		n := halvingSize(s, len(pool), rungs)
-		if !halvingBracket(s, halvingSample(s, pool, n), halvingUse(n, rungs)) {
+		if !halvingBracket(s, halvingSample(s, m, pool, n), halvingUse(n, rungs)) {
 			return nil
 		}
 	}
 }
 
-// halvingSample takes n of the shuffled unseen pool: once a best exists,
-// most of it from the points closest to the best (fewest differing
-// dimensions), the rest at random. Uniform brackets alone measure no better
-// than random search per evaluation; the close ones refine what earlier
-// brackets found.
-func halvingSample(s *Session, pool []int, n int) []int {
-	best, _ := s.Best()
+// halvingSample takes n of the shuffled unseen pool. Once anything was
+// measured OK, halvingLocal of it is chosen: first up to halvingNearShare
+// of n among the closest neighbours of the best (fewest differing axes, at
+// most halvingNear), which refine what earlier brackets found; then the
+// best l(x)/g(x) of draws from the good density of a TPE model fit on
+// every measurement so far at the fidelity it had (BOHB: Falkner et al.,
+// ICML 2018). The rest is random, to keep looking elsewhere. Uniform
+// brackets alone measure no better than random search per evaluation.
+func halvingSample(s *Session, m *tpeModel, pool []int, n int) []int {
 	local := int(math.Round(halvingLocal * float64(n)))
-	if best < 0 || local == 0 {
+	if local == 0 || !m.fit(halvingObs(s)) {
 		return pool[:n]
+	}
+	out := halvingNearBest(s, pool, min(local, int(math.Ceil(halvingNearShare*float64(n)))))
+	taken := make(map[int]bool, n)
+	for _, i := range out {
+		taken[i] = true
+	}
+	var rest []int
+	for _, i := range pool {
+		if !taken[i] {
+			rest = append(rest, i)
+		}
+	}
+	if want := local - len(out); want > 0 {
+		drawn, ratio := m.drawL(rest, s.Rand(), halvingOver*want)
+		order := make([]int, len(drawn))
+		for k := range order {
+			order[k] = k
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ratio[b], ratio[a]) })
+		for _, k := range order[:min(want, len(order))] {
+			out = append(out, drawn[k])
+			taken[drawn[k]] = true
+		}
+	}
+	for _, i := range pool {
+		if len(out) == n {
+			break
+		}
+		if !taken[i] {
+			out = append(out, i)
+			taken[i] = true
+		}
+	}
+	return out
+}
+
+// halvingNearBest is up to k points of pool closest to the best full
+// evaluation (fewest differing axes, at most halvingNear), in pool order
+// among equals.
+func halvingNearBest(s *Session, pool []int, k int) []int {
+	best, _ := s.Best()
+	if best < 0 || k <= 0 {
+		return nil
 	}
 	c := s.Cands()
 	bp := c.Points[best]
@@ -81,20 +134,21 @@ func halvingSample(s *Session, pool []int, n int) []int {
 		}
 	}
 	slices.SortStableFunc(close, func(a, b near) int { return cmp.Compare(a.d, b.d) })
-	taken := map[int]bool{}
 	var out []int
-	for _, x := range close[:min(local, len(close))] {
+	for _, x := range close[:min(k, len(close))] {
 		out = append(out, x.i)
-		taken[x.i] = true
 	}
-	for _, i := range pool {
-		if len(out) == n {
-			break
-		}
-		if !taken[i] {
-			out = append(out, i)
-		}
+	return out
+}
+
+// halvingObs is every point measured so far with its score at the
+// fidelity it was measured (+Inf for a failure), in index order.
+func halvingObs(s *Session) []tpeObs {
+	out := make([]tpeObs, 0, len(s.memo))
+	for i, r := range s.memo {
+		out = append(out, tpeObs{i, r.res.Score})
 	}
+	slices.SortFunc(out, func(a, b tpeObs) int { return cmp.Compare(a.i, b.i) })
 	return out
 }
 

@@ -3,26 +3,42 @@ package autotune
 import (
 	"cmp"
 	"math"
+	"math/rand/v2"
 	"slices"
 )
 
-// tpe is a tree-structured Parzen estimator: after a few random
-// evaluations it splits what it measured into good (the fastest quarter)
-// and bad (the rest, failures included), models each dimension's values
-// under both, and measures next the unseen point whose values are most
-// likely under good relative to bad. It learns which values matter from few
-// measurements without assuming an axis is unimodal.
+// tpe is a tree-structured Parzen estimator (Bergstra et al., "Algorithms
+// for Hyper-Parameter Optimization", NeurIPS 2011): after a few random
+// evaluations it splits what it measured into good (the fastest few) and
+// bad (the rest, failures included), and fits two densities over the
+// space, l(x) on the good and g(x) on the bad. Each step draws candidates
+// from l among the unseen points and measures the one whose l(x)/g(x) is
+// largest. The densities follow the space's tree (Dim.Parent): an axis is
+// modelled per value of its parent (a class slot's width per strategy, a
+// cut only where there are two classes), from the observations where it
+// applies, so a branch's parameters are learnt from that branch alone and
+// an axis that does not apply adds nothing to a point's score.
 type tpe struct{}
 
 func (tpe) Name() string { return "tpe" }
 
 const (
-	tpeGamma = 0.25 // fraction of OK observations that are good
-	// tpeScored caps the unseen points scored per step; larger spaces are
-	// scored on a random sample of this many.
-	tpeScored = 5000
-	tpeAhead  = 4 // runners-up hinted for prefetch
+	// tpeGood is the share of OK observations that are good, and
+	// tpeGoodMax its most (Optuna's default split: a tenth, at most 25):
+	// few enough that l follows the best region, not the average one.
+	tpeGood    = 0.10
+	tpeGoodMax = 25
+	// tpeCandidates are drawn from l per step (hyperopt's default number
+	// of expected-improvement candidates).
+	tpeCandidates = 24
+	// tpePrior is the weight of the uniform prior of each density, in
+	// observations: it keeps unseen values alive and every log finite.
+	tpePrior    = 8.0
+	tpeSigma    = 10.0
+	tpeStartDiv = 10
 )
+
+const tpeAhead = 4 // runners-up hinted for prefetch
 
 func (tpe) Search(s *Session) error {
 	c := s.Cands()
@@ -38,19 +54,12 @@ func (tpe) Search(s *Session) error {
 		obs = append(obs, i)
 		return true
 	}
-	// Random start-up: enough observations that "the best quarter" means
-	// something, a tenth of the budget when it is large.
-	startup := 5
-	if rem := s.Remaining(); rem > 0 {
-		startup = max(startup, rem/10)
-	} else {
-		startup = max(startup, min(len(c.Points)/20, 20))
-	}
 	for _, i := range s.Start() {
 		if !eval(i) {
 			return nil
 		}
 	}
+	startup := tpeStartup(s)
 	for len(obs) < startup {
 		unseen := strategyUnseen(s)
 		if len(unseen) == 0 {
@@ -65,176 +74,259 @@ func (tpe) Search(s *Session) error {
 		if len(unseen) == 0 {
 			return nil
 		}
-		// Shuffled, so equal scores are broken at random.
-		s.Rand().Shuffle(len(unseen), func(a, b int) { unseen[a], unseen[b] = unseen[b], unseen[a] })
-		unseen = unseen[:min(len(unseen), tpeScored)]
-		if !m.fit(s, obs) {
+		if !m.fit(fullObs(s, obs)) {
 			// Nothing OK yet: nothing to learn from.
 			if !eval(unseen[s.Rand().IntN(len(unseen))]) {
 				return nil
 			}
 			continue
 		}
-		// Measure the unseen point most likely good relative to bad. (TPE
-		// proper draws a few dozen candidates from the good density and
-		// takes their best; scoring them all did better on the synthetic
-		// recording at every budget tried, and costs nothing here.)
-		type scored struct {
-			i int
-			v float64
-		}
-		ranked := make([]scored, len(unseen))
-		for k, i := range unseen {
-			ranked[k] = scored{i, m.score(c.Points[i])}
-		}
-		slices.SortStableFunc(ranked, func(a, b scored) int { return cmp.Compare(b.v, a.v) })
-		ahead := make([]int, 0, tpeAhead)
-		for _, r := range ranked[:min(tpeAhead, len(ranked))] {
-			ahead = append(ahead, r.i)
-		}
-		s.Prefetch(ahead)
-		if !eval(ranked[0].i) {
+		ranked := m.propose(unseen, s.Rand(), tpeCandidates)
+		s.Prefetch(ranked[:min(tpeAhead, len(ranked))])
+		if !eval(ranked[0]) {
 			return nil
 		}
 	}
 }
 
-// tpeModel holds, per dimension, the log ratio of a value's density under
-// good to that under bad; slot 0 is "does not apply" (-1), slot v+1 value v.
+// tpeStartup is how many random observations precede the model: enough
+// that "the best few" means something, a tenth of the evaluations when the
+// budget is large.
+func tpeStartup(s *Session) int {
+	if rem := s.Remaining(); rem > 0 {
+		return max(5, rem/10)
+	}
+	return max(5, min(len(s.Cands().Points)/20, 20))
+}
+
+// tpeModel holds the two densities, one node per (axis, value of its
+// parent): weights over the axis's value slots (slot 0 is -1, "does not
+// apply", which only a root axis uses as a value; slot v+1 is value v).
 type tpeModel struct {
-	c *Candidates
-	// possible marks the slots some point uses: the prior spreads over
-	// those only, so impossible values take no mass.
-	possible [][]bool
-	ratio    [][]float64
-	good     [][]float64
-	bad      [][]float64
+	c      *Candidates
+	parent []int // per axis, its parent axis; -1 for a root
+	// possible[d][k][v]: some point has value slot v on axis d under
+	// parent slot k; the prior spreads over those only.
+	possible [][][]bool
+	good     [][][]float64
+	bad      [][][]float64
+	nGood    [][]float64 // weight of good observations per node
+	nBad     [][]float64
+	logL     [][][]float64 // log l and log g per node and slot, after fit
+	logG     [][][]float64
 }
 
 func newTPEModel(c *Candidates) *tpeModel {
-	m := &tpeModel{c: c}
 	n := len(c.Dims)
-	m.possible = make([][]bool, n)
-	m.ratio = make([][]float64, n)
-	m.good = make([][]float64, n)
-	m.bad = make([][]float64, n)
+	m := &tpeModel{c: c, parent: make([]int, n)}
+	index := make(map[string]int, n)
 	for d, dim := range c.Dims {
-		k := len(dim.Values) + 1
-		m.possible[d] = make([]bool, k)
-		m.ratio[d] = make([]float64, k)
-		m.good[d] = make([]float64, k)
-		m.bad[d] = make([]float64, k)
+		index[dim.Name] = d
+	}
+	for d, dim := range c.Dims {
+		m.parent[d] = -1
+		if p, ok := index[dim.Parent]; ok && dim.Parent != "" && p != d {
+			m.parent[d] = p
+		}
+	}
+	grid := func() [][][]float64 { return make([][][]float64, n) }
+	m.possible = make([][][]bool, n)
+	m.good, m.bad, m.logL, m.logG = grid(), grid(), grid(), grid()
+	m.nGood, m.nBad = make([][]float64, n), make([][]float64, n)
+	for d, dim := range c.Dims {
+		ctxs := 1
+		if p := m.parent[d]; p >= 0 {
+			ctxs = len(c.Dims[p].Values) + 1
+		}
+		slots := len(dim.Values) + 1
+		m.possible[d] = make([][]bool, ctxs)
+		m.good[d], m.bad[d] = make([][]float64, ctxs), make([][]float64, ctxs)
+		m.logL[d], m.logG[d] = make([][]float64, ctxs), make([][]float64, ctxs)
+		m.nGood[d], m.nBad[d] = make([]float64, ctxs), make([]float64, ctxs)
+		for k := range ctxs {
+			m.possible[d][k] = make([]bool, slots)
+			m.good[d][k], m.bad[d][k] = make([]float64, slots), make([]float64, slots)
+			m.logL[d][k], m.logG[d][k] = make([]float64, slots), make([]float64, slots)
+		}
 	}
 	for _, p := range c.Points {
-		for d, v := range p {
-			if d < n && v >= -1 && v+1 < len(m.possible[d]) {
-				m.possible[d][v+1] = true
+		for d := range c.Dims {
+			if k, v, ok := m.node(p, d); ok {
+				m.possible[d][k][v] = true
 			}
 		}
 	}
 	return m
 }
 
-// fit rebuilds the ratios from the observations; false when none is OK.
-func (m *tpeModel) fit(s *Session, obs []int) bool {
-	var ok []int
-	var failed []int
+// node is where point p sits on axis d: the parent's slot k and its own
+// slot v; false when the axis does not apply to p (or p is malformed).
+func (m *tpeModel) node(p Point, d int) (k, v int, ok bool) {
+	if d >= len(p) || p[d] < -1 || p[d] >= len(m.c.Dims[d].Values) {
+		return 0, 0, false
+	}
+	par := m.parent[d]
+	if par < 0 {
+		return 0, p[d] + 1, true
+	}
+	if p[d] < 0 || par >= len(p) || p[par] < -1 || p[par] >= len(m.c.Dims[par].Values) {
+		return 0, 0, false
+	}
+	return p[par] + 1, p[d] + 1, true
+}
+
+// tpeObs is an observation: a point and its score (+Inf for a failure).
+type tpeObs struct {
+	i int
+	v float64
+}
+
+// fullObs are the observations of obs known at full fidelity.
+func fullObs(s *Session, obs []int) []tpeObs {
+	out := make([]tpeObs, 0, len(obs))
 	for _, i := range obs {
-		if v, _ := s.known(i); math.IsInf(v, 1) {
-			failed = append(failed, i)
+		v, _ := s.known(i)
+		out = append(out, tpeObs{i, v})
+	}
+	return out
+}
+
+// fit rebuilds both densities from the observations; false when none is OK.
+func (m *tpeModel) fit(all []tpeObs) bool {
+	var ok []tpeObs
+	var failed []int
+	for _, o := range all {
+		if math.IsInf(o.v, 1) {
+			failed = append(failed, o.i)
 		} else {
-			ok = append(ok, i)
+			ok = append(ok, o)
 		}
 	}
 	if len(ok) == 0 {
 		return false
 	}
-	slices.SortStableFunc(ok, func(a, b int) int {
-		va, _ := s.known(a)
-		vb, _ := s.known(b)
-		return cmp.Compare(va, vb)
-	})
-	nGood := max(1, int(math.Ceil(tpeGamma*float64(len(ok)))))
+	slices.SortStableFunc(ok, func(a, b tpeObs) int { return cmp.Compare(a.v, b.v) })
+	nGood := min(max(1, int(math.Ceil(tpeGood*float64(len(ok))))), tpeGoodMax)
 	for d := range m.c.Dims {
-		clear(m.good[d])
-		clear(m.bad[d])
+		for k := range m.good[d] {
+			clear(m.good[d][k])
+			clear(m.bad[d][k])
+		}
+		clear(m.nGood[d])
+		clear(m.nBad[d])
 	}
-	for k, i := range ok {
-		if k < nGood {
-			m.add(m.good, m.c.Points[i])
+	for j, o := range ok {
+		if j < nGood {
+			m.add(m.good, m.nGood, m.c.Points[o.i])
 		} else {
-			m.add(m.bad, m.c.Points[i])
+			m.add(m.bad, m.nBad, m.c.Points[o.i])
 		}
 	}
 	for _, i := range failed {
-		m.add(m.bad, m.c.Points[i])
+		m.add(m.bad, m.nBad, m.c.Points[i])
 	}
-	nBad := len(ok) - nGood + len(failed)
 	for d := range m.c.Dims {
-		slots := 0
-		for _, p := range m.possible[d] {
-			if p {
-				slots++
+		for k := range m.possible[d] {
+			slots := 0
+			for _, p := range m.possible[d][k] {
+				if p {
+					slots++
+				}
 			}
-		}
-		// A prior of one observation's weight spread over the possible
-		// values keeps unseen values alive and the logs finite.
-		prior := 1 / float64(max(slots, 1))
-		for v := range m.ratio[d] {
-			if !m.possible[d][v] {
-				continue
+			prior := tpePrior / float64(max(slots, 1))
+			for v, p := range m.possible[d][k] {
+				if !p {
+					continue
+				}
+				m.logL[d][k][v] = math.Log((m.good[d][k][v] + prior) / (m.nGood[d][k] + tpePrior))
+				m.logG[d][k][v] = math.Log((m.bad[d][k][v] + prior) / (m.nBad[d][k] + tpePrior))
 			}
-			pg := (m.good[d][v] + prior) / float64(nGood+1)
-			pb := (m.bad[d][v] + prior) / float64(nBad+1)
-			m.ratio[d][v] = math.Log(pg / pb)
 		}
 	}
 	return true
 }
 
-// add spreads one observation's unit weight over each dimension's values:
-// all on its value for a category or -1, over a Gaussian of neighbouring
-// values for an ordered axis, whose neighbours tend to perform alike.
-func (m *tpeModel) add(w [][]float64, p Point) {
-	for d, v := range p {
-		if d >= len(w) || v < -1 || v+1 >= len(w[d]) {
+// add spreads one observation's unit weight over each applicable axis's
+// values in its node: all on its value for a category or a root's -1,
+// over a Gaussian of neighbouring values for an ordered axis, whose
+// neighbours tend to perform alike.
+func (m *tpeModel) add(w [][][]float64, n [][]float64, p Point) {
+	for d, dim := range m.c.Dims {
+		k, v, ok := m.node(p, d)
+		if !ok {
 			continue
 		}
-		dim := m.c.Dims[d]
-		if v == -1 || !dim.Ordered {
-			w[d][v+1]++
+		n[d][k]++
+		if v == 0 || !dim.Ordered {
+			w[d][k][v]++
 			continue
 		}
+		poss := m.possible[d][k]
 		sigma := max(1, float64(len(dim.Values))/10)
 		reach := int(math.Ceil(2 * sigma))
-		var ks [32]float64
-		kern := ks[:0]
 		total := 0.0
-		for off := -reach; off <= reach; off++ {
-			u := v + off
-			k := 0.0
-			if u >= 0 && u < len(dim.Values) && m.possible[d][u+1] {
-				k = math.Exp(-float64(off*off) / (2 * sigma * sigma))
+		for u := max(1, v-reach); u <= min(len(poss)-1, v+reach); u++ {
+			if poss[u] {
+				total += math.Exp(-float64((u-v)*(u-v)) / (2 * sigma * sigma))
 			}
-			kern = append(kern, k)
-			total += k
 		}
-		for off := -reach; off <= reach; off++ {
-			if k := kern[off+reach]; k > 0 {
-				w[d][v+off+1] += k / total
+		for u := max(1, v-reach); u <= min(len(poss)-1, v+reach); u++ {
+			if poss[u] {
+				w[d][k][u] += math.Exp(-float64((u-v)*(u-v))/(2*sigma*sigma)) / total
 			}
 		}
 	}
 }
 
-// score is the log of the point's good/bad density ratio, dimensions taken
-// as independent.
-func (m *tpeModel) score(p Point) float64 {
-	t := 0.0
-	for d, v := range p {
-		if d < len(m.ratio) && v >= -1 && v+1 < len(m.ratio[d]) {
-			t += m.ratio[d][v+1]
+// logs is log l(p) and log g(p): the sums over the axes that apply to p,
+// each axis's density taken in its parent's node.
+func (m *tpeModel) logs(p Point) (l, g float64) {
+	for d := range m.c.Dims {
+		if k, v, ok := m.node(p, d); ok {
+			l += m.logL[d][k][v]
+			g += m.logG[d][k][v]
 		}
 	}
-	return t
+	return l, g
+}
+
+// drawL draws n distinct points of pool in proportion to l (the Gumbel
+// top-n trick: the n largest log l(x) + Gumbel noise are a draw without
+// replacement), with each one's log l(x)/g(x).
+func (m *tpeModel) drawL(pool []int, rng *rand.Rand, n int) (is []int, ratio []float64) {
+	type cand struct {
+		i          int
+		key, ratio float64
+	}
+	cs := make([]cand, len(pool))
+	for k, i := range pool {
+		l, g := m.logs(m.c.Points[i])
+		u := rng.Float64()
+		for u == 0 {
+			u = rng.Float64()
+		}
+		cs[k] = cand{i: i, key: l - math.Log(-math.Log(u)), ratio: l - g}
+	}
+	slices.SortFunc(cs, func(a, b cand) int { return cmp.Compare(b.key, a.key) })
+	for _, c := range cs[:min(n, len(cs))] {
+		is = append(is, c.i)
+		ratio = append(ratio, c.ratio)
+	}
+	return is, ratio
+}
+
+// propose draws n distinct candidates from the unseen points in proportion
+// to l and returns them best first by l(x)/g(x).
+func (m *tpeModel) propose(unseen []int, rng *rand.Rand, n int) []int {
+	is, ratio := m.drawL(unseen, rng, n)
+	order := make([]int, len(is))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ratio[b], ratio[a]) })
+	out := make([]int, len(is))
+	for k, j := range order {
+		out[k] = is[j]
+	}
+	return out
 }

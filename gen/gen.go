@@ -20,7 +20,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -350,22 +349,13 @@ type uses struct {
 	GLane, GIndex, TMask, GSync bool // the group helpers
 }
 
-var (
-	teamRE      = regexp.MustCompile(`\bTEAM\b`)
-	idOrderedRE = regexp.MustCompile(`\bID_ORDERED\b`)
-	glaneRE     = regexp.MustCompile(`\bglane\(`)
-	gindexRE    = regexp.MustCompile(`\bgindex\(`)
-	tmaskRE     = regexp.MustCompile(`\btmask\(`)
-	gsyncRE     = regexp.MustCompile(`\bgsync\(`)
-)
-
 // classUses reads what a class's rendered kernel code (its intersection and
 // iterator) refers to, and what those helpers need in turn.
 func classUses(cd *classData, code string) uses {
 	u := uses{
-		Team: teamRE.MatchString(code), IDOrdered: idOrderedRE.MatchString(code),
-		GLane: glaneRE.MatchString(code), GIndex: gindexRE.MatchString(code),
-		TMask: tmaskRE.MatchString(code), GSync: gsyncRE.MatchString(code),
+		Team: hasWord(code, "TEAM"), IDOrdered: hasWord(code, "ID_ORDERED"),
+		GLane: hasWord(code, "glane("), GIndex: hasWord(code, "gindex("),
+		TMask: hasWord(code, "tmask("), GSync: hasWord(code, "gsync("),
 	}
 	if u.GSync && cd.Width > 1 && cd.Width <= cd.Warp {
 		u.TMask = true // gsync is __syncwarp(tmask())
@@ -374,6 +364,30 @@ func classUses(cd *classData, code string) uses {
 		u.Team = true // a part of a warp: the mask is shifted by TEAM
 	}
 	return u
+}
+
+// hasWord reports whether code holds w with no word character ([0-9A-Za-z_])
+// just before it, nor just after it when w ends in one: the regular
+// expression \bw\b, whose backtracking over a class's code took most of
+// Generate's time.
+func hasWord(code, w string) bool {
+	for i := 0; i <= len(code); {
+		j := strings.Index(code[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !isWordByte(code[j-1])) && (!isWordByte(w[len(w)-1]) || end == len(code) || !isWordByte(code[end])) {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // classData feeds the per-class partials. Every number is final: the

@@ -31,6 +31,8 @@ import (
 //	  - file: graphs/web.txt.gz       # a file, relative to the sweep file
 //	    expect: 123456
 //	  - rmat: {scales: [16, 18]}      # Graph500 RMAT (seed 42, edge factor 16)
+//	  - chung_lu: {vertices: 40000, degree: 12, gamma: 2.1}   # power-law degrees
+//	  - rgg: {vertices: 40000, dim: 2, degree: 16}            # geometric
 //	space: ../spaces/default.yaml     # or an inline space under space_inline
 //	include: ["preset:*", "*hash*"]
 //	exclude: ["preset:radixbin"]
@@ -52,14 +54,16 @@ type File struct {
 	dir  string
 }
 
-// Graph is one entry of a sweep's graph list: exactly one of Dataset, File
-// and RMAT.
+// Graph is one entry of a sweep's graph list: exactly one of Dataset,
+// Names, File, RMAT, ER, Grid, ChungLu and RGG.
 type Graph struct {
 	Dataset string   `yaml:"dataset,omitempty"`
 	File    string   `yaml:"file,omitempty"`
 	RMAT    *RMAT    `yaml:"rmat,omitempty"`
 	ER      *ER      `yaml:"er,omitempty"`
 	Grid    *Grid    `yaml:"grid,omitempty"`
+	ChungLu *ChungLu `yaml:"chung_lu,omitempty"`
+	RGG     *RGG     `yaml:"rgg,omitempty"`
 	Expect  *uint64  `yaml:"expect,omitempty"`
 	Names   []string `yaml:"datasets,omitempty"` // several datasets at once
 }
@@ -83,6 +87,49 @@ type Grid struct {
 	Rows      uint64 `yaml:"rows"`
 	Cols      uint64 `yaml:"cols"`
 	Diagonals bool   `yaml:"diagonals,omitempty"`
+}
+
+// ChungLu generates a Chung-Lu graph with power-law expected degrees
+// (tcgen graph chung-lu).
+type ChungLu struct {
+	Vertices uint64  `yaml:"vertices"`
+	Degree   float64 `yaml:"degree"`                     // mean expected degree
+	Gamma    float64 `yaml:"gamma,omitempty"`            // exponent in [2, 3], default 2.5
+	Seed     uint64  `yaml:"seed,omitempty" range:"1.."` // default 42
+}
+
+// RGG generates a random geometric graph (tcgen graph rgg): points in the
+// unit square or cube joined within the radius that gives the degree; ids
+// keep the points' locality.
+type RGG struct {
+	Vertices uint64  `yaml:"vertices"`
+	Dim      int     `yaml:"dim,omitempty" range:"2..3"` // default 2
+	Degree   float64 `yaml:"degree"`                     // expected mean degree
+	Seed     uint64  `yaml:"seed,omitempty" range:"1.."` // default 42
+}
+
+// generator is the graph a ChungLu entry describes, defaults filled.
+func (c ChungLu) generator() graph.ChungLu {
+	g := graph.ChungLu{N: c.Vertices, Degree: c.Degree, Gamma: c.Gamma, Seed: c.Seed}
+	if g.Gamma == 0 {
+		g.Gamma = 2.5
+	}
+	if g.Seed == 0 {
+		g.Seed = 42
+	}
+	return g
+}
+
+// generator is the graph an RGG entry describes, defaults filled.
+func (r RGG) generator() graph.RandomGeometric {
+	g := graph.RandomGeometric{N: r.Vertices, Dim: r.Dim, Degree: r.Degree, Seed: r.Seed}
+	if g.Dim == 0 {
+		g.Dim = 2
+	}
+	if g.Seed == 0 {
+		g.Seed = 42
+	}
+	return g
 }
 
 // Source is one graph to run: a file to read or a graph to generate.
@@ -130,13 +177,24 @@ func (f *File) check() error {
 	}
 	for i, g := range f.Graphs {
 		n := 0
-		for _, set := range []bool{g.Dataset != "", g.File != "", g.RMAT != nil, len(g.Names) > 0, g.ER != nil, g.Grid != nil} {
+		for _, set := range []bool{g.Dataset != "", g.File != "", g.RMAT != nil, len(g.Names) > 0, g.ER != nil, g.Grid != nil,
+			g.ChungLu != nil, g.RGG != nil} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			return fmt.Errorf("graphs[%d]: give exactly one of dataset, datasets, file, rmat, er and grid", i)
+			return fmt.Errorf("graphs[%d]: give exactly one of dataset, datasets, file, rmat, er, grid, chung_lu and rgg", i)
+		}
+		if g.ChungLu != nil {
+			if err := g.ChungLu.generator().Validate(); err != nil {
+				return fmt.Errorf("graphs[%d]: %w", i, err)
+			}
+		}
+		if g.RGG != nil {
+			if err := g.RGG.generator().Validate(); err != nil {
+				return fmt.Errorf("graphs[%d]: %w", i, err)
+			}
 		}
 		if g.RMAT != nil {
 			if len(g.RMAT.Scales) == 0 {
@@ -324,6 +382,12 @@ func (f *File) Sources(datasets string) ([]Source, error) {
 			}
 			out = append(out, Source{Label: fmt.Sprintf("er-n%d-m%d-s%d", g.ER.Vertices, g.ER.Edges, seed), Expect: g.Expect,
 				Gen: graph.ErdosRenyi{N: g.ER.Vertices, M: g.ER.Edges, Seed: seed}})
+		case g.ChungLu != nil:
+			cl := g.ChungLu.generator()
+			out = append(out, Source{Label: fmt.Sprintf("cl-n%d-d%g-g%g-s%d", cl.N, cl.Degree, cl.Gamma, cl.Seed), Expect: g.Expect, Gen: cl})
+		case g.RGG != nil:
+			rg := g.RGG.generator()
+			out = append(out, Source{Label: fmt.Sprintf("rgg%dd-n%d-d%g-s%d", rg.Dim, rg.N, rg.Degree, rg.Seed), Expect: g.Expect, Gen: rg})
 		case g.Grid != nil:
 			label := fmt.Sprintf("grid%dx%d", g.Grid.Rows, g.Grid.Cols)
 			if g.Grid.Diagonals {

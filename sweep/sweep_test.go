@@ -217,3 +217,83 @@ func TestDrySources(t *testing.T) {
 		t.Errorf("%v: %q, %+v", err, labels, srcs)
 	}
 }
+
+// TestRecordLargeSweep: the large space's recording runs 5445 points on 8
+// graphs of 6 families, and every count it gives is the CPU oracle's.
+func TestRecordLargeSweep(t *testing.T) {
+	f, err := Load("../examples/sweeps/record-large.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := f.DrySources(t.TempDir()) // the datasets by name: no manifest there
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, s := range srcs {
+		labels = append(labels, s.Label)
+		if s.Gen == nil {
+			continue
+		}
+		g, _, err := graph.Generate(s.Gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := g.Edges(); e < 150_000 || e > 400_000 {
+			t.Errorf("%s: %d edges; the recording's budget assumes 150 to 400 thousand", s.Label, e)
+		}
+		if s.Expect != nil {
+			if want := graph.Oracle(g); *s.Expect != want {
+				t.Errorf("%s: expect %d, the oracle counts %d", s.Label, *s.Expect, want)
+			}
+		}
+	}
+	want := "rmat14 rmat13-ef32-s42 grid300x300-diag er-n40000-m320000-s42 cl-n40000-d12-g2.1-s42 rgg2d-n40000-d16-s42 ca-AstroPh BlogCatalog3"
+	if got := strings.Join(labels, " "); got != want {
+		t.Errorf("graphs %s, want %s", got, want)
+	}
+	target := gen.DefaultTarget()
+	target.MaxSharedPerBlock = autotune.MaxSharedOptin
+	sp, err := f.Expand(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sp.Plans) != 5445 {
+		t.Errorf("%d points, want the large space's 5445", len(sp.Plans))
+	}
+}
+
+// The generators a sweep file names beside RMAT, Erdos-Renyi and grids:
+// Chung-Lu and geometric graphs, defaults filled, labelled by every
+// parameter, refused with the generator's reason when they describe no
+// graph.
+func TestChungLuRGGSources(t *testing.T) {
+	f, err := Parse([]byte(`name: x
+graphs:
+  - chung_lu: {vertices: 1000, degree: 8}
+  - rgg: {vertices: 1000, dim: 3, degree: 10, seed: 7}
+    expect: 5
+space: s.yaml`), "w.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := f.Sources(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) != 2 || srcs[0].Label != "cl-n1000-d8-g2.5-s42" || srcs[0].Gen != (graph.ChungLu{N: 1000, Degree: 8, Gamma: 2.5, Seed: 42}) ||
+		srcs[1].Label != "rgg3d-n1000-d10-s7" || srcs[1].Gen != (graph.RandomGeometric{N: 1000, Dim: 3, Degree: 10, Seed: 7}) || *srcs[1].Expect != 5 {
+		t.Errorf("sources %+v", srcs)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"chung_lu: {vertices: 1000, degree: 8, gamma: 3.5}", "graphs[0]: chung-lu: exponent gamma = 3.5 must lie in [2, 3]"},
+		{"rgg: {vertices: 1000, dim: 4, degree: 8}", "graphs[0].rgg.dim: 4 is out of range"},
+		{"rgg: {vertices: 1000}", "graphs[0]: rgg: give exactly one of radius and degree"},
+		{"{chung_lu: {vertices: 10, degree: 2}, rgg: {vertices: 10, degree: 2}}", "exactly one of dataset, datasets, file, rmat, er, grid, chung_lu and rgg"},
+	} {
+		_, err := Parse([]byte("name: x\ngraphs:\n  - "+tc.src+"\nspace: s.yaml"), "w.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}

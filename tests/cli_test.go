@@ -408,3 +408,35 @@ func bruteCount(t *testing.T, text string) (edges, triangles uint64) {
 	}
 	return edges, triangles
 }
+
+// TestCompileWorker: the worker tune and sweep start on every core compiles
+// each plan of its standard input into the kernel cache it is given and
+// answers each with its error ("" once the kernels are there), until its
+// input ends (under CI=true a missing NVRTC is a failure).
+func TestCompileWorker(t *testing.T) {
+	root, err := gputest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := os.ReadFile(filepath.Join(root, "examples", "two-class.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := json.Marshal(map[string]any{"spec": string(spec), "major": 9, "minor": 0, "shared_optin": 232448})
+	bad, _ := json.Marshal(map[string]any{"spec": "prefix: x\nclasses: []\n", "major": 9})
+	kernels := t.TempDir()
+	code, out, errs := streamRun(t, feed(t, []byte(string(req)+"\n"+string(bad)+"\n")), nil, "__compile-worker", "--kernels", kernels)
+	if code == exitNoGPU && !gputest.CI() {
+		t.Skipf("no NVRTC here: %s", errs)
+	}
+	want := "tcgen compile worker 1\n" + `{"error":""}` + "\n" + `{"error":"gen: plan x is invalid: plan has no classes (and no guard)"}` + "\n"
+	if code != 0 || out != want {
+		t.Fatalf("exit %d, output %q, want %q; %s", code, out, want, errs)
+	}
+	if files, _ := filepath.Glob(filepath.Join(kernels, "*.kernel")); len(files) != 1 {
+		t.Errorf("%d kernels in the cache, want the plan's 1", len(files))
+	}
+	if code, _, errs := tcgen(t, "__compile-worker"); code != exitUsage || !strings.Contains(errs, "--kernels DIR") {
+		t.Errorf("no --kernels: exit %d, %s", code, errs)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/nvml"
 )
 
 // Globals are flags every command takes.
@@ -43,6 +44,32 @@ type Globals struct {
 	memOnce sync.Once
 	mem     graph.MemoryLimit
 	memErr  error
+
+	poolOnce sync.Once
+	pool     *compilePool // compilepool.go
+	nvmlOnce sync.Once
+	nvml     *nvml.Session // clocks.go
+	nvmlErr  error
+	endMu    sync.Mutex
+	ends     []func() // run after the command, last first
+}
+
+// atEnd runs f when the command ends (worker processes, NVML).
+func (g *Globals) atEnd(f func()) {
+	g.endMu.Lock()
+	defer g.endMu.Unlock()
+	g.ends = append(g.ends, f)
+}
+
+// end runs what atEnd registered, last first.
+func (g *Globals) end() {
+	g.endMu.Lock()
+	ends := g.ends
+	g.ends = nil
+	g.endMu.Unlock()
+	for i := len(ends) - 1; i >= 0; i-- {
+		ends[i]()
+	}
 }
 
 // CLI is the command tree: one struct per command, each with Run.
@@ -114,12 +141,16 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if len(args) > 0 && args[0] == completeCommand {
 		return complete(parser, args[1:], stdout)
 	}
+	if len(args) > 0 && args[0] == compileWorkerCommand {
+		return runCompileWorker(args[1:], os.Stdin, stdout, stderr)
+	}
 	kctx, code, done := parse(parser, joinNegativeValues(parser.Model, args))
 	if done {
 		return code
 	}
 	cli.removeStaleTemps()
 	err = kctx.Run(&cli.Globals)
+	cli.end()
 	if ctx.Err() != nil {
 		// Interrupted: whatever the command made of it (a read error, a
 		// half-built graph), the user asked it to stop.

@@ -20,7 +20,6 @@ import (
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
-	"github.com/tcgen/tcgen/runtime/nvml"
 	"github.com/tcgen/tcgen/store"
 )
 
@@ -433,11 +432,10 @@ func (g *Globals) evaluator(dev gpu.Device, comp gpu.Compiler, l *loaded, path s
 		base.Features = graph.ComputeFeatures(l.g)
 	}
 	ev := &autotune.GPU{Ctx: g.ctx, Dev: dev, Comp: comp, Graph: gr, Oriented: o, Space: sp, Reference: ref,
-		Warmup: warmup, Store: st, Base: base, Workers: 4,
-		Clocks: func() (int, int, int, error) {
-			f, err := nvml.Read(facts.UUID)
-			return f.SMClockMHz, f.MemClockMHz, f.TemperatureC, err
-		}}
+		Warmup: warmup, Store: st, Base: base, Workers: 4, Clocks: g.clocks(facts.UUID)}
+	if ahead, n := g.compileAhead(comp, facts); ahead != nil {
+		ev.Ahead, ev.Workers = ahead, n
+	}
 	return ev, st, nil
 }
 
