@@ -34,14 +34,20 @@ func TestLocalGPU(t *testing.T) {
 	} else if gputest.Required() && !testing.Short() {
 		t.Fatal("no datasets: set TCGEN_DATASETS")
 	}
+	// Subtests output/graph, so that a run can take a share of them
+	// (-run 'TestLocalGPU/edge/\.' takes the datasets' per-edge counts).
 	for _, o := range []ir.Output{ir.OutputVertex, ir.OutputEdge} {
 		plans := localPlans(t, o)
-		for _, tg := range gs {
-			for _, p := range plans {
-				if res := runLocalGPU(t, dev, comp, p, tg); res != nil {
-					t.Logf("%-24s %-6s %-30s %12d triangles  kernel %8.3f ms  download %7.3f ms", tg.name, o, res.Plan, res.Triangles, res.KernelMs.Median, res.LocalDownloadMs)
-				}
+		t.Run(string(o), func(t *testing.T) {
+			for _, tg := range gs {
+				t.Run(tg.name, func(t *testing.T) {
+					for _, p := range plans {
+						if res := runLocalGPU(t, dev, comp, p, tg); res != nil {
+							t.Logf("%-24s %-6s %-30s %12d triangles  kernel %8.3f ms  download %7.3f ms", tg.name, o, res.Plan, res.Triangles, res.KernelMs.Median, res.LocalDownloadMs)
+						}
+					}
+				})
 			}
-		}
+		})
 	}
 }
