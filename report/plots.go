@@ -123,12 +123,16 @@ func drawPlot(c draw.Canvas, p *plot.Plot) draw.Canvas {
 			defer func() { p.Title.Text = t }()
 		}
 	}
+	// The label's height, its padding and a little more: tick labels of a
+	// single digit start right at the axis's edge, where a descender of
+	// the label would touch them.
+	const labelGap = 3 // points
 	inner := c
 	if yl != "" {
-		inner.Min.X += p.Y.Label.TextStyle.Height(yl) + p.Y.Label.Padding
+		inner.Min.X += p.Y.Label.TextStyle.Height(yl) + p.Y.Label.Padding + vg.Points(labelGap)
 	}
 	if xl != "" {
-		inner.Min.Y += p.X.Label.TextStyle.Height(xl) + p.X.Label.Padding
+		inner.Min.Y += p.X.Label.TextStyle.Height(xl) + p.X.Label.Padding + vg.Points(labelGap)
 	}
 	inner.Min.X += rotatedOverhang(p, inner)
 	p.Draw(inner)
@@ -291,8 +295,9 @@ func ciLegend(anyCI, allCI bool) legendItem {
 }
 
 // logTicks marks a log axis: every power of ten labelled, 2 and 5 labelled
-// too when the range holds fewer than two powers of ten (plot.LogTicks
-// would leave a range inside one decade without a single label).
+// too when the range holds at most three powers of ten (plot.LogTicks would
+// leave a range inside one decade without a single label, and a best time
+// between two powers of ten unreadable).
 type logTicks struct{ format func(float64) string }
 
 func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -313,7 +318,7 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 				continue
 			}
 			tk := plot.Tick{Value: v}
-			if k == 1 || decades < 2 && (k == 2 || k == 5) || decades == 0 {
+			if k == 1 || decades < 4 && (k == 2 || k == 5) || decades == 0 {
 				tk.Label = t.format(v)
 			}
 			ticks = append(ticks, tk)

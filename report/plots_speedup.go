@@ -60,7 +60,7 @@ type speedBars struct {
 
 func (b *speedBars) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
-	w := (trX(1) - trX(0)) * 0.35
+	w := min((trX(1)-trX(0))*0.35, vg.Points(18)) // half a bar; a lone graph's bar stays a bar
 	one := trY(1)
 	for i, s := range b.cols {
 		x, top := trX(float64(i)), trY(s.ratio)

@@ -177,6 +177,7 @@ func tunePanel(t TuneTrace, pts []tunePoint, title, xLabel string, xOf func(tune
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = logTicks{format: plainTick}
 	p.X.Min, p.X.Max = xMin, xMax
+	p.X.Tick.Marker = linTicks{}
 	p.Add(plotter.NewGrid(), &tuneMarks{pts: pts, x: xOf, final: t.Final, lastX: finalX})
 	for _, e := range pts { // over the staircase, which often starts at a baseline
 		if e.Baseline && e.OK {
@@ -223,4 +224,26 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// linTicks marks a linear axis every 1, 2 or 5 times a power of ten, about
+// six labels, written plainly (gonum's default writes 25.00).
+type linTicks struct{}
+
+func (linTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return nil
+	}
+	step := math.Pow10(int(math.Floor(math.Log10((hi - lo) / 6))))
+	for _, k := range []float64{1, 2, 5, 10} {
+		if (hi-lo)/(k*step) <= 7 {
+			step *= k
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: plainTick(v)})
+	}
+	return ticks
 }

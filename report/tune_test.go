@@ -123,3 +123,23 @@ func TestWriteTuneAllFailed(t *testing.T) {
 		t.Errorf("report.md:\n%s", md)
 	}
 }
+
+func TestLinTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0.5, 25, "5 10 15 20 25"},
+		{0, 53.1, "0 10 20 30 40 50"},
+		{0, 0.9, "0 0.2 0.4 0.6 0.8"},
+		{3, 3, ""},
+	} {
+		var got []string
+		for _, tk := range (linTicks{}).Ticks(tc.lo, tc.hi) {
+			got = append(got, tk.Label)
+		}
+		if s := strings.Join(got, " "); s != tc.want {
+			t.Errorf("[%v, %v]: ticks %q, want %q", tc.lo, tc.hi, s, tc.want)
+		}
+	}
+}

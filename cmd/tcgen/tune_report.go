@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -129,7 +131,20 @@ func (c *TuneCmd) commandLine() string {
 		parts = append(parts, "--flush-l2")
 	}
 	if c.Replay != "" {
-		parts = append(parts, "--replay "+c.Replay)
+		parts = append(parts, "--replay "+relPath(c.Replay))
 	}
 	return strings.Join(parts, " ")
+}
+
+// relPath is path relative to the working directory when it lies below
+// it (kong makes path flags absolute; a report names the file as typed).
+func relPath(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if r, err := filepath.Rel(wd, path); err == nil && filepath.IsLocal(r) {
+		return r
+	}
+	return path
 }
