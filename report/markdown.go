@@ -185,6 +185,9 @@ func (m *model) mdPlots(b *bytes.Buffer, plots map[string]bool) {
 		{fileTimes, "GPU pass time per plan and graph", "time per plan and graph (log scale)"},
 		{fileHeatmap, "time relative to the best plan of each graph", "every plan's time over the best plan's, per graph"},
 		{fileSize, "GPU pass time against graph size", "time against graph size (log-log)"},
+		{fileRate, "edges per second against graph size", "edges per second against graph size (log-log)"},
+		{fileBW, "effective DRAM bandwidth against graph size", "the oriented graph's bytes over the pass time against graph size, under each GPU's datasheet peak"},
+		{fileSpeedup, "speedup over the fastest preset", "per graph, the fastest preset's time over the fastest other plan's"},
 		{fileProfile, "profiled metric per plan and graph", "one ncu metric per profiled point"},
 	}
 	var any bool

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -115,13 +116,25 @@ func drawPlot(c draw.Canvas, p *plot.Plot) draw.Canvas {
 		yl, p.Y.Label.Text = p.Y.Label.Text, ""
 		defer func() { p.Y.Label.Text = yl }()
 	}
+	if t := p.Title.Text; t != "" && !strings.Contains(t, "\n") && p.Title.TextStyle.Width(t) > c.Max.X-c.Min.X {
+		// Too wide to centre over the plot: the parenthesis on a line of its own.
+		if i := strings.Index(t, " ("); i > 0 {
+			p.Title.Text = t[:i] + "\n" + t[i+1:]
+			defer func() { p.Title.Text = t }()
+		}
+	}
+	// The label's height, its padding and a little more: tick labels of a
+	// single digit start right at the axis's edge, where a descender of
+	// the label would touch them.
+	const labelGap = 3 // points
 	inner := c
 	if yl != "" {
-		inner.Min.X += p.Y.Label.TextStyle.Height(yl) + p.Y.Label.Padding
+		inner.Min.X += p.Y.Label.TextStyle.Height(yl) + p.Y.Label.Padding + vg.Points(labelGap)
 	}
 	if xl != "" {
-		inner.Min.Y += p.X.Label.TextStyle.Height(xl) + p.X.Label.Padding
+		inner.Min.Y += p.X.Label.TextStyle.Height(xl) + p.X.Label.Padding + vg.Points(labelGap)
 	}
+	inner.Min.X += rotatedOverhang(p, inner)
 	p.Draw(inner)
 	data := p.DataCanvas(inner)
 	if yl != "" {
@@ -136,6 +149,27 @@ func drawPlot(c draw.Canvas, p *plot.Plot) draw.Canvas {
 		c.FillText(sty, vg.Point{X: (data.Min.X + data.Max.X) / 2, Y: c.Min.Y + sty.FontExtents().Descent}, xl)
 	}
 	return data
+}
+
+// rotatedOverhang is how far the rotated x tick labels of p, drawn into c,
+// would reach left of c (0 when they are upright or stay inside): the
+// first columns' long labels run down-left past the y axis's labels when
+// those are short.
+func rotatedOverhang(p *plot.Plot, c draw.Canvas) vg.Length {
+	rot := p.X.Tick.Label.Rotation
+	if rot == 0 || p.X.Tick.Marker == nil {
+		return 0
+	}
+	data := p.DataCanvas(c)
+	trX, _ := p.Transforms(&data)
+	cos := vg.Length(math.Abs(math.Cos(rot)))
+	var need vg.Length
+	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		if t.Label != "" {
+			need = max(need, c.Min.X-(trX(t.Value)-p.X.Tick.Label.Width(t.Label)*cos)+vg.Points(4))
+		}
+	}
+	return need
 }
 
 // legendWidth is the width drawWithLegend will give the legend.
@@ -182,10 +216,15 @@ var failMark = draw.GlyphStyle{Color: color.Gray{Y: 90}, Radius: vg.Points(3), S
 // BarChart starts bars at 0, which a log scale cannot place.
 type groupedBars struct {
 	vals    [][]float64 // [group][series]; NaN: no bar
+	lo, hi  [][]float64 // [group][series]: the value's 95% interval; NaN: none
 	failed  [][]bool    // [group][series]: measured but no time
 	colors  []color.Color
 	presets []bool
 }
+
+// minOutlined is the narrowest bar that gets an outline: on thinner bars
+// the outline would hide the fill (a wall of black on a wide sweep).
+const minOutlined = 4 // points
 
 func (b *groupedBars) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
@@ -206,14 +245,59 @@ func (b *groupedBars) Plot(c draw.Canvas, plt *plot.Plot) {
 			top := trY(v)
 			pts := []vg.Point{{X: x0, Y: bottom}, {X: x0, Y: top}, {X: x1, Y: top}, {X: x1, Y: bottom}}
 			c.FillPolygon(b.colors[s], c.ClipPolygonY(pts))
-			c.StrokeLines(barOutline(b.presets[s]), c.ClipLinesY(append(pts, pts[0]))...)
+			switch {
+			case barW >= vg.Points(minOutlined):
+				c.StrokeLines(barOutline(b.presets[s]), c.ClipLinesY(append(pts, pts[0]))...)
+			case b.presets[s]: // too thin to outline: a black cap marks a preset
+				c.StrokeLines(barOutline(true), c.ClipLinesY([]vg.Point{{X: x0, Y: top}, {X: x1, Y: top}})...)
+			}
+			if lo, hi := b.lo[g][s], b.hi[g][s]; !math.IsNaN(lo) {
+				drawWhisker(c, (x0+x1)/2, trY(lo), trY(hi), min(barW*0.6, vg.Points(3)))
+			}
 		}
 	}
 }
 
+// whisker draws the 95% intervals: thin and dark, on any fill.
+var whisker = draw.LineStyle{Color: rgb(0x202020), Width: vg.Points(0.7)}
+
+// drawWhisker draws an error bar at x from y0 to y1 with caps w wide.
+func drawWhisker(c draw.Canvas, x, y0, y1, w vg.Length) {
+	c.StrokeLines(whisker, c.ClipLinesXY([]vg.Point{{X: x, Y: y0}, {X: x, Y: y1}})...)
+	for _, y := range []vg.Length{y0, y1} {
+		c.StrokeLines(whisker, c.ClipLinesXY([]vg.Point{{X: x - w/2, Y: y}, {X: x + w/2, Y: y}})...)
+	}
+}
+
+// whiskerThumb is an error bar's legend swatch.
+type whiskerThumb struct{}
+
+func (whiskerThumb) Thumbnail(c *draw.Canvas) {
+	x := (c.Min.X + c.Max.X) / 2
+	drawWhisker(*c, x, c.Min.Y, c.Max.Y, vg.Points(5))
+}
+
+// noThumb leaves a legend line without a swatch: a note.
+type noThumb struct{}
+
+func (noThumb) Thumbnail(*draw.Canvas) {}
+
+// ciLegend is the legend's line about error bars: what they are where some
+// rows have them, that there are none where no row has them.
+func ciLegend(anyCI, allCI bool) legendItem {
+	switch {
+	case allCI:
+		return legendItem{"95% CI of the median", whiskerThumb{}}
+	case anyCI:
+		return legendItem{"95% CI of the median (none on rows recorded without it)", whiskerThumb{}}
+	}
+	return legendItem{"no error bars: rows recorded without a 95% CI", noThumb{}}
+}
+
 // logTicks marks a log axis: every power of ten labelled, 2 and 5 labelled
-// too when the range holds fewer than two powers of ten (plot.LogTicks
-// would leave a range inside one decade without a single label).
+// too when the range holds at most three powers of ten (plot.LogTicks would
+// leave a range inside one decade without a single label, and a best time
+// between two powers of ten unreadable).
 type logTicks struct{ format func(float64) string }
 
 func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -234,7 +318,7 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 				continue
 			}
 			tk := plot.Tick{Value: v}
-			if k == 1 || decades < 2 && (k == 2 || k == 5) || decades == 0 {
+			if k == 1 || decades < 4 && (k == 2 || k == 5) || decades == 0 {
 				tk.Label = t.format(v)
 			}
 			ticks = append(ticks, tk)
@@ -327,21 +411,29 @@ func (m *model) timesSVG() ([]byte, error) {
 		gb.colors = append(gb.colors, planColor(s))
 		gb.presets = append(gb.presets, m.preset(p) != "")
 	}
+	anyCI, allCI := false, true
 	for c := range m.cols {
-		vals := make([]float64, len(sel))
+		vals, los, his := nans(len(sel)), nans(len(sel)), nans(len(sel))
 		failed := make([]bool, len(sel))
 		for s, p := range sel {
 			r := m.cells[c][p]
-			vals[s] = math.NaN()
 			if timed(r) {
 				vals[s] = r.MedianMs
 				lo, hi = min(lo, r.MedianMs), max(hi, r.MedianMs)
+				if l, h, ok := m.ci(r); ok {
+					los[s], his[s] = l, h
+					lo, hi = min(lo, l), max(hi, h)
+					anyCI = true
+				} else {
+					allCI = false
+				}
 			} else if r != nil {
 				failed[s] = true
 				anyFailed = true
 			}
 		}
 		gb.vals = append(gb.vals, vals)
+		gb.lo, gb.hi = append(gb.lo, los), append(gb.hi, his)
 		gb.failed = append(gb.failed, failed)
 	}
 
@@ -366,6 +458,9 @@ func (m *model) timesSVG() ([]byte, error) {
 	if anyFailed {
 		items = append(items, legendItem{"failed (no time)", glyphThumb{failMark}})
 	}
+	ci := ciLegend(anyCI, allCI)
+	items = append(items, ci)
+	labels = append(labels, ci.label)
 
 	// Wide enough for a few points per bar, within what a screen shows.
 	lw := legendWidth(labels)
@@ -376,3 +471,12 @@ func (m *model) timesSVG() ([]byte, error) {
 }
 
 func clampLen(v, lo, hi vg.Length) vg.Length { return max(lo, min(hi, v)) }
+
+// nans is n NaNs: no value yet.
+func nans(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}

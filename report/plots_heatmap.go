@@ -171,8 +171,7 @@ func (m *model) heatmapSVG() ([]byte, error) {
 	if len(m.rank) > 60 {
 		cellH = vg.Points(12)
 	}
-	barW := 1.2 * vg.Inch
-	w := max(8*vg.Inch, labelW+vg.Length(len(m.cols))*cellW+barW+vg.Inch)
+	w := max(8*vg.Inch, labelW+vg.Length(len(m.cols))*cellW+1.2*vg.Inch+vg.Inch)
 	upright, rotated := m.columnLabels()
 	nominalX(p, upright, rotated, cellW)
 	hgt := max(4.5*vg.Inch, vg.Length(len(m.rank))*cellH+2*vg.Inch)
@@ -184,63 +183,94 @@ func (m *model) heatmapSVG() ([]byte, error) {
 		hgt += widest / 2 // sin(30°) of the rotated labels
 	}
 
-	cb := plot.New()
-	cb.HideX()
-	cb.Y.Label.Text = "time / best time"
-	cb.Y.Label.TextStyle.Font.Size = fontLabel
-	cb.Y.Tick.Label.Font.Size = fontTick
-	cb.Y.Padding = 0
-	cb.Add(colorStrip{cmap})
-	var ct []plot.Tick
-	for _, v := range append([]float64{1}, colorSteps...) {
-		if v > top {
-			break
-		}
-		l := plainTick(v) + "×"
-		if v == top && top == ratioCap {
-			l += "+" // capped: the darkest colour includes anything slower
-		}
-		ct = append(ct, plot.Tick{Value: math.Log10(v), Label: l})
-	}
-	cb.Y.Tick.Marker = plot.ConstantTicks(ct)
-
+	bar := colorBar{cmap: cmap, top: top, label: "time / best time (×, log scale)"}
+	barW := bar.width(p.Y.Tick.Label, p.Y.Label.TextStyle)
+	w += barW - 1.2*vg.Inch
 	return renderSVG(w, hgt, func(dc draw.Canvas) {
 		pc := draw.Crop(dc, 0, -barW, 0, 0)
 		data := drawPlot(pc, p)
 		bc := dc
-		bc.Min.X, bc.Max.X = pc.Max.X+vg.Points(12), dc.Max.X-vg.Points(12)
-		bc.Min.Y, bc.Max.Y = data.Min.Y, data.Max.Y
-		cb.Draw(bc)
+		bc.Min.X, bc.Max.X = pc.Max.X+vg.Points(12), dc.Max.X
+		// Top-aligned and at most a screen tall: on a sweep of 200 plans the
+		// scale stays beside the first rows.
+		bc.Min.Y, bc.Max.Y = max(data.Min.Y, data.Max.Y-6*vg.Inch), data.Max.Y
+		bar.draw(bc, p.Y.Tick.Label, p.Y.Label.TextStyle)
 	})
 }
 
-// colorStrip is the heat map's colour scale as filled rectangles, one per
-// step: gonum's ColorBar embeds a one-pixel image labelled image/jpg that
-// holds PNG data, which some SVG viewers (librsvg) leave out.
-type colorStrip struct{ cmap palette.ColorMap }
+// colorBar is the heat map's scale, drawn by hand: a strip of colours, its
+// ticks and their labels to the right, the unit beyond. (gonum's ColorBar
+// sizes its strip from what the tick labels leave, which with labels such
+// as "100×+" in a narrow column is nothing.)
+type colorBar struct {
+	cmap  palette.ColorMap
+	top   float64 // the ratio of the darkest colour
+	label string
+}
 
-// colorStripSteps is enough that neighbouring rectangles differ by less
-// than the eye sees.
-const colorStripSteps = 96
+// colorBarStrip is the strip's width: a clear swatch beside the rows.
+const colorBarStrip = 14 // points
 
-func (s colorStrip) Plot(c draw.Canvas, plt *plot.Plot) {
-	trX, trY := plt.Transforms(&c)
-	lo, hi := s.cmap.Min(), s.cmap.Max()
+// ticks are the ratios marked on the scale.
+func (b colorBar) ticks() []plot.Tick {
+	var ct []plot.Tick
+	marks := append([]float64{1}, colorSteps...)
+	if b.top <= 2 { // a scale within 2x: mark its middle too
+		marks = []float64{1, 1.25, 1.5, 2}
+	}
+	for _, v := range marks {
+		if v > b.top {
+			break
+		}
+		l := plainTick(v) + "×"
+		if v == b.top && b.top == ratioCap {
+			l += "+" // capped: the darkest colour includes anything slower
+		}
+		ct = append(ct, plot.Tick{Value: math.Log10(v), Label: l})
+	}
+	return ct
+}
+
+// width is the room the bar takes right of the heat map.
+func (b colorBar) width(tick, label text.Style) vg.Length {
+	var tw vg.Length
+	for _, t := range b.ticks() {
+		tw = max(tw, tick.Width(t.Label))
+	}
+	return vg.Points(12+colorBarStrip+4+6) + tw + label.Height(b.label) + vg.Points(12)
+}
+
+func (b colorBar) draw(c draw.Canvas, tick, label text.Style) {
+	x0, x1 := c.Min.X, c.Min.X+vg.Points(colorBarStrip)
+	lo, hi := b.cmap.Min(), b.cmap.Max()
+	y := func(v float64) vg.Length { return c.Min.Y + (c.Max.Y-c.Min.Y)*vg.Length((v-lo)/(hi-lo)) }
 	for i := range colorStripSteps {
 		v0 := lo + (hi-lo)*float64(i)/colorStripSteps
 		v1 := lo + (hi-lo)*float64(i+1)/colorStripSteps
-		col, err := s.cmap.At((v0 + v1) / 2)
+		col, err := b.cmap.At((v0 + v1) / 2)
 		if err != nil {
 			continue
 		}
 		// Each rectangle reaches a hair into the next, so no seam shows.
-		c.FillPolygon(col, c.ClipPolygonXY([]vg.Point{
-			{X: trX(0), Y: trY(v0)}, {X: trX(1), Y: trY(v0)},
-			{X: trX(1), Y: trY(v1) + 0.5}, {X: trX(0), Y: trY(v1) + 0.5},
-		}))
+		c.FillPolygon(col, []vg.Point{{X: x0, Y: y(v0)}, {X: x1, Y: y(v0)}, {X: x1, Y: y(v1) + 0.5}, {X: x0, Y: y(v1) + 0.5}})
 	}
+	edge := draw.LineStyle{Color: color.Black, Width: vg.Points(0.5)}
+	c.StrokeLines(edge, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}, {X: x0, Y: c.Min.Y}})
+	sty := tick
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter
+	var tw vg.Length
+	for _, t := range b.ticks() {
+		ty := y(t.Value)
+		c.StrokeLine2(edge, x1, ty, x1+vg.Points(4), ty)
+		c.FillText(sty, vg.Point{X: x1 + vg.Points(6), Y: ty}, t.Label)
+		tw = max(tw, sty.Width(t.Label))
+	}
+	ls := label
+	ls.Rotation = math.Pi / 2
+	ls.XAlign, ls.YAlign = draw.XCenter, draw.YBottom
+	c.FillText(ls, vg.Point{X: x1 + vg.Points(12) + tw + ls.Height(b.label), Y: (c.Min.Y + c.Max.Y) / 2}, b.label)
 }
 
-func (s colorStrip) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return 0, 1, s.cmap.Min(), s.cmap.Max()
-}
+// colorStripSteps is enough that neighbouring rectangles differ by less
+// than the eye sees.
+const colorStripSteps = 96

@@ -3,13 +3,16 @@ package report
 import (
 	"image/color"
 	"math"
+	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
+// preferredMetrics are the ncu metrics profile.svg plots when present:
 // achieved memory bandwidth is what a triangle count is bound by.
 var preferredMetrics = []string{
 	"dram_read_gbps", // tcgen sweep --profile-top (sweep.ParseCSV)
@@ -52,6 +55,8 @@ func metricUnit(name string) string {
 		return "% of peak"
 	case strings.HasSuffix(name, "bytes.sum.per_second"):
 		return "bytes/s"
+	case strings.HasSuffix(name, "_gbps"):
+		return "GB/s"
 	case strings.HasSuffix(name, "bytes.sum"):
 		return "bytes"
 	case strings.HasSuffix(name, "per_second"):
@@ -131,6 +136,49 @@ func (m *model) profileSVG() ([]byte, error) {
 		p.X.Max = p.X.Min + 1
 	}
 	p.Y.Min, p.Y.Max = -0.5, float64(len(pts))-0.5
+	if peak, tag, ok := m.profilePeak(metric); ok {
+		p.Add(vRefLine{x: peak, tag: tag, style: peakStyle})
+		p.X.Max = max(p.X.Max, peak*1.05)
+	}
 	hgt := max(3*vg.Inch, vg.Length(len(pts))*vg.Points(18)+1.5*vg.Inch)
-	return renderSVG(10*vg.Inch, hgt, func(dc draw.Canvas) { p.Draw(dc) })
+	// A margin on the left: the point labels are long and end at the edge.
+	return renderSVG(10*vg.Inch, hgt, func(dc draw.Canvas) { p.Draw(draw.Crop(dc, vg.Points(6), -vg.Points(6), 0, 0)) })
+}
+
+// profilePeak is the GPU's datasheet DRAM bandwidth in the metric's unit
+// when the metric is a bandwidth and the rows come from one known GPU.
+func (m *model) profilePeak(metric string) (float64, string, bool) {
+	if len(m.gpus) != 1 {
+		return 0, "", false
+	}
+	peak, ok := DRAMPeak(m.gpus[0])
+	if !ok {
+		return 0, "", false
+	}
+	tag := m.gpus[0] + " datasheet peak " + strconv.FormatFloat(peak/1e12, 'g', -1, 64) + " TB/s"
+	switch metricUnit(metric) {
+	case "GB/s":
+		return peak / 1e9, tag, true
+	case "bytes/s":
+		return peak, tag, true
+	}
+	return 0, "", false
+}
+
+// vRefLine is a vertical line at x across a plot of horizontal bars,
+// labelled at its top.
+type vRefLine struct {
+	x     float64
+	tag   string
+	style draw.LineStyle
+}
+
+func (l vRefLine) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, _ := plt.Transforms(&c)
+	x := trX(l.x)
+	c.StrokeLine2(l.style, x, c.Min.Y, x, c.Max.Y)
+	sty := plt.X.Tick.Label
+	sty.Color = l.style.Color
+	sty.XAlign, sty.YAlign = draw.XRight, draw.YTop
+	c.FillText(sty, vg.Point{X: x - vg.Points(3), Y: c.Max.Y - vg.Points(2)}, l.tag)
 }

@@ -5,7 +5,9 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/runtime/executor"
 	"github.com/tcgen/tcgen/store"
 )
 
@@ -29,13 +32,19 @@ type Options struct {
 	// ProfileMetric is the metric profile.svg plots; empty picks achieved
 	// DRAM throughput when present, else the metric most rows have.
 	ProfileMetric string
+
+	// intervals are the medians' 95% intervals of rows read back from a
+	// results file (Rebuild), which keeps the interval but not the samples;
+	// keyed by rowKey.
+	intervals map[string][2]float64
 }
 
 // ProfileRow is one profiled point: the metrics ncu reported for one plan
 // on one graph.
 type ProfileRow struct {
-	GraphName, Plan string
-	Metrics         map[string]float64 // metric name -> value
+	GraphName string             `json:"graph_name"`
+	Plan      string             `json:"plan"`
+	Metrics   map[string]float64 `json:"metrics"` // metric name -> value
 }
 
 // File names Write produces; the plots are written only when they have
@@ -47,7 +56,13 @@ const (
 	fileTimes   = "times.svg"
 	fileHeatmap = "heatmap.svg"
 	fileSize    = "size.svg"
+	fileRate    = "rate.svg"
+	fileBW      = "bandwidth.svg"
+	fileSpeedup = "speedup.svg"
 	fileProfile = "profile.svg"
+	// Written only when there are profile rows, so a rebuilt report keeps
+	// them (report.md's table rounds them to 4 digits).
+	fileProfileJSONL = "profile.jsonl"
 )
 
 // ratioCap bounds a plan's time relative to the best plan of a graph: beyond
@@ -81,6 +96,9 @@ func Write(dir string, rows []store.Row, opt Options) error {
 	if err := writeAtomic(dir, fileJSONL, data); err != nil {
 		return err
 	}
+	if err := writeProfile(dir, m.profileRows()); err != nil {
+		return err
+	}
 
 	plots := []struct {
 		name string
@@ -89,6 +107,9 @@ func Write(dir string, rows []store.Row, opt Options) error {
 		{fileTimes, m.timesSVG},
 		{fileHeatmap, m.heatmapSVG},
 		{fileSize, m.sizeSVG},
+		{fileRate, m.rateSVG},
+		{fileBW, m.bandwidthSVG},
+		{fileSpeedup, m.speedupSVG},
 		{fileProfile, m.profileSVG},
 	}
 	written := map[string]bool{}
@@ -112,6 +133,32 @@ func Write(dir string, rows []store.Row, opt Options) error {
 
 	// report.md last: it links the plots, which exist by now.
 	return writeAtomic(dir, fileMD, m.markdown(written))
+}
+
+// writeProfile writes the profile rows as JSON Lines, or removes a stale
+// file when there are none.
+func writeProfile(dir string, prof []ProfileRow) error {
+	path := filepath.Join(dir, fileProfileJSONL)
+	if len(prof) == 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("report: %s: %w", path, err)
+		}
+		return nil
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b) // one row per line; map keys sorted
+	for _, pr := range prof {
+		finite := ProfileRow{GraphName: pr.GraphName, Plan: pr.Plan, Metrics: map[string]float64{}}
+		for k, v := range pr.Metrics {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) { // JSON has no NaN
+				finite.Metrics[k] = v
+			}
+		}
+		if err := enc.Encode(finite); err != nil {
+			return fmt.Errorf("report: %s: %w", path, err)
+		}
+	}
+	return writeAtomic(dir, fileProfileJSONL, b.Bytes())
 }
 
 // renderSafely runs a plot function, turning a panic inside gonum/plot
@@ -174,6 +221,9 @@ type model struct {
 	best  []int          // per column: the fastest timed plan, -1 if none
 	score []float64      // per plan: geometric mean of its capped ratios
 	rank  []int          // plan indices, best score first
+	// plotLabels are the plans' names in plots, one per plan, all
+	// different (legendLabel).
+	plotLabels []string
 }
 
 // timed reports whether r carries a usable time.
@@ -230,6 +280,7 @@ func build(rows []store.Row, opt Options) *model {
 		}
 	}
 	m.labelColumns()
+	m.setPlotLabels()
 
 	m.best = make([]int, len(m.cols))
 	for c := range m.cols {
@@ -283,6 +334,24 @@ func graphKey(r *store.Row) string {
 
 func colKey(r *store.Row) string { return graphKey(r) + "\x00" + r.GPUName }
 
+// rowKey names one cell: a plan on a graph on a GPU.
+func rowKey(r *store.Row) string { return colKey(r) + "\x00" + r.Plan }
+
+// ci is the 95% interval of r's median: from its samples, else as a
+// results file recorded it; ok is false when r has neither (rows measured
+// before tcgen kept the interval).
+func (m *model) ci(r *store.Row) (lo, hi float64, ok bool) {
+	if !timed(r) {
+		return 0, 0, false
+	}
+	if len(r.Samples) > 0 {
+		lo, hi = executor.MedianCI(r.Samples)
+		return lo, hi, hi > 0
+	}
+	iv, ok := m.opt.intervals[rowKey(r)]
+	return iv[0], iv[1], ok && iv[1] > 0
+}
+
 // labelColumns names each column by its graph, adding the GPU when the rows
 // come from several and a fingerprint prefix when two graphs share a name.
 func (m *model) labelColumns() {
@@ -335,14 +404,29 @@ func (m *model) label(p int) string {
 // preset is the preset the plan stands for, "" for a searched plan.
 func (m *model) preset(p int) string { return m.opt.Presets[m.plans[p]] }
 
-// legendLabel is the label with the preset named, unless the label already
-// is the preset's name.
-func (m *model) legendLabel(p int) string {
-	l := m.label(p)
-	if ps := m.preset(p); ps != "" && ps != l {
-		l += " (preset " + ps + ")"
+// legendLabel is the plan's name in plots: its label with the preset named
+// (unless the label already says it), and where two plans would read the
+// same (each graph's tuned plan is "tuned: default"), the plan name's hash.
+func (m *model) legendLabel(p int) string { return m.plotLabels[p] }
+
+// setPlotLabels fills plotLabels.
+func (m *model) setPlotLabels() {
+	m.plotLabels = make([]string, len(m.plans))
+	count := map[string]int{}
+	for p := range m.plans {
+		l := m.label(p)
+		if ps := m.preset(p); ps != "" && ps != l && l != "preset:"+ps {
+			l += " (preset " + ps + ")"
+		}
+		m.plotLabels[p] = l
+		count[l]++
 	}
-	return l
+	for p, l := range m.plotLabels {
+		if count[l] > 1 {
+			name := m.plans[p]
+			m.plotLabels[p] = l + " [" + name[strings.LastIndexByte(name, '_')+1:] + "]"
+		}
+	}
 }
 
 // presetPlans are the plans that are presets and were measured, ordered by

@@ -133,7 +133,7 @@ func readFile(t *testing.T, dir, name string) []byte {
 
 func TestWriteFiles(t *testing.T) {
 	dir := writeTest(t)
-	for _, name := range []string{fileCSV, fileJSONL, fileMD, fileTimes, fileHeatmap, fileSize, fileProfile} {
+	for _, name := range reportFiles {
 		fi, err := os.Stat(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
@@ -334,7 +334,7 @@ func TestRewrite(t *testing.T) {
 	if err := Write(dir, rows, opt); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{fileTimes, fileHeatmap, fileSize, fileProfile} {
+	for _, name := range []string{fileTimes, fileHeatmap, fileSize, fileRate, fileBW, fileSpeedup, fileProfile, fileProfileJSONL} {
 		if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
 			t.Errorf("%s: stat error %v, want not-exist", name, err)
 		}

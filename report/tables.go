@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/tcgen/tcgen/runtime/executor"
 	"github.com/tcgen/tcgen/store"
 )
 
@@ -22,6 +21,7 @@ type record struct {
 	GPUName        string       `json:"gpu_name"`
 	Plan           string       `json:"plan"`
 	Label          string       `json:"label"`
+	Preset         string       `json:"preset,omitempty"` // the preset the plan stands for
 	Status         store.Status `json:"status"`
 	Reason         string       `json:"reason"`
 	Triangles      uint64       `json:"triangles"`
@@ -41,7 +41,7 @@ type record struct {
 }
 
 var csvHeader = []string{
-	"graph_name", "graph", "vertices", "edges", "degree_max", "gpu_name", "plan", "label",
+	"graph_name", "graph", "vertices", "edges", "degree_max", "gpu_name", "plan", "label", "preset",
 	"status", "reason", "triangles", "reference", "median_ms", "min_ms", "max_ms",
 	"ci_lo_ms", "ci_hi_ms", "flushed_l2", "kernel_ms", "runs", "edges_per_second", "clock_sm_mhz", "clock_mem_mhz", "temperature_c",
 }
@@ -58,14 +58,13 @@ func (m *model) records() []record {
 			rec := record{
 				GraphName: r.GraphName, Graph: r.Graph,
 				Vertices: r.Features.Vertices, Edges: r.Features.Edges, DegreeMax: r.Features.DegreeMax,
-				GPUName: r.GPUName, Plan: r.Plan, Label: m.label(p),
+				GPUName: r.GPUName, Plan: r.Plan, Label: m.label(p), Preset: m.preset(p),
 				Status: r.Status, Reason: r.Reason, Triangles: r.Triangles, Reference: r.Reference,
 				FlushedL2: r.Flushed, ClockSMMHz: positive(r.ClockSMMHz), ClockMemMHz: positive(r.ClockMemMHz), TempC: positive(r.TempC),
 			}
 			if timed(r) {
 				rec.MedianMs, rec.MinMs, rec.MaxMs = &r.MedianMs, &r.MinMs, &r.MaxMs
-				if len(r.Samples) > 0 {
-					lo, hi := executor.MedianCI(r.Samples)
+				if lo, hi, ok := m.ci(r); ok {
 					rec.CILoMs, rec.CIHiMs = &lo, &hi
 				}
 				rec.KernelMs = positiveF(r.KernelMs)
@@ -106,7 +105,7 @@ func encodeCSV(recs []record) ([]byte, error) {
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	for _, r := range recs {
 		row := []string{
-			r.GraphName, r.Graph, u(r.Vertices), u(r.Edges), u(r.DegreeMax), r.GPUName, r.Plan, r.Label,
+			r.GraphName, r.Graph, u(r.Vertices), u(r.Edges), u(r.DegreeMax), r.GPUName, r.Plan, r.Label, r.Preset,
 			string(r.Status), r.Reason, u(r.Triangles), u(r.Reference),
 			optF(r.MedianMs), optF(r.MinMs), optF(r.MaxMs), optF(r.CILoMs), optF(r.CIHiMs),
 			strconv.FormatBool(r.FlushedL2), optF(r.KernelMs),

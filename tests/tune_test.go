@@ -2,12 +2,14 @@ package tests
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"hash/fnv"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +174,64 @@ func TestBenchDryRun(t *testing.T) {
 	}
 	if !strings.Contains(out, "bench_v1: 13 points x 34 graphs") || !strings.Contains(out, "spec:../hybrid.yaml") {
 		t.Errorf("bench --dry-run:\n%s", out)
+	}
+}
+
+// TestTuneReplayReport: tune --report writes a row per evaluation with the
+// best so far and the GPU seconds the recording says each cost, and the
+// plot of them.
+func TestTuneReplayReport(t *testing.T) {
+	rec, _, _ := syntheticRecording(t)
+	dir := filepath.Join(t.TempDir(), "tune")
+	code, out, errOut := tcgen(t, "-q", "tune", "synthetic", "--replay", rec, "--strategy", "random", "--evals", "30", "--report", dir, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res tuneOutcome
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "trace.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	if len(recs)-1 != res.Evals {
+		t.Fatalf("%d trace rows, %d evaluations", len(recs)-1, res.Evals)
+	}
+	best, total := math.Inf(1), 0.0
+	for _, r := range recs[1:] {
+		sec, _ := strconv.ParseFloat(r[col["gpu_seconds"]], 64)
+		want := 0.0
+		if r[col["status"]] == "ok" {
+			// The synthetic rows: no compile or prepare time, no warm-ups,
+			// a verifying pass at the median and three passes of 0.99,
+			// 1 and 1.01 times it.
+			ms, _ := strconv.ParseFloat(r[col["median_ms"]], 64)
+			want = 4 * ms / 1e3
+			best = min(best, ms)
+		}
+		total += sec
+		if math.Abs(sec-want) > 6e-4 {
+			t.Errorf("evaluation %s: %v GPU seconds, want %v", r[col["n"]], sec, want)
+		}
+		if b, _ := strconv.ParseFloat(r[col["best_ms"]], 64); b != best {
+			t.Errorf("evaluation %s: best so far %v, want %v", r[col["n"]], b, best)
+		}
+	}
+	if best != res.BestMs {
+		t.Errorf("trace's best %v, tune's %v", best, res.BestMs)
+	}
+	wellFormedSVG(t, filepath.Join(dir, "best-so-far.svg"))
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil || !strings.Contains(string(md), "## New bests") || !strings.Contains(string(md), "--replay "+rec) {
+		t.Errorf("report.md (%v):\n%s", err, md)
 	}
 }

@@ -47,7 +47,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"count", "g.txt", "--repeat", "-1"}, "tcgen: count: --repeat must be at least 1 and --warmup at least 0\nRun \"tcgen help count\" for usage.\n"},
 		{[]string{"count", "g.txt", "--bogus"}, "tcgen: unknown flag --bogus\nRun \"tcgen help count\" for usage.\n"},
 		{[]string{"graph", "complete", "-3", "-o", "x.txt"}, "tcgen: -3: a negative number is not a valid argument here\nRun \"tcgen help graph complete\" for usage.\n"},
-		{[]string{"help", "nope"}, "tcgen: help: \"nope\" is not a command; commands: count, stats, convert, graph, cuda, list, devices, store, bench, sweep, tune, fuzz, version, help, completion\nRun \"tcgen help\" for usage.\n"},
+		{[]string{"help", "nope"}, "tcgen: help: \"nope\" is not a command; commands: count, stats, convert, graph, cuda, list, devices, store, bench, sweep, tune, report, fuzz, version, help, completion\nRun \"tcgen help\" for usage.\n"},
 		{[]string{"help", "graph", "nope"}, "tcgen: help: \"nope\" is not a command of tcgen graph; commands: rmat, er, grid, complete, bipartite, wheel, ba, ws, rgg, chung-lu, sbm, road\nRun \"tcgen help\" for usage.\n"},
 		{[]string{"cuda", "--preset", "polak", "-o", t.TempDir(), "--shared-kib", "0"}, "tcgen: cuda: --shared-kib must be at least 1, got 0\nRun \"tcgen help cuda\" for usage.\n"},
 	} {

@@ -87,6 +87,7 @@ type CLI struct {
 	Bench      BenchCmd      `cmd:"" help:"Run the fixed, versioned benchmark: every preset, the default and each graph's tuned plan on the shared datasets and RMAT 16-24."`
 	Sweep      SweepCmd      `cmd:"" help:"Run a declared part of the design space over a set of graphs: verified timings, tables, plots, report."`
 	Tune       TuneCmd       `cmd:"" help:"Search a space of plans for the fastest exact one on a graph and this GPU, through the tuning store."`
+	Report     ReportCmd     `cmd:"" help:"Write a sweep's or bench's report and plots again from its results.jsonl (no GPU)."`
 	Fuzz       FuzzCmd       `cmd:"" help:"Check random valid plans on random graphs against the CPU oracle (on the GPU; without one, generate and compile them)."`
 	Version    VersionCmd    `cmd:"" help:"Print tcgen's version."`
 	Help       HelpCmd       `cmd:"" help:"Show the help of a command (tcgen help graph rmat)."`

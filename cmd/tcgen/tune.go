@@ -53,6 +53,7 @@ type TuneCmd struct {
 	Replay   string        `help:"Replay a recording (JSON Lines, tcgen store export) instead of measuring: tests strategies without a GPU." type:"path" placeholder:"FILE"`
 	Finals   int           `name:"finalists" help:"Measure the N best candidates again at the end, interleaved (one pass of each per round, --runs rounds), and choose the winner from those passes (0: off)." default:"3" placeholder:"N"`
 	Out      string        `help:"Directory for the winning plan's spec (PLAN.yaml) and CUDA source (PLAN.cu)." default:"." type:"path" placeholder:"DIR"`
+	Report   string        `help:"Write the search's report into DIR: every evaluation (trace.csv), the best so far against evaluations and GPU seconds (best-so-far.svg), report.md." type:"path" placeholder:"DIR"`
 	JSON     bool          `help:"Print the outcome as JSON."`
 }
 
@@ -211,6 +212,8 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 	}
 	opt := c.options(g, sp, nil, nil)
 	opt.Baseline = base
+	tr := &tuneTracer{sp: sp, runs: c.Runs, base: base, cost: replayCost(sp, mine)}
+	opt.Observe = tr.observe(opt.Observe)
 	if !c.Cold { // as a tune of an unseen graph: the model learns from the other graphs
 		opt.Start = autotune.WarmStartFrom(gpu, mine[0].Graph, mine[0].Features, &sp.Cands, autotune.WarmStartN)
 	}
@@ -229,6 +232,11 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 	res.Baseline = planNames(sp, base)
 	if bi, bs := rp.Best(); bi >= 0 && out.Best >= 0 {
 		res.Exhaust = &replayTruth{Plan: sp.Cands.Plans[bi], Ms: bs, Ratio: out.Score / bs}
+	}
+	if c.Report != "" {
+		if err := c.writeTuneReport(tr, res, mine[0].GPUName, secondsRecorded); err != nil {
+			return err
+		}
 	}
 	return printTune(g.stdout, c.JSON, res)
 }
@@ -317,6 +325,9 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 		observe(t)
 	}
 	opt.Start, opt.Baseline = startIdx, baseIdx
+	tr := &tuneTracer{sp: sp, runs: c.Runs, base: baseIdx}
+	tr.cost = tr.measuredCost
+	opt.Observe = tr.observe(opt.Observe)
 	out, err := autotune.Run(g.ctx, &sp.Cands, strat, ev, opt)
 	pb.Done()
 	if err != nil {
@@ -326,6 +337,11 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 	res.Graph = c.Graph
 	if out, err = c.final(g, ev, sp, out, &res); err != nil {
 		return err
+	}
+	if c.Report != "" {
+		if err := c.writeTuneReport(tr, res, facts.Name, secondsMeasured); err != nil {
+			return err
+		}
 	}
 	for _, i := range startIdx {
 		res.WarmStart = append(res.WarmStart, sp.Cands.Plans[i])

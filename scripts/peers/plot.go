@@ -46,13 +46,42 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 		pts := []vg.Point{{X: x - w, Y: bottom}, {X: x - w, Y: top}, {X: x + w, Y: top}, {X: x + w, Y: bottom}}
 		c.FillPolygon(b.colors[i], c.ClipPolygonY(pts))
 		c.StrokeLines(barStroke, c.ClipLinesY(append(pts, pts[0]))...)
-		c.FillText(val, vg.Point{X: x, Y: top + vg.Points(2)}, fmtRatio(v))
 	}
 	c.StrokeLine2(evenLine, c.Min.X, trY(1), c.Max.X, trY(1))
 	c.StrokeLine2(goalLine, c.Min.X, trY(speedupGoal), c.Max.X, trY(speedupGoal))
-	val.XAlign = draw.XLeft
-	val.Color = goalLine.Color
-	c.FillText(val, vg.Point{X: c.Min.X + vg.Points(3), Y: trY(speedupGoal) + vg.Points(2)}, fmtRatio(speedupGoal)+"x")
+	// The values last, each on a white ground: a bar ending near a line
+	// would otherwise have its value struck through.
+	for i, v := range b.ratio {
+		if math.IsNaN(v) {
+			continue
+		}
+		x, y, t := trX(b.x[i]), trY(v)+vg.Points(2), fmtRatio(v)
+		tw, th := val.Width(t)/2+vg.Points(1), val.Height(t)
+		c.FillPolygon(color.White, []vg.Point{{X: x - tw, Y: y}, {X: x - tw, Y: y + th}, {X: x + tw, Y: y + th}, {X: x + tw, Y: y}})
+		c.FillText(val, vg.Point{X: x, Y: y}, t)
+	}
+}
+
+// drawKey writes what the lines mean on one line from (x, y) of dc, with
+// a sample of each, and says why there are no error bars.
+func drawKey(dc draw.Canvas, sty draw.TextStyle, x, y vg.Length) {
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+	mid := y + sty.Height("1")/3
+	for _, k := range []struct {
+		line draw.LineStyle
+		text string
+	}{
+		{evenLine, "1x: as fast as the fastest exact peer"},
+		{goalLine, fmtRatio(speedupGoal) + "x: the goal"},
+		{draw.LineStyle{}, "no error bars: tcgen's times are medians without their spread"},
+	} {
+		if k.line.Color != nil {
+			dc.StrokeLine2(k.line, x, mid, x+vg.Points(22), mid)
+			x += vg.Points(26)
+		}
+		dc.FillText(sty, vg.Point{X: x, Y: y}, k.text)
+		x += sty.Width(k.text) + vg.Points(18)
+	}
 }
 
 // svg draws the ratio per graph, the graphs grouped by family in the order
@@ -117,10 +146,13 @@ func (c *comparison) svg(date string) ([]byte, error) {
 	note := nameSty
 	note.Rotation, note.XAlign, note.YAlign = 0, draw.XRight, draw.YBottom
 	return report.RenderSVG(w, 6.5*vg.Inch, func(dc draw.Canvas) {
-		if slices.ContainsFunc(b.ratio, math.IsNaN) { // a line of its own at the bottom
+		// A line of its own at the bottom, first: the tests find the plot's
+		// lines at 1 and the goal as the last of their colours.
+		drawKey(dc, note, dc.Min.X+vg.Points(6), dc.Min.Y+vg.Points(3))
+		if slices.ContainsFunc(b.ratio, math.IsNaN) {
 			dc.FillText(note, vg.Point{X: dc.Max.X - vg.Points(6), Y: dc.Min.Y + vg.Points(3)}, "x: no exact time for tcgen or for any peer")
-			dc.Min.Y += note.Height("x") + vg.Points(3)
 		}
+		dc.Min.Y += note.Height("x") + vg.Points(6)
 		strip := famSty.Height("Xg") + vg.Points(8)
 		pc := dc
 		pc.Min.Y += strip + nameW + vg.Points(6)
