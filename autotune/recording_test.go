@@ -5,9 +5,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/tcgen/tcgen/gen"
