@@ -44,19 +44,7 @@ func TestReplayRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, file := range files {
-		fh, err := os.Open(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := store.ReadJSON(fh, file)
-		fh.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		byGraph := map[string][]store.Row{}
-		for _, r := range rows {
-			byGraph[r.GraphName] = append(byGraph[r.GraphName], r)
-		}
+		rows, byGraph := readRecording(t, file)
 		gaps := map[string][]float64{}
 		recorded := 0 // graphs with the whole space measured
 		for _, name := range slices.Sorted(func(yield func(string) bool) {
@@ -118,4 +106,24 @@ func TestReplayRecording(t *testing.T) {
 			}
 		}
 	}
+}
+
+// readRecording reads a recording (tcgen store export) and groups its rows
+// by graph.
+func readRecording(t *testing.T, file string) ([]store.Row, map[string][]store.Row) {
+	t.Helper()
+	fh, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := store.ReadJSON(fh, file)
+	fh.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byGraph := map[string][]store.Row{}
+	for _, r := range rows {
+		byGraph[r.GraphName] = append(byGraph[r.GraphName], r)
+	}
+	return rows, byGraph
 }

@@ -256,18 +256,8 @@ func TestReplayLargeRecording(t *testing.T) {
 // on it.
 func checkLargeRecording(t *testing.T, sp *Space, file string) {
 	t.Helper()
-	fh, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := store.ReadJSON(fh, file)
-	fh.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	byGraph := map[string][]store.Row{}
+	rows, byGraph := readRecording(t, file)
 	for _, r := range rows {
-		byGraph[r.GraphName] = append(byGraph[r.GraphName], r)
 		if r.Status == store.StatusOK && (r.Reference == 0 || r.Triangles != r.Reference) {
 			t.Errorf("%s: %s on %s: ok with %d triangles against the known %d", file, r.Plan, r.GraphName, r.Triangles, r.Reference)
 		}
