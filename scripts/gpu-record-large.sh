@@ -63,7 +63,8 @@ if [ $rc -ne 0 ]; then
 fi
 cp "$W/sweep/report.md" "$OUT/record-large-report.md" 2>/dev/null
 rec=$OUT/record-large-$gpu.jsonl.gz
-"$T" --store "$DB" store export --space record-large -o "$rec" || exit 1
+"$T" --store "$DB" store export --space record-large -o "$W/export.jsonl.gz" || exit 1
+python3 scripts/compact-recording.py "$W/export.jsonl.gz" "$rec" || exit 1 # under 4 MiB for testdata
 # What it holds: a row per point and graph, and how many failed and why (a
 # count other than the graph's known one is a failure, never a best).
 python3 - "$rec" <<'EOF'
