@@ -35,7 +35,7 @@ dataset_file() { awk -F'\t' -v n="$1" '$1 == n {print $2}' .gpu/datasets/MANIFES
 # input NAME: the file tcgen reads; text NAME: the edge list the peers read.
 input() { echo "$C/$1.tcsr"; }
 text() { case "$2" in dataset:*) echo "$PWD/$C/$1.txt.gz";; *) echo "$PWD/$C/$1.txt";; esac; }
-json() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+. "$(dirname "$0")/gpu-lib.sh" # json, table, oriented_rmat
 # fail WHAT: note a failure (the run then ends with exit 4).
 fail() { echo "$1: failed"; echo "$1" >> "$C/failures.txt"; }
 

@@ -45,7 +45,7 @@ input() {
   [ -f "$f" ] || $T -q ${cmd#tcgen } -o "$f" >&2 || return 1
   echo "$f"
 }
-json() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+. "$(dirname "$0")/gpu-lib.sh" # json, table, oriented_rmat
 # run LABEL FILE ARGS...: one count into $C/LABEL.json; false when it fails.
 run() {
   local label=$1 f=$2; shift 2

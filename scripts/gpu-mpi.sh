@@ -23,7 +23,7 @@ mkdir -p "$M"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 command -v mpirun > /dev/null || { echo "no mpirun on this machine"; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-json() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+. "$(dirname "$0")/gpu-lib.sh" # json, table, oriented_rmat
 NG=$(nvidia-smi -L | grep -c '^GPU ')
 ranks="2"
 [ "$NG" -ge 4 ] && ranks="2 4"
@@ -51,9 +51,7 @@ for s in ${SCALES:-24 26}; do
   g=rmat$s
   f=$M/$g.o.tcsr
   if [ ! -f "$f" ]; then
-    "$T" -q graph rmat --scale "$s" -o "$M/$g.tcsr" &&
-      "$T" -q --no-cache convert "$M/$g.tcsr" -o "$f" --orient degree --relabel &&
-      rm -f "$M/$g.tcsr" || { echo "$g: making it failed"; failures=$((failures + 1)); continue; }
+    oriented_rmat "$T" "$s" "$f" || { echo "$g: making it failed"; failures=$((failures + 1)); continue; }
   fi
   "$T" -q --no-store count "$f" --backend gpu --repeat "${REPEAT:-10}" --json > "$OUT/$g-np0.json" 2> "$OUT/$g-np0.err" ||
     { echo "$g on one GPU: failed: $(tail -1 "$OUT/$g-np0.err")"; failures=$((failures + 1)); continue; }
@@ -71,7 +69,7 @@ if [ -n "$d" ]; then
     run ca-GrQc-cpu "$np" "$want" "$path" --backend cpu
   done
 fi
-python3 -c 'import sys; rows=[l.rstrip("\n").split("\t") for l in open(sys.argv[1])]; w=[max(len(r[i]) if i < len(r) else 0 for r in rows) for i in range(max(map(len, rows)))]; print("\n".join("  ".join(c.ljust(w[i]) for i, c in enumerate(r)) for r in rows))' "$TSV" # no column(1) on the GPU machine
+table "$TSV"
 if [ $failures -gt 0 ]; then
   echo "mpi: $failures failures"
   exit 4

@@ -22,7 +22,7 @@ OUT=$(cd "$OUT" && pwd)
 T=$PWD/.gpu/bin/tcgen
 M=.gpu/multi
 mkdir -p "$M"
-json() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+. "$(dirname "$0")/gpu-lib.sh" # json, table, oriented_rmat
 NG=$(nvidia-smi -L | grep -c '^GPU ')
 { nvidia-smi -L; echo; nvidia-smi topo -m; } > "$OUT/topo.txt" 2>&1
 cat "$OUT/topo.txt"
@@ -40,9 +40,7 @@ for s in ${SCALES:-24 26}; do
   f=$M/$g.o.tcsr
   if [ ! -f "$f" ]; then
     t0=$(date +%s)
-    "$T" -q graph rmat --scale "$s" -o "$M/$g.tcsr" &&
-      "$T" -q --no-cache convert "$M/$g.tcsr" -o "$f" --orient degree --relabel &&
-      rm -f "$M/$g.tcsr" || { echo "$g: making it failed"; failures=$((failures + 1)); continue; }
+    oriented_rmat "$T" "$s" "$f" || { echo "$g: making it failed"; failures=$((failures + 1)); continue; }
     echo "$g: made in $(( $(date +%s) - t0 )) s"
   fi
   k1=""
@@ -78,7 +76,7 @@ for s in ${SCALES:-24 26}; do
     echo "$g on $n GPUs: kernels $km ms, pass $pm ms (x$ps over 1 GPU), slowest share $share, $tri triangles ($(json "$j" 'r.get("checked", "unchecked")'))"
   done
 done
-python3 -c 'import sys; rows=[l.rstrip("\n").split("\t") for l in open(sys.argv[1])]; w=[max(len(r[i]) if i < len(r) else 0 for r in rows) for i in range(max(map(len, rows)))]; print("\n".join("  ".join(c.ljust(w[i]) for i, c in enumerate(r)) for r in rows))' "$TSV" # no column(1) on the GPU machine
+table "$TSV"
 if [ $failures -gt 0 ]; then
   echo "multi: $failures failures"
   exit 4

@@ -23,15 +23,13 @@ OUT=$(cd "$OUT" && pwd)
 T=$PWD/.gpu/bin/tcgen
 M=.gpu/partition
 mkdir -p "$M"
-json() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+. "$(dirname "$0")/gpu-lib.sh" # json, table, oriented_rmat
 s=${SCALE:-24}
 declare -A want=([24]=10282078419) # examples/corpus.tsv
 g=rmat$s
 f=$M/$g.o.tcsr
 if [ ! -f "$f" ]; then
-  "$T" -q graph rmat --scale "$s" -o "$M/$g.tcsr" &&
-    "$T" -q --no-cache convert "$M/$g.tcsr" -o "$f" --orient degree --relabel &&
-    rm -f "$M/$g.tcsr" || { echo "$g: making it failed"; exit 1; }
+  oriented_rmat "$T" "$s" "$f" || { echo "$g: making it failed"; exit 1; }
 fi
 check=(--check)
 [ -n "${want[$s]:-}" ] && check=(--expect "${want[$s]}")
@@ -63,6 +61,5 @@ json "$j" '"\t".join(str(x) for x in ["'"$g"'", "partition", r["plan"],
   r["gpu"]["partition"]["blocks"], r["gpu"]["partition"]["chunks"], r["gpu"]["partition"]["pairs"],
   r["gpu"]["partition"]["bytes_copied"], round(r["gpu"]["partition"]["copy_ms"]["median_ms"], 4),
   round(r["kernel_ms"], 4), round(r["gpu_ms"], 4), round(r["gpu_ms"] / '"$k0"', 3), r["triangles"]])' >> "$TSV"
-# no column(1) on the GPU machine: aligned by python
-python3 -c 'import sys; rows=[l.rstrip("\n").split("\t") for l in open(sys.argv[1])]; w=[max(len(r[i]) for r in rows) for i in range(len(rows[0]))]; [print("  ".join(c.ljust(w[i]) for i, c in enumerate(r))) for r in rows]' "$TSV"
+table "$TSV"
 echo "partition: done"

@@ -26,7 +26,7 @@ mkdir -p "$C"
 T=$PWD/.gpu/bin/tcgen
 export GOMAXPROCS=${GOMAXPROCS:-16}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt"
-json() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+. "$(dirname "$0")/gpu-lib.sh" # json, table, oriented_rmat
 # timev FILE KEY: a field of /usr/bin/time -v's report.
 timev() { awk -F': ' -v k="$2" 'index($0, k) {print $2}' "$1" | tail -1; }
 wall_s() { timev "$1" "Elapsed (wall clock)" | awk -F: '{s=0; for (i=1; i<=NF; i++) s=s*60+$i; print s}'; }
@@ -67,5 +67,5 @@ for s in ${SCALES:-26 27}; do
   # Prepare's phases, for the end-to-end analysis.
   json "$OUT/$g.gpu.json" '"\n".join("%s\t%.1f" % (p["name"], p["ms"]) for p in r["gpu"].get("phases", []))' > "$OUT/$g.phases.tsv"
 done
-python3 -c 'import sys; rows=[l.rstrip("\n").split("\t") for l in open(sys.argv[1])]; w=[max(len(r[i]) if i < len(r) else 0 for r in rows) for i in range(max(map(len, rows)))]; print("\n".join("  ".join(c.ljust(w[i]) for i, c in enumerate(r)) for r in rows))' "$OUT/scale.tsv" # no column(1) on the GPU machine
+table "$OUT/scale.tsv"
 exit $status

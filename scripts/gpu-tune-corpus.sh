@@ -16,7 +16,7 @@ T=$PWD/.gpu/bin/tcgen
 C=/tmp/tune-corpus
 mkdir -p "$C"
 status=0
-json() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+. "$(dirname "$0")/gpu-lib.sh" # json, table, oriented_rmat
 printf 'graph\tdefault_plan\tdefault_ms\ttuned_plan\ttuned_ms\tratio\tevals_s\n' > "$C/tune-corpus.tsv"
 for name in ${NAMES:-er-2m-32m sbm-4m-b100 ws-2m-k32 rgg2d-1m-d40 ba-4m-m16 cl-2m-g2.1}; do
   [ $(( $(date +%s) - start )) -gt ${DEADLINE:-500} ] && { echo "deadline: $name not run"; status=3; break; }
