@@ -80,8 +80,7 @@ func probePlans(t testing.TB, o ir.Output) []ir.Plan {
 }
 
 // kernelUsage compiles p for sm_90 with ptxas's verbose log and returns
-// each kernel's registers and spill-store bytes (kernelRegs, which fails on
-// any spill of a local plan, is for the merges, whose totals spill none).
+// each kernel's registers and spill-store bytes.
 func kernelUsage(t *testing.T, p ir.Plan) (regs, spills map[string]int, out *gen.Output) {
 	t.Helper()
 	out, err := gen.Generate(p, gen.DefaultTarget())

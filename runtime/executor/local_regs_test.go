@@ -3,42 +3,24 @@ package executor_test
 import (
 	"io/fs"
 	"regexp"
-	"strconv"
 	"testing"
 
 	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/ir"
-	"github.com/tcgen/tcgen/runtime/gpu"
-	"github.com/tcgen/tcgen/templates"
 )
 
 // ptxasUsage matches the entry and register lines of ptxas's verbose log.
 var ptxasUsage = regexp.MustCompile(`(?m)Compiling entry function '(\w+)'|(\d+) bytes spill stores|Used (\d+) registers`)
 
-// kernelRegs compiles p for sm_90 with ptxas's verbose log and returns each
-// kernel's registers; a local plan's spill fails the test (the total's
-// pivot core kernel spills a little, outside its loops).
+// kernelRegs is kernelUsage's registers; a local plan's spill fails the
+// test (the total's pivot core kernel spills a little, outside its loops).
 func kernelRegs(t *testing.T, p ir.Plan) (map[string]int, *gen.Output) {
 	t.Helper()
-	out, err := gen.Generate(p, gen.DefaultTarget())
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := testCompiler(t).CompileAll(gpu.CompileInput{Name: out.FileName, Source: out.Source,
-		Headers: templates.Headers(), Arch: "sm_90", Options: append(append([]string(nil), gen.Options...), "-Xptxas", "-v")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	regs, fn := map[string]int{}, ""
-	for _, m := range ptxasUsage.FindAllStringSubmatch(res.Log, -1) {
-		switch {
-		case m[1] != "":
-			fn = m[1]
-		case m[2] != "" && m[2] != "0" && p.Local():
-			t.Errorf("plan %s: kernel %s spills %s bytes", p.Prefix, fn, m[2])
-		case m[3] != "":
-			regs[fn], _ = strconv.Atoi(m[3])
+	regs, spills, out := kernelUsage(t, p)
+	for fn, b := range spills {
+		if b != 0 && p.Local() {
+			t.Errorf("plan %s: kernel %s spills %d bytes", p.Prefix, fn, b)
 		}
 	}
 	return regs, out
