@@ -81,9 +81,8 @@ type legendItem struct {
 	thumb plot.Thumbnailer
 }
 
-// drawWithLegend draws p with its legend in a column to the right of the
-// plot: inside the data area the legend of a dozen plans would hide bars.
-func drawWithLegend(dc draw.Canvas, p *plot.Plot, items []legendItem) {
+// newLegend is the reports' legend of items: top left, small thumbnails.
+func newLegend(items []legendItem) plot.Legend {
 	l := plot.NewLegend()
 	l.TextStyle.Font.Size = fontLegend
 	l.Top, l.Left = true, true
@@ -92,6 +91,13 @@ func drawWithLegend(dc draw.Canvas, p *plot.Plot, items []legendItem) {
 	for _, it := range items {
 		l.Add(it.label, it.thumb)
 	}
+	return l
+}
+
+// drawWithLegend draws p with its legend in a column to the right of the
+// plot: inside the data area the legend of a dozen plans would hide bars.
+func drawWithLegend(dc draw.Canvas, p *plot.Plot, items []legendItem) {
+	l := newLegend(items)
 	r := l.Rectangle(dc)
 	w := r.Max.X - r.Min.X + vg.Points(24)
 	pc := draw.Crop(dc, 0, -w, 0, 0)

@@ -150,14 +150,7 @@ func tuneSVG(t TuneTrace, pts []tunePoint) ([]byte, error) {
 	}
 	lw := legendWidth(labels)
 	return renderSVG(8*vg.Inch+lw, 9*vg.Inch, func(dc draw.Canvas) {
-		l := plot.NewLegend()
-		l.TextStyle.Font.Size = fontLegend
-		l.Top, l.Left = true, true
-		l.Padding = vg.Points(3)
-		l.ThumbnailWidth = vg.Points(22)
-		for _, it := range items {
-			l.Add(it.label, it.thumb)
-		}
+		l := newLegend(items)
 		pc := draw.Crop(dc, vg.Points(4), -lw, vg.Points(4), -vg.Points(6))
 		half := (pc.Max.Y - pc.Min.Y) / 2
 		gap := vg.Points(10) // between the upper panel's axis label and the lower's title
