@@ -33,6 +33,10 @@ import (
 //	  - rmat: {scales: [16, 18]}      # Graph500 RMAT (seed 42, edge factor 16)
 //	  - chung_lu: {vertices: 40000, degree: 12, gamma: 2.1}   # power-law degrees
 //	  - rgg: {vertices: 40000, dim: 2, degree: 16}            # geometric
+//	  - ws: {vertices: 100000, k: 10, p: 0.1}                 # small world
+//	  - sbm: {vertices: 100000, blocks: 100, degree_in: 12, degree_out: 4}
+//	  - ba: {vertices: 100000, m: 8}                          # preferential attachment
+//	  - road: {rows: 300, cols: 300, delete: 0.2, links: 100} # damaged grid
 //	space: ../spaces/default.yaml     # or an inline space under space_inline
 //	include: ["preset:*", "*hash*"]
 //	exclude: ["preset:radixbin"]
@@ -55,7 +59,8 @@ type File struct {
 }
 
 // Graph is one entry of a sweep's graph list: exactly one of Dataset,
-// Names, File, RMAT, ER, Grid, ChungLu and RGG.
+// Names, File and the generators (RMAT, ER, Grid, ChungLu, RGG, WS, SBM, BA,
+// Road).
 type Graph struct {
 	Dataset string   `yaml:"dataset,omitempty"`
 	File    string   `yaml:"file,omitempty"`
@@ -64,6 +69,10 @@ type Graph struct {
 	Grid    *Grid    `yaml:"grid,omitempty"`
 	ChungLu *ChungLu `yaml:"chung_lu,omitempty"`
 	RGG     *RGG     `yaml:"rgg,omitempty"`
+	WS      *WS      `yaml:"ws,omitempty"`
+	SBM     *SBM     `yaml:"sbm,omitempty"`
+	BA      *BA      `yaml:"ba,omitempty"`
+	Road    *Road    `yaml:"road,omitempty"`
 	Expect  *uint64  `yaml:"expect,omitempty"`
 	Names   []string `yaml:"datasets,omitempty"` // several datasets at once
 }
@@ -73,6 +82,11 @@ type RMAT struct {
 	Scales     []int  `yaml:"scales"`
 	EdgeFactor int    `yaml:"edge_factor,omitempty" range:"1.."` // default 16
 	Seed       uint64 `yaml:"seed,omitempty" range:"1.."`        // default 42
+	// A, B and C are the initiator probabilities (Graph500's 0.57, 0.19,
+	// 0.19 when all three are 0).
+	A float64 `yaml:"a,omitempty"`
+	B float64 `yaml:"b,omitempty"`
+	C float64 `yaml:"c,omitempty"`
 }
 
 // ER generates an Erdos-Renyi G(n, m) graph.
@@ -107,6 +121,116 @@ type RGG struct {
 	Degree   float64 `yaml:"degree"`                     // expected mean degree
 	Seed     uint64  `yaml:"seed,omitempty" range:"1.."` // default 42
 }
+
+// WS generates a Watts-Strogatz small world (tcgen graph ws): a ring
+// lattice of degree K with each edge rewired with probability P.
+type WS struct {
+	Vertices uint64  `yaml:"vertices"`
+	K        uint64  `yaml:"k"`
+	P        float64 `yaml:"p"`
+	Seed     uint64  `yaml:"seed,omitempty" range:"1.."` // default 42
+}
+
+// SBM generates a stochastic block model of equal blocks (tcgen graph sbm).
+type SBM struct {
+	Vertices  uint64  `yaml:"vertices"`
+	Blocks    uint64  `yaml:"blocks"`
+	DegreeIn  float64 `yaml:"degree_in"`
+	DegreeOut float64 `yaml:"degree_out"`
+	Seed      uint64  `yaml:"seed,omitempty" range:"1.."` // default 42
+}
+
+// BA generates a Barabasi-Albert graph (tcgen graph ba): each vertex
+// attaches M edges by preferential attachment.
+type BA struct {
+	Vertices uint64 `yaml:"vertices"`
+	M        uint64 `yaml:"m"`
+	Seed     uint64 `yaml:"seed,omitempty" range:"1.."` // default 42
+}
+
+// Road generates a damaged grid with long links (tcgen graph road).
+type Road struct {
+	Rows      uint64  `yaml:"rows"`
+	Cols      uint64  `yaml:"cols"`
+	Diagonals bool    `yaml:"diagonals,omitempty"`
+	Delete    float64 `yaml:"delete,omitempty"`
+	Links     uint64  `yaml:"links,omitempty"`
+	Seed      uint64  `yaml:"seed,omitempty" range:"1.."` // default 42
+}
+
+// seed42 is an entry's seed, 42 when not given.
+func seed42(s uint64) uint64 {
+	if s == 0 {
+		return 42
+	}
+	return s
+}
+
+// generated lists the graphs a generator entry describes, defaults
+// filled, with their labels; nil for a file or dataset entry.
+func (g Graph) generated() (gens []graph.Generator, labels []string) {
+	one := func(gen graph.Generator, label string) ([]graph.Generator, []string) {
+		return []graph.Generator{gen}, []string{label}
+	}
+	switch {
+	case g.ER != nil:
+		s := seed42(g.ER.Seed)
+		return one(graph.ErdosRenyi{N: g.ER.Vertices, M: g.ER.Edges, Seed: s}, fmt.Sprintf("er-n%d-m%d-s%d", g.ER.Vertices, g.ER.Edges, s))
+	case g.ChungLu != nil:
+		cl := g.ChungLu.generator()
+		return one(cl, fmt.Sprintf("cl-n%d-d%g-g%g-s%d", cl.N, cl.Degree, cl.Gamma, cl.Seed))
+	case g.RGG != nil:
+		rg := g.RGG.generator()
+		return one(rg, fmt.Sprintf("rgg%dd-n%d-d%g-s%d", rg.Dim, rg.N, rg.Degree, rg.Seed))
+	case g.Grid != nil:
+		label := fmt.Sprintf("grid%dx%d", g.Grid.Rows, g.Grid.Cols)
+		if g.Grid.Diagonals {
+			label += "-diag"
+		}
+		return one(graph.Grid{Rows: g.Grid.Rows, Cols: g.Grid.Cols, Diagonals: g.Grid.Diagonals}, label)
+	case g.WS != nil:
+		w := graph.WattsStrogatz{N: g.WS.Vertices, K: g.WS.K, P: g.WS.P, Seed: seed42(g.WS.Seed)}
+		return one(w, fmt.Sprintf("ws-n%d-k%d-p%g-s%d", w.N, w.K, w.P, w.Seed))
+	case g.SBM != nil:
+		b := graph.SBM{N: g.SBM.Vertices, Blocks: g.SBM.Blocks, DegreeIn: g.SBM.DegreeIn, DegreeOut: g.SBM.DegreeOut, Seed: seed42(g.SBM.Seed)}
+		return one(b, fmt.Sprintf("sbm-n%d-b%d-in%g-out%g-s%d", b.N, b.Blocks, b.DegreeIn, b.DegreeOut, b.Seed))
+	case g.BA != nil:
+		b := graph.BarabasiAlbert{N: g.BA.Vertices, M: g.BA.M, Seed: seed42(g.BA.Seed)}
+		return one(b, fmt.Sprintf("ba-n%d-m%d-s%d", b.N, b.M, b.Seed))
+	case g.Road != nil:
+		r := graph.Road{Rows: g.Road.Rows, Cols: g.Road.Cols, Diagonals: g.Road.Diagonals, Delete: g.Road.Delete, Links: g.Road.Links, Seed: seed42(g.Road.Seed)}
+		label := fmt.Sprintf("road%dx%d-del%g-l%d-s%d", r.Rows, r.Cols, r.Delete, r.Links, r.Seed)
+		if r.Diagonals {
+			label += "-diag"
+		}
+		return one(r, label)
+	case g.RMAT != nil:
+		ef, seed := g.RMAT.EdgeFactor, seed42(g.RMAT.Seed)
+		if ef == 0 {
+			ef = 16
+		}
+		a, b, c := g.RMAT.A, g.RMAT.B, g.RMAT.C
+		def := a == 0 && b == 0 && c == 0
+		if def {
+			a, b, c = graph.DefaultRMATA, graph.DefaultRMATB, graph.DefaultRMATC
+		}
+		for _, s := range g.RMAT.Scales {
+			label := fmt.Sprintf("rmat%d", s)
+			if ef != 16 || seed != 42 {
+				label = fmt.Sprintf("rmat%d-ef%d-s%d", s, ef, seed)
+			}
+			if !def {
+				label += fmt.Sprintf("-a%g-b%g-c%g", a, b, c)
+			}
+			gens = append(gens, graph.RMAT{Scale: s, EdgeFactor: ef, Seed: seed, A: a, B: b, C: c})
+			labels = append(labels, label)
+		}
+	}
+	return gens, labels
+}
+
+// validator is a generator that checks its parameters.
+type validator interface{ Validate() error }
 
 // generator is the graph a ChungLu entry describes, defaults filled.
 func (c ChungLu) generator() graph.ChungLu {
@@ -178,23 +302,13 @@ func (f *File) check() error {
 	for i, g := range f.Graphs {
 		n := 0
 		for _, set := range []bool{g.Dataset != "", g.File != "", g.RMAT != nil, len(g.Names) > 0, g.ER != nil, g.Grid != nil,
-			g.ChungLu != nil, g.RGG != nil} {
+			g.ChungLu != nil, g.RGG != nil, g.WS != nil, g.SBM != nil, g.BA != nil, g.Road != nil} {
 			if set {
 				n++
 			}
 		}
 		if n != 1 {
-			return fmt.Errorf("graphs[%d]: give exactly one of dataset, datasets, file, rmat, er, grid, chung_lu and rgg", i)
-		}
-		if g.ChungLu != nil {
-			if err := g.ChungLu.generator().Validate(); err != nil {
-				return fmt.Errorf("graphs[%d]: %w", i, err)
-			}
-		}
-		if g.RGG != nil {
-			if err := g.RGG.generator().Validate(); err != nil {
-				return fmt.Errorf("graphs[%d]: %w", i, err)
-			}
+			return fmt.Errorf("graphs[%d]: give exactly one of dataset, datasets, file, rmat, er, grid, chung_lu, rgg, ws, sbm, ba and road", i)
 		}
 		if g.RMAT != nil {
 			if len(g.RMAT.Scales) == 0 {
@@ -206,14 +320,12 @@ func (f *File) check() error {
 				}
 			}
 		}
-		if g.ER != nil {
-			if err := (graph.ErdosRenyi{N: g.ER.Vertices, M: g.ER.Edges}).Validate(); err != nil {
-				return fmt.Errorf("graphs[%d]: %w", i, err)
-			}
-		}
-		if g.Grid != nil {
-			if err := (graph.Grid{Rows: g.Grid.Rows, Cols: g.Grid.Cols}).Validate(); err != nil {
-				return fmt.Errorf("graphs[%d]: %w", i, err)
+		gens, _ := g.generated()
+		for _, gen := range gens {
+			if v, ok := gen.(validator); ok {
+				if err := v.Validate(); err != nil {
+					return fmt.Errorf("graphs[%d]: %w", i, err)
+				}
 			}
 		}
 		if g.Expect != nil && (g.RMAT != nil || len(g.Names) > 0) {
@@ -375,41 +487,10 @@ func (f *File) Sources(datasets string) ([]Source, error) {
 				p = filepath.Join(f.dir, p)
 			}
 			out = append(out, Source{Label: filepath.Base(g.File), Path: p, Expect: g.Expect})
-		case g.ER != nil:
-			seed := g.ER.Seed
-			if seed == 0 {
-				seed = 42
-			}
-			out = append(out, Source{Label: fmt.Sprintf("er-n%d-m%d-s%d", g.ER.Vertices, g.ER.Edges, seed), Expect: g.Expect,
-				Gen: graph.ErdosRenyi{N: g.ER.Vertices, M: g.ER.Edges, Seed: seed}})
-		case g.ChungLu != nil:
-			cl := g.ChungLu.generator()
-			out = append(out, Source{Label: fmt.Sprintf("cl-n%d-d%g-g%g-s%d", cl.N, cl.Degree, cl.Gamma, cl.Seed), Expect: g.Expect, Gen: cl})
-		case g.RGG != nil:
-			rg := g.RGG.generator()
-			out = append(out, Source{Label: fmt.Sprintf("rgg%dd-n%d-d%g-s%d", rg.Dim, rg.N, rg.Degree, rg.Seed), Expect: g.Expect, Gen: rg})
-		case g.Grid != nil:
-			label := fmt.Sprintf("grid%dx%d", g.Grid.Rows, g.Grid.Cols)
-			if g.Grid.Diagonals {
-				label += "-diag"
-			}
-			out = append(out, Source{Label: label, Expect: g.Expect,
-				Gen: graph.Grid{Rows: g.Grid.Rows, Cols: g.Grid.Cols, Diagonals: g.Grid.Diagonals}})
 		default:
-			ef, seed := g.RMAT.EdgeFactor, g.RMAT.Seed
-			if ef == 0 {
-				ef = 16
-			}
-			if seed == 0 {
-				seed = 42
-			}
-			for _, s := range g.RMAT.Scales {
-				label := fmt.Sprintf("rmat%d", s)
-				if ef != 16 || seed != 42 {
-					label = fmt.Sprintf("rmat%d-ef%d-s%d", s, ef, seed)
-				}
-				out = append(out, Source{Label: label, Gen: graph.RMAT{Scale: s, EdgeFactor: ef, Seed: seed,
-					A: graph.DefaultRMATA, B: graph.DefaultRMATB, C: graph.DefaultRMATC}})
+			gens, labels := g.generated()
+			for j, gen := range gens {
+				out = append(out, Source{Label: labels[j], Expect: g.Expect, Gen: gen})
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package sweep
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -264,15 +265,20 @@ func TestRecordLargeSweep(t *testing.T) {
 }
 
 // The generators a sweep file names beside RMAT, Erdos-Renyi and grids:
-// Chung-Lu and geometric graphs, defaults filled, labelled by every
-// parameter, refused with the generator's reason when they describe no
-// graph.
-func TestChungLuRGGSources(t *testing.T) {
+// Chung-Lu, geometric, small-world, block, preferential-attachment and
+// road graphs, defaults filled, labelled by every parameter, refused with
+// the generator's reason when they describe no graph.
+func TestGeneratorSources(t *testing.T) {
 	f, err := Parse([]byte(`name: x
 graphs:
   - chung_lu: {vertices: 1000, degree: 8}
   - rgg: {vertices: 1000, dim: 3, degree: 10, seed: 7}
     expect: 5
+  - ws: {vertices: 1000, k: 10, p: 0.1}
+  - sbm: {vertices: 1000, blocks: 10, degree_in: 8, degree_out: 2, seed: 3}
+  - ba: {vertices: 1000, m: 4}
+  - road: {rows: 30, cols: 40, diagonals: true, delete: 0.2, links: 10}
+  - rmat: {scales: [10], a: 0.45, b: 0.22, c: 0.22}
 space: s.yaml`), "w.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -281,15 +287,34 @@ space: s.yaml`), "w.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(srcs) != 2 || srcs[0].Label != "cl-n1000-d8-g2.5-s42" || srcs[0].Gen != (graph.ChungLu{N: 1000, Degree: 8, Gamma: 2.5, Seed: 42}) ||
+	if len(srcs) != 7 || srcs[0].Label != "cl-n1000-d8-g2.5-s42" || srcs[0].Gen != (graph.ChungLu{N: 1000, Degree: 8, Gamma: 2.5, Seed: 42}) ||
 		srcs[1].Label != "rgg3d-n1000-d10-s7" || srcs[1].Gen != (graph.RandomGeometric{N: 1000, Dim: 3, Degree: 10, Seed: 7}) || *srcs[1].Expect != 5 {
 		t.Errorf("sources %+v", srcs)
+	}
+	for i, want := range []struct {
+		label string
+		gen   graph.Generator
+	}{
+		{"ws-n1000-k10-p0.1-s42", graph.WattsStrogatz{N: 1000, K: 10, P: 0.1, Seed: 42}},
+		{"sbm-n1000-b10-in8-out2-s3", graph.SBM{N: 1000, Blocks: 10, DegreeIn: 8, DegreeOut: 2, Seed: 3}},
+		{"ba-n1000-m4-s42", graph.BarabasiAlbert{N: 1000, M: 4, Seed: 42}},
+		{"road30x40-del0.2-l10-s42-diag", graph.Road{Rows: 30, Cols: 40, Diagonals: true, Delete: 0.2, Links: 10, Seed: 42}},
+		{"rmat10-a0.45-b0.22-c0.22", graph.RMAT{Scale: 10, EdgeFactor: 16, Seed: 42, A: 0.45, B: 0.22, C: 0.22}},
+	} {
+		if s := srcs[2+i]; s.Label != want.label || !reflect.DeepEqual(s.Gen, want.gen) {
+			t.Errorf("source %d: %s %+v, want %s %+v", 2+i, s.Label, s.Gen, want.label, want.gen)
+		}
 	}
 	for _, tc := range []struct{ src, want string }{
 		{"chung_lu: {vertices: 1000, degree: 8, gamma: 3.5}", "graphs[0]: chung-lu: exponent gamma = 3.5 must lie in [2, 3]"},
 		{"rgg: {vertices: 1000, dim: 4, degree: 8}", "graphs[0].rgg.dim: 4 is out of range"},
 		{"rgg: {vertices: 1000}", "graphs[0]: rgg: give exactly one of radius and degree"},
-		{"{chung_lu: {vertices: 10, degree: 2}, rgg: {vertices: 10, degree: 2}}", "exactly one of dataset, datasets, file, rmat, er, grid, chung_lu and rgg"},
+		{"{chung_lu: {vertices: 10, degree: 2}, rgg: {vertices: 10, degree: 2}}", "exactly one of dataset, datasets, file, rmat, er, grid, chung_lu, rgg, ws, sbm, ba and road"},
+		{"ws: {vertices: 1000, k: 3, p: 0.1}", "graphs[0]: watts-strogatz"},
+		{"sbm: {vertices: 1000, blocks: 0, degree_in: 8, degree_out: 2}", "graphs[0]: "},
+		{"ba: {vertices: 1000, m: 0}", "graphs[0]: barabasi-albert"},
+		{"road: {rows: 30, cols: 40, delete: 1.5}", "graphs[0]: road"},
+		{"rmat: {scales: [10], a: 0.6, b: 0.3, c: 0.3}", "graphs[0]: "},
 	} {
 		_, err := Parse([]byte("name: x\ngraphs:\n  - "+tc.src+"\nspace: s.yaml"), "w.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

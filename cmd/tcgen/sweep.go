@@ -34,6 +34,23 @@ type SweepCmd struct {
 	ProfileTop int     `help:"Profile the N fastest points with Nsight Compute (ncu, clocks left alone), at most 20." placeholder:"N"`
 	SlowMs     float64 `help:"A point whose verifying pass takes longer than this many ms is timed with 3 runs instead of --runs." default:"2000"`
 	SharedKiB  int     `name:"shared-kib" help:"Shared memory a block may opt into, for --dry-run's restrictions (the GPU's own limit otherwise)." default:"227"`
+	Shard      string  `help:"Run only the graphs whose place in the list is K modulo N (K/N), so N processes, one per GPU, share a sweep; each writes its own store and --out." placeholder:"K/N"`
+}
+
+// shard keeps the graphs of --shard K/N: those at places K, K+N, ...
+func (c *SweepCmd) shard(srcs []sweep.Source) ([]sweep.Source, error) {
+	if c.Shard == "" {
+		return srcs, nil
+	}
+	var k, n int
+	if _, err := fmt.Sscanf(c.Shard, "%d/%d", &k, &n); err != nil || n < 1 || k < 0 || k >= n || fmt.Sprintf("%d/%d", k, n) != c.Shard {
+		return nil, errorf(exitUsage, "sweep: --shard %q: want K/N with 0 <= K < N", c.Shard)
+	}
+	var out []sweep.Source
+	for i := k; i < len(srcs); i += n {
+		out = append(out, srcs[i])
+	}
+	return out, nil
 }
 
 // Run implements the command.
@@ -62,6 +79,9 @@ func (c *SweepCmd) run(g *Globals, f *sweep.File, command string, after afterGra
 	srcs, err := f.Sources(c.Datasets)
 	if err != nil {
 		return withCode(exitBadInput, err)
+	}
+	if srcs, err = c.shard(srcs); err != nil {
+		return err
 	}
 	if g.NoStore {
 		return errorf(exitUsage, "sweep: measurements go through the tuning store (it makes a sweep resumable); drop --no-store or give --store FILE")
@@ -157,7 +177,8 @@ func (c *SweepCmd) checkFlags() error {
 	if c.SharedKiB < 1 || c.SlowMs <= 0 {
 		return errorf(exitUsage, "sweep: --shared-kib must be at least 1 and --slow-ms above 0")
 	}
-	return nil
+	_, err := c.shard(nil)
+	return err
 }
 
 // openSpace opens the GPU and expands the sweep's space for it; the caller
@@ -363,6 +384,9 @@ func (c *SweepCmd) dryRun(g *Globals, f *sweep.File) error {
 	srcs, err := f.DrySources(c.Datasets)
 	if err != nil {
 		return withCode(exitBadInput, err)
+	}
+	if srcs, err = c.shard(srcs); err != nil {
+		return err
 	}
 	t := gen.DefaultTarget()
 	t.MaxSharedPerBlock = c.SharedKiB << 10

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Records the plan model's corpus (examples/sweeps/transfer.yaml: 24 points
+# on 110 graphs of ten families) on the GPU machine from make bundle's
+# .gpu/, one sweep shard per GPU (--shard K/N, a store each), and exports
+# the recording the model's leave-one-family-out test reads
+# (autotune/transfer_test.go) as $OUT/transfer-GPU.jsonl.gz, e.g.
+# transfer-nvidia-h200.jsonl.gz: copy it into autotune/testdata.
+#
+# Resumable: the shards' stores come back as $OUT/transfer-stores.tgz; put
+# it in .gpu/ (carried there) and run again, and only missing points run.
+# Each shard stops cleanly (SIGINT) after BUDGET seconds.
+#   BUDGET=500 bash scripts/gpu-transfer.sh
+set -uo pipefail
+start=$(date +%s)
+G=${GPU_DIR:-.gpu}
+[ -f "$G/bundle.tgz" ] && [ ! -x "$G/bin/tcgen" ] && tar xzf "$G/bundle.tgz" -C "$G"
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+T=$PWD/$G/bin/tcgen
+# Stores and caches on tmpfs: a measurement is a committed transaction.
+W=/dev/shm/tcgen-transfer
+[ -d /dev/shm ] && [ -w /dev/shm ] || W=/tmp/tcgen-transfer
+mkdir -p "$W"
+if [ -f "$G/transfer-stores.tgz" ] && ! ls "$W"/s*.db > /dev/null 2>&1; then
+  tar xzf "$G/transfer-stores.tgz" -C "$W" && echo "resuming from $G/transfer-stores.tgz"
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$OUT/nvidia-smi.txt"
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | awk '{print $1 "-" $2}')
+n=${SHARDS:-$(nvidia-smi -L | wc -l)}
+echo "== transfer on $n x $gpu ($(nproc) cores)"
+left=$(( ${BUDGET:-500} - ($(date +%s) - start) ))
+for k in $(seq 0 $((n - 1))); do
+  CUDA_VISIBLE_DEVICES=$k timeout -s INT "$left" "$T" --store "$W/s$k.db" --cache-dir "$W/cache$k" sweep transfer \
+    --shard "$k/$n" --runs 7 --warmup 2 --datasets "$PWD/$G/datasets" --out "$W/out$k" > "$W/s$k.log" 2>&1 &
+done
+status=0
+for k in $(seq 0 $((n - 1))); do
+  wait -n || status=3
+done
+for k in $(seq 0 $((n - 1))); do echo "shard $k/$n: $(tail -1 "$W/s$k.log")"; done
+(cd "$W" && tar czf "$OUT/transfer-stores.tgz" s*.db && tar czf "$OUT/transfer-logs.tgz" s*.log)
+if [ $status -ne 0 ]; then
+  echo "not complete after $(( $(date +%s) - start )) s; put $OUT/transfer-stores.tgz in $G/ and run again"
+  exit 3
+fi
+rec=$OUT/transfer-$gpu.jsonl.gz
+: > "$W/all.jsonl.gz"
+for k in $(seq 0 $((n - 1))); do
+  "$T" --store "$W/s$k.db" store export --space transfer -o "$W/e$k.jsonl.gz" || exit 1
+  cat "$W/e$k.jsonl.gz" >> "$W/all.jsonl.gz" # gzip members concatenate
+done
+python3 - "$W/all.jsonl.gz" "$rec" <<'EOF2'
+import collections, gzip, json, sys
+rows = [json.loads(l) for l in gzip.open(sys.argv[1], "rt")]
+graphs = collections.Counter(r["graph_name"] for r in rows)
+status = collections.Counter(r["status"] for r in rows)
+print("%d rows, %d graphs, status %s" % (len(rows), len(graphs), dict(status)))
+for r in rows:
+    if r["status"] == "ok" and r["triangles"] != r["reference"]:
+        sys.exit("row %s on %s counted %d of %d" % (r["plan"], r["graph_name"], r["triangles"], r["reference"]))
+with gzip.open(sys.argv[2], "wt") as f:
+    for r in rows:
+        r.pop("samples_ms", None)  # the median, min and max stay
+        f.write(json.dumps(r, separators=(",", ":")) + "\n")
+EOF2
+ls -l "$rec"
+echo "took $(( $(date +%s) - start )) s"
