@@ -190,5 +190,8 @@ func lowerEdgeChunk(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	cd.Chunk.Size = int(ir.Get(s, ir.ParamChunk))
 	cd.Chunk.Sub = min(cd.Chunk.Size, cd.Block)
 	cd.SharedBytes = cd.Chunk.Sub*edgeChunkBytesPerItem + cd.Block/t.WarpSize*8
+	if cd.Local != "" {
+		cd.SharedBytes += cd.Chunk.Sub * 4 // each staged edge's triangles (u32), credited once per edge
+	}
 	mc.Grid = Grid{ItemsPerBlock: cd.Chunk.Size}
 }

@@ -47,6 +47,14 @@ var localPairs = map[Pair][]Output{
 	{IterVertex, Bitmap}: {OutputVertex, OutputEdge},
 	{IterEdge, Bitmap}:   {OutputVertex, OutputEdge},
 	{IterEdge, Bitwise}:  {OutputVertex, OutputEdge},
+
+	// The merge path and the searches know both positions of each match
+	// (templates/isect_mergepath.cu.tmpl, iter_edgechunk.cu.tmpl; the
+	// vertex iterator's walk takes a found w's position from probe_at).
+	{IterVertex, MergePath}:       {OutputVertex, OutputEdge},
+	{IterVertex, BinarySearch}:    {OutputVertex, OutputEdge},
+	{IterEdge, MergePath}:         {OutputVertex, OutputEdge},
+	{IterEdgeChunk, BinarySearch}: {OutputVertex, OutputEdge},
 }
 
 // Supports reports whether the pair's kernels can count output o.

@@ -178,8 +178,6 @@ func TestCountLocalErrors(t *testing.T) {
 	}{
 		{[]string{or, "--per-edge", out}, exitBadInput, or + ": --per-edge needs the undirected graph; this file is oriented by degree"},
 		{[]string{or, "--clustering-stats"}, exitBadInput, or + ": --clustering-stats needs the undirected graph; this file is oriented by degree"},
-		{[]string{in, "--backend", "gpu", "--preset", "green", "--per-edge", out}, exitUsage,
-			"count: --per-edge on the GPU: class \"all\": output edge is not generated for edge/merge-path; pairs with it: vertex/merge, vertex/hash, vertex/bitmap, edge/merge, edge/binary-search, edge/hash, edge/bitmap, edge/bitwise, wedge/radix, pivot/hash (use --backend cpu, or a plan of those pairs)"},
 		{[]string{in, "--per-edge", out, "--clustering", out}, exitUsage, "count: --per-edge and --clustering both name " + out},
 		{[]string{in, "--per-edge", "-"}, exitUsage, "count: --per-edge -: standard output carries the count; name a file"},
 	} {

@@ -19,8 +19,8 @@ import (
 // plain edge and vertex merges, vertex merges of 4, 32 and a block of
 // lanes, binary searches of 1, 4 and a block of lanes (with cached
 // splitters), under degree order without relabelling (whole lists, not the
-// part after v) and under id order; then the pivot and radix shapes
-// (localFamilyPlans).
+// part after v) and under id order; then the merge path and edge chunks
+// (sortedPlans), the pivot and radix shapes (localFamilyPlans).
 func localPlans(t testing.TB, o ir.Output) []ir.Plan {
 	t.Helper()
 	data, err := fs.ReadFile(examples.FS, "default.yaml")
@@ -75,6 +75,7 @@ func localPlans(t testing.TB, o ir.Output) []ir.Plan {
 		out = append(out, p)
 	}
 	out = append(out, localFamilyPlans(t, o)...) // local_pivot_test.go
+	out = append(out, sortedPlans(t, o)...)      // merge path, edge chunks (local_sorted_test.go)
 	return append(out, probePlans(t, o)...)      // the lookup intersections (local_probe_test.go)
 }
 
