@@ -31,7 +31,7 @@ func TestLookup(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	if got := Names(Spaces); !slices.Equal(got, []string{"default", "large", "one_launch", "small"}) {
+	if got := Names(Spaces); !slices.Equal(got, []string{"default", "large", "model", "one_launch", "small"}) {
 		t.Errorf("spaces %q", got)
 	}
 	if got := Names(Plans); !slices.Contains(got, "two-class") || !slices.Contains(got, "hybrid") || slices.Contains(got, "spaces") {

@@ -48,6 +48,13 @@ func naiveFeatures(g *Graph) Features {
 		}
 		return
 	}
+	for u := range n {
+		words := map[uint32]bool{}
+		for _, v := range g.Neighbors(uint32(u)) {
+			words[v/32] = true
+		}
+		f.AdjWords += uint64(len(words))
+	}
 	f.WedgesByID, f.MinWorkByID, f.OutDegreeMaxByID = side(ByID)
 	f.WedgesByDegree, f.MinWorkByDegree, f.OutDegreeMaxByDegree = side(ByDegree)
 	return f
@@ -94,6 +101,7 @@ func TestFeaturesClosedForms(t *testing.T) {
 		WedgesByID:       l * (l - 1) / 2, WedgesByDegree: 0,
 		MinWorkByID: 0, MinWorkByDegree: 0, // every arc ends at a vertex of out-degree 0
 		OutDegreeMaxByID: l, OutDegreeMaxByDegree: 1,
+		AdjWords: 2 + l, // the hub's leaves 1..40 lie in words 0 and 1; a leaf's list is one word
 	}
 	sameFeatures(t, "star", f, want)
 
@@ -110,6 +118,11 @@ func TestFeaturesClosedForms(t *testing.T) {
 	c3 := Complete{N: n}.Triangles()
 	if f.WedgesByID != c3 || f.WedgesByDegree != c3 || f.MinWorkByID != c3 || f.MinWorkByDegree != c3 {
 		t.Errorf("K_%d: wedges %d/%d, min work %d/%d, want all %d", n, f.WedgesByID, f.WedgesByDegree, f.MinWorkByID, f.MinWorkByDegree, c3)
+	}
+	// Ids 0..1000 fill words 0..31, and a list without one id still
+	// touches all 32.
+	if f.AdjWords != n*32 {
+		t.Errorf("K_%d: adj words %d, want %d", n, f.AdjWords, n*32)
 	}
 	if f.WedgesUndirected != n*(n-1)*(n-2)/2 {
 		t.Errorf("K_%d: undirected wedges %d, want %d", n, f.WedgesUndirected, n*(n-1)*(n-2)/2)
@@ -139,7 +152,7 @@ func TestFeaturesJSON(t *testing.T) {
 	}
 	keys := []string{"vertices", "edges", "degree_max", "degree_mean", "degree_stddev", "degree_hist",
 		"wedges_undirected", "wedges_by_id", "wedges_by_degree", "min_work_by_id", "min_work_by_degree",
-		"out_degree_max_by_id", "out_degree_max_by_degree"}
+		"out_degree_max_by_id", "out_degree_max_by_degree", "adj_words"}
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)

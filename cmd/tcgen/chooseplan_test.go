@@ -51,22 +51,34 @@ func TestChoosePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Another graph, tuned: the model predicts its best plan.
-	other, _, err := graph.Generate(graph.DefaultRMAT(9))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range []struct {
-		p  ir.Plan
-		ms float64
-	}{{polak, 1}, {trust, 2}} {
-		if err := st.Put(store.Row{Graph: graph.Fingerprint(&other.CSR), GraphName: "other", Features: graph.ComputeFeatures(other),
-			GPU: key, Version: "v1", Code: code(r.p), Plan: r.p.Name(), Spec: spec(r.p), Status: store.StatusOK, MedianMs: r.ms, Runs: 1, Time: time.Now()}); err != nil {
+	tuned := func(gen graph.Generator, name string) {
+		t.Helper()
+		other, _, err := graph.Generate(gen)
+		if err != nil {
 			t.Fatal(err)
 		}
+		for _, r := range []struct {
+			p  ir.Plan
+			ms float64
+		}{{polak, 1}, {trust, 2}} {
+			if err := st.Put(store.Row{Graph: graph.Fingerprint(&other.CSR), GraphName: name, Features: graph.ComputeFeatures(other),
+				GPU: key, Version: "v1", Code: code(r.p), Plan: r.p.Name(), Spec: spec(r.p), Status: store.StatusOK, MedianMs: r.ms, Runs: 1, Time: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
+	// A graph unlike this one (a grid), tuned: too far for the model.
+	tuned(graph.Grid{Rows: 300, Cols: 300}, "grid")
 	st.Close()
-	check("model", polak.Name(), "predicted from 1 tuned graphs")
+	check("default", def.Name(), "nearest tuned graph (grid) lies 14.2 feature spreads away")
+	// Another graph like this one (RMAT 8 of another seed), tuned: the
+	// model predicts its best plan.
+	st, _ = store.Open(g.Store)
+	like := graph.DefaultRMAT(8)
+	like.Seed = 7
+	tuned(like, "other")
+	st.Close()
+	check("model", polak.Name(), "predicted from 2 tuned graphs")
 
 	// This graph tuned: its own best wins.
 	st, _ = store.Open(g.Store)

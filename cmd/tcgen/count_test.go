@@ -16,7 +16,7 @@ import (
 // TestDefaultPlan: the plan count runs without --preset or --spec is
 // examples/default.yaml, valid, and its guard gives each shape its design:
 // small graphs and uniform ones of higher degree an edge merge, short
-// lists a vertex merge, skewed graphs the pivot.
+// lists a vertex merge, skewed graphs of any size the pivot.
 func TestDefaultPlan(t *testing.T) {
 	p, err := PlanArg{}.plan()
 	if err != nil || p.Prefix != "default" || gen.Check(p) != nil {
@@ -27,13 +27,14 @@ func TestDefaultPlan(t *testing.T) {
 		gen  graph.Generator
 		want int
 	}{
-		{"small grid", graph.Grid{Rows: 100, Cols: 100, Diagonals: true}, 0},
-		{"small rmat", graph.DefaultRMAT(12), 0},
-		{"rmat", graph.DefaultRMAT(18), 1},
-		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 2},
-		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 3},
-		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 4},
-		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 4},
+		{"small grid", graph.Grid{Rows: 100, Cols: 100, Diagonals: true}, 1},
+		{"small rmat", graph.DefaultRMAT(12), 1},
+		{"skewed small rmat", graph.DefaultRMAT(17), 0},
+		{"rmat", graph.DefaultRMAT(18), 2},
+		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 3},
+		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 4},
+		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 5},
+		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 5},
 	} {
 		g, _, err := graph.Generate(c.gen)
 		if err != nil {

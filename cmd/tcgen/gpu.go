@@ -272,6 +272,10 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 	if !ok {
 		return fallback("")
 	}
+	if !pred.Confident {
+		return fallback(fmt.Sprintf("; the model's nearest tuned graph (%s) lies %.1f feature spreads away, beyond the %g it trusts: tune this graph (tcgen tune)",
+			pred.Neighbors[0], pred.Distance, autotune.ConfidentDistance))
+	}
 	g.notice("plan: %s, predicted from %d tuned graphs (nearest: %s; %.2fx their best there)", p.Name(), graphs, strings.Join(pred.Neighbors, ", "), pred.Score)
 	return p, "model"
 }
