@@ -147,7 +147,11 @@ func coreLocal(out ir.Output, off []uint64, adj []uint32, n, top uint64, mat []u
 			v := uint64(adj[j]) - top
 			row := mat[v*words:][:words]
 			for k := v / 32; k < words; k++ {
-				for x := row[k] & su[k]; x != 0; x &= x - 1 {
+				above := ^uint32(0) // a local plan's rows are whole neighbourhoods: w > v only
+				if k == v/32 {
+					above = ^uint32(1) << (v % 32)
+				}
+				for x := row[k] & su[k] & above; x != 0; x &= x - 1 {
 					w := top + 32*k + uint64(bits.TrailingZeros32(x))
 					var puw uint64
 					if out == ir.OutputEdge {

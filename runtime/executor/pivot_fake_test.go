@@ -543,7 +543,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 			return fmt.Errorf("%s: slot: %w", name, err)
 		}
 		// From the matrix, as the kernel: for each u, each core entry v of
-		// N+(u) but the last adds |row(v) & S(u)|.
+		// N+(u) but the last adds |row(v) & S(u)| above v.
 		mat := rxU32s(args[4])
 		su := make([]uint32, words)
 		var c uint64
@@ -564,8 +564,13 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 			}
 			for _, x := range adj[k0 : a1-1] {
 				row := mat[(uint64(x)-top)*words:][:words]
-				for k := (uint64(x) - top) / 32; k < words; k++ {
-					c += uint64(bits.OnesCount32(row[k] & su[k]))
+				v := uint64(x) - top
+				for k := v / 32; k < words; k++ {
+					above := ^uint32(0) // a local plan's rows hold the in-edges too: w > v only
+					if k == v/32 {
+						above = ^uint32(1) << (v % 32)
+					}
+					c += uint64(bits.OnesCount32(row[k] & su[k] & above))
 				}
 			}
 		}
