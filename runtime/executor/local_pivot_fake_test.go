@@ -147,7 +147,7 @@ func coreLocal(out ir.Output, off []uint64, adj []uint32, n, top uint64, mat []u
 			v := uint64(adj[j]) - top
 			row := mat[v*words:][:words]
 			for k := v / 32; k < words; k++ {
-				above := ^uint32(0) // a local plan's rows are whole neighbourhoods: w > v only
+				above := ^uint32(0) // a per-edge plan's rows are whole neighbourhoods: w > v only
 				if k == v/32 {
 					above = ^uint32(1) << (v % 32)
 				}

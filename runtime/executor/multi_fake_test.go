@@ -84,7 +84,7 @@ func (p *fakePivot) scatterRows(name string, off []uint64, adj []uint32, n, top,
 				return fmt.Errorf("%s: row %d: word %d past a matrix of %d", name, x, i, len(m))
 			}
 			m[i] |= 1 << (y % 32)
-			if p.local != "" { // a local plan's rows hold the in-edges from the core too
+			if p.local == ir.OutputEdge { // a per-edge plan's rows hold the in-edges from the core too
 				m[y*words+(x-top)/32] |= 1 << ((x - top) % 32)
 			}
 		}

@@ -566,7 +566,7 @@ func (d *fakeDevice) pivotPrep(name string, grid, block gpu.Dim3, shared uint32,
 				row := mat[(uint64(x)-top)*words:][:words]
 				v := uint64(x) - top
 				for k := v / 32; k < words; k++ {
-					above := ^uint32(0) // a local plan's rows hold the in-edges too: w > v only
+					above := ^uint32(0) // a per-edge plan's rows hold the in-edges too: w > v only
 					if k == v/32 {
 						above = ^uint32(1) << (v % 32)
 					}
