@@ -102,16 +102,21 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	if !chunked {
 		layoutGroups(cd, &mc, t)
 	}
-	// The count's reduction declares ir.ReduceSharedBytes of its own.
+	// The count's reduction declares ir.ReduceSharedBytes of its own, an
+	// edge iterator's per-vertex kernel its hub counters.
+	fixed := ir.ReduceSharedBytes
+	if local == string(ir.OutputVertex) && s.Iterator == ir.IterEdge {
+		fixed += ir.HubSharedBytes
+	}
 	switch {
-	case cd.SharedBytes <= ir.SharedLimit-ir.ReduceSharedBytes:
+	case cd.SharedBytes <= ir.SharedLimit-fixed:
 		mc.StaticSharedBytes = cd.SharedBytes
-	case cd.SharedBytes <= t.MaxSharedPerBlock-ir.ReduceSharedBytes && !chunked:
+	case cd.SharedBytes <= t.MaxSharedPerBlock-fixed && !chunked:
 		cd.DynamicShared = true
 		mc.DynamicSharedBytes = cd.SharedBytes
 	default:
 		return nil, mc, fmt.Errorf("class %s: kernel %s needs %d bytes of shared memory per block, more than the target's %d",
-			cl.Name, mc.Kernel, cd.SharedBytes, t.MaxSharedPerBlock-ir.ReduceSharedBytes)
+			cl.Name, mc.Kernel, cd.SharedBytes, t.MaxSharedPerBlock-fixed)
 	}
 	return cd, mc, nil
 }

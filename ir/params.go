@@ -151,6 +151,11 @@ const SharedLimit = 48 << 10
 // finish_count, at most 32 warps of 8 bytes). A class's arrays get the rest.
 const ReduceSharedBytes = 32 * 8
 
+// HubSharedBytes is the shared memory an edge iterator's per-vertex kernel
+// declares for its block's hub counters (templates/local.cu.tmpl: 1024
+// u64 counters and the first hub's id).
+const HubSharedBytes = 1024*8 + 8
+
 // Defaults for Width and Block when a spec leaves them out (zero).
 const (
 	DefaultWidth = 1
