@@ -443,6 +443,10 @@ type classData struct {
 	// LocalAt of smem (layoutGroups); 0: none.
 	LocalWords, LocalAt int
 
+	// Hubs: the kernel keeps the hubs' per-vertex counters in shared memory
+	// (templates/iter_edge.cu.tmpl, local.cu.tmpl's hubs_*): a per-vertex
+	// edge iterator's.
+	Hubs bool
 	// SelfReset: the kernel ends with tc::finish_count (NSlots classes in
 	// the variant lay out the counts buffer; manifest Class.SelfReset).
 	SelfReset bool

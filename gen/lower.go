@@ -105,7 +105,8 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	// The count's reduction declares ir.ReduceSharedBytes of its own, an
 	// edge iterator's per-vertex kernel its hub counters.
 	fixed := ir.ReduceSharedBytes
-	if local == string(ir.OutputVertex) && s.Iterator == ir.IterEdge {
+	cd.Hubs = local == string(ir.OutputVertex) && cd.iterPartial == "edge"
+	if cd.Hubs {
 		fixed += ir.HubSharedBytes
 	}
 	switch {
