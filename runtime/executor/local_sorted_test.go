@@ -114,11 +114,11 @@ func TestLocalSortedOccupancy(t *testing.T) {
 	for _, p := range sortedPlans(t, ir.OutputVertex) {
 		tp := p.Clone()
 		tp.Output = ir.OutputTotal
-		total, out := kernelRegs(t, tp)
+		total, out := kernelRegs(t, tp, 0)
 		for _, o := range []ir.Output{ir.OutputVertex, ir.OutputEdge} {
 			q := p.Clone()
 			q.Output = o
-			local, lout := kernelRegs(t, q)
+			local, lout := kernelRegs(t, q, 0)
 			for vi, v := range out.Manifest.Variants {
 				for ci, c := range v.Classes {
 					if c.Kernel == "" {
