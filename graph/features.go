@@ -145,6 +145,13 @@ func ComputeFeatures(g *Graph) Features {
 	f.DegreeStddev = math.Sqrt(vr)
 	f.DegreeMean = float64(len(c.Adj)) / float64(n)
 
+	f.MinWorkByID, f.MinWorkByDegree, f.AdjWords = edgePass(c, n, outID, outDeg, rank)
+	return f
+}
+
+// edgePass is ComputeFeatures' second pass, over the edges: the two
+// orientations' min work and the lists' 32-id words (Features.AdjWords).
+func edgePass(c *CSR, n int, outID, outDeg, rank []uint32) (byID, byDeg, words uint64) {
 	type pass2 struct{ byID, byDeg, words uint64 }
 	accs2 := parReduce(n, featureChunk, func() pass2 { return pass2{} },
 		func(a *pass2, lo, hi int) {
@@ -166,11 +173,11 @@ func ComputeFeatures(g *Graph) Features {
 			}
 		})
 	for _, a := range accs2 {
-		f.MinWorkByID += a.byID
-		f.MinWorkByDegree += a.byDeg
-		f.AdjWords += a.words
+		byID += a.byID
+		byDeg += a.byDeg
+		words += a.words
 	}
-	return f
+	return byID, byDeg, words
 }
 
 // choose2 returns C(d, 2). Callers pass d <= 2^32 (a degree, or a vertex
