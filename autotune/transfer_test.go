@@ -1,12 +1,10 @@
 package autotune
 
 import (
-	"io/fs"
 	"slices"
 	"testing"
 
 	"github.com/tcgen/tcgen/examples"
-	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/store"
 )
 
@@ -19,11 +17,7 @@ const transferRecording = "testdata/transfer-nvidia-h100.jsonl.gz"
 // fallback where it is not confident.
 func defaultPlanName(t *testing.T) string {
 	t.Helper()
-	data, err := fs.ReadFile(examples.FS, "default.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := ir.Parse(data, "default.yaml")
+	p, err := examples.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,14 @@ package examples
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/tcgen/tcgen/ir"
 )
 
 // FS holds every example spec and space, at their paths below examples/.
@@ -57,4 +60,18 @@ func Names(dir string) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// Default is the built-in default plan, examples/default.yaml: what count
+// runs when nothing else chooses, and the model's fallback.
+func Default() (ir.Plan, error) {
+	data, err := FS.ReadFile("default.yaml")
+	if err != nil {
+		return ir.Plan{}, fmt.Errorf("the built-in default plan: %w", err)
+	}
+	p, err := ir.Parse(data, "examples/default.yaml")
+	if err != nil {
+		return ir.Plan{}, fmt.Errorf("the built-in default plan: %w", err) // a build defect: tests parse it
+	}
+	return p, nil
 }

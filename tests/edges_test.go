@@ -307,7 +307,7 @@ func TestExamplesByName(t *testing.T) {
 	if code != exitBadInput || !strings.Contains(errs, "nope: no such file or directory (built-in specs: "+specs+")") || !strings.Contains(specs, "two-class") {
 		t.Errorf("unknown spec: exit %d, %q", code, errs)
 	}
-	if _, out, _ := tcgenIn(t, dir, "list"); !strings.Contains(out, "specs: "+specs+"\nspaces: default, large, one_launch, small\n") {
+	if _, out, _ := tcgenIn(t, dir, "list"); !strings.Contains(out, "specs: "+specs+"\nspaces: default, large, model, one_launch, small\n") {
 		t.Errorf("list does not name the built-in examples:\n%s", out)
 	}
 	// Spaces and sweeps by name.

@@ -20,11 +20,6 @@ import (
 	"github.com/tcgen/tcgen/ir"
 )
 
-// defaultSpecName is what count runs when no plan is given and the tuning
-// store knows nothing better (embedded from examples/): a design picked by
-// the graph's shape (docs/performance.md, "The default plan").
-const defaultSpecName = "default.yaml"
-
 // PlanArg selects a plan: a preset or a spec file.
 type PlanArg struct {
 	Preset string `help:"Preset plan (${presets})." placeholder:"NAME" xor:"plan"`
@@ -61,19 +56,11 @@ func (a PlanArg) plan() (ir.Plan, error) {
 }
 
 // defaultPlan is the plan count runs when none is given and neither the
-// tuning store nor the model knows better. Whatever needs "the default"
-// (count, the plans a tune measures first) asks here, not the file.
-func defaultPlan() (ir.Plan, error) {
-	data, err := examples.FS.ReadFile(defaultSpecName)
-	if err != nil {
-		return ir.Plan{}, fmt.Errorf("the built-in default plan: %w", err)
-	}
-	p, err := ir.Parse(data, "examples/"+defaultSpecName)
-	if err != nil {
-		return ir.Plan{}, fmt.Errorf("the built-in default plan: %w", err) // a build defect: tests parse it
-	}
-	return p, nil
-}
+// tuning store nor the model knows better: examples/default.yaml
+// (embedded), a design picked by the graph's shape (docs/performance.md,
+// "The default plan"). Whatever needs "the default" (count, the plans a
+// tune measures first) asks here, not the file.
+func defaultPlan() (ir.Plan, error) { return examples.Default() }
 
 // CudaCmd writes a plan's CUDA source and launch manifest.
 type CudaCmd struct {

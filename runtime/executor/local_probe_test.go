@@ -22,52 +22,35 @@ import (
 // order.
 func probePlans(t testing.TB, o ir.Output) []ir.Plan {
 	t.Helper()
-	var out []ir.Plan
-	for _, name := range []string{"hindex", "trust", "bisson", "skiff", "tcbw"} {
-		p, ok := ir.Preset(name)
-		if !ok {
-			t.Fatalf("no preset %s", name)
-		}
-		q, err := p.WithOutput(o)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out = append(out, q)
-	}
-	one := func(prefix string, or ir.Orientation, relabel bool, s ir.Strategy) ir.Plan {
-		return ir.Plan{Prefix: prefix, Orientation: or, Relabel: relabel, Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree}, Strategy: s}}}
-	}
-	st := func(it ir.Iterator, is ir.Intersection, w, blk int, params map[string]int64) ir.Strategy {
-		return ir.Strategy{Iterator: it, Intersection: is, Width: w, Block: blk, Params: params}
-	}
+	out := presetsWithOutput(t, o, "hindex", "trust", "bisson", "skiff", "tcbw")
 	V, E := ir.IterVertex, ir.IterEdge
 	H, B := ir.SchemeHopscotch, ir.SchemeBuckets
 	// 16 buckets of 1 slot: most lists overflow into the binary search.
 	tiny := map[string]int64{ir.ParamBuckets: 16, ir.ParamSlots: 1}
 	plans := []ir.Plan{
-		one("local_hash_lane", ir.OrientDegree, false, st(V, ir.Hash, 1, 128, tiny)),
-		one("local_hash_team", ir.OrientID, false, st(V, ir.Hash, 4, 128, tiny)),
-		one("local_hash_block", ir.OrientDegree, true, st(V, ir.Hash, 128, 128, map[string]int64{ir.ParamBuckets: 64, ir.ParamSlots: 2})),
-		one("local_hash_edge", ir.OrientDegree, false, st(E, ir.Hash, 8, 128, tiny)),
-		one("local_hash_edge_block", ir.OrientID, false, st(E, ir.Hash, 64, 64, nil)),
-		one("local_skiff_fixed", ir.OrientDegree, false, st(V, ir.Hash, 32, 128, map[string]int64{ir.ParamScheme: H, ir.ParamHop: 4, ir.ParamBuckets: 16, ir.ParamSlots: 1})),
-		one("local_skiff_lane", ir.OrientID, false, st(V, ir.Hash, 1, 64, map[string]int64{ir.ParamScheme: H, ir.ParamHop: 4, ir.ParamBuckets: 16, ir.ParamSlots: 8})),
-		one("local_skiff_block_degree", ir.OrientDegree, true, st(V, ir.Hash, 256, 256, map[string]int64{ir.ParamScheme: H, ir.ParamCTA: ir.CTABlockDegree, ir.ParamHop: 16, ir.ParamBuckets: 1024, ir.ParamSlots: 8})),
-		one("local_skiff_block_index", ir.OrientDegree, true, st(V, ir.Hash, 128, 128, map[string]int64{ir.ParamScheme: H, ir.ParamCTA: ir.CTABlockIndex, ir.ParamBuckets: 512, ir.ParamSlots: 8})),
-		one("local_skiff_buckets_warp_index", ir.OrientID, false, st(V, ir.Hash, 32, 256, map[string]int64{ir.ParamScheme: B, ir.ParamCTA: ir.CTAWarpIndex})),
-		one("local_skiff_buckets_block_index", ir.OrientDegree, false, st(V, ir.Hash, 256, 256, map[string]int64{ir.ParamScheme: B, ir.ParamCTA: ir.CTABlockIndex, ir.ParamBuckets: 256})),
-		one("local_skiff_edge", ir.OrientDegree, true, st(E, ir.Hash, 32, 256, map[string]int64{ir.ParamScheme: H, ir.ParamHop: 8, ir.ParamBuckets: 128, ir.ParamSlots: 4})),
-		one("local_skiff_edge_lanes", ir.OrientID, false, st(E, ir.Hash, 8, 128, map[string]int64{ir.ParamScheme: H, ir.ParamHop: 4, ir.ParamBuckets: 16, ir.ParamSlots: 1})),
-		one("local_bitmap_lane", ir.OrientID, false, st(V, ir.Bitmap, 1, 128, nil)),
-		one("local_bitmap_team", ir.OrientDegree, false, st(V, ir.Bitmap, 8, 128, map[string]int64{ir.ParamUnroll: 3})),
+		oneClass("local_hash_lane", ir.OrientDegree, false, strat(V, ir.Hash, 1, 128, tiny)),
+		oneClass("local_hash_team", ir.OrientID, false, strat(V, ir.Hash, 4, 128, tiny)),
+		oneClass("local_hash_block", ir.OrientDegree, true, strat(V, ir.Hash, 128, 128, map[string]int64{ir.ParamBuckets: 64, ir.ParamSlots: 2})),
+		oneClass("local_hash_edge", ir.OrientDegree, false, strat(E, ir.Hash, 8, 128, tiny)),
+		oneClass("local_hash_edge_block", ir.OrientID, false, strat(E, ir.Hash, 64, 64, nil)),
+		oneClass("local_skiff_fixed", ir.OrientDegree, false, strat(V, ir.Hash, 32, 128, map[string]int64{ir.ParamScheme: H, ir.ParamHop: 4, ir.ParamBuckets: 16, ir.ParamSlots: 1})),
+		oneClass("local_skiff_lane", ir.OrientID, false, strat(V, ir.Hash, 1, 64, map[string]int64{ir.ParamScheme: H, ir.ParamHop: 4, ir.ParamBuckets: 16, ir.ParamSlots: 8})),
+		oneClass("local_skiff_block_degree", ir.OrientDegree, true, strat(V, ir.Hash, 256, 256, map[string]int64{ir.ParamScheme: H, ir.ParamCTA: ir.CTABlockDegree, ir.ParamHop: 16, ir.ParamBuckets: 1024, ir.ParamSlots: 8})),
+		oneClass("local_skiff_block_index", ir.OrientDegree, true, strat(V, ir.Hash, 128, 128, map[string]int64{ir.ParamScheme: H, ir.ParamCTA: ir.CTABlockIndex, ir.ParamBuckets: 512, ir.ParamSlots: 8})),
+		oneClass("local_skiff_buckets_warp_index", ir.OrientID, false, strat(V, ir.Hash, 32, 256, map[string]int64{ir.ParamScheme: B, ir.ParamCTA: ir.CTAWarpIndex})),
+		oneClass("local_skiff_buckets_block_index", ir.OrientDegree, false, strat(V, ir.Hash, 256, 256, map[string]int64{ir.ParamScheme: B, ir.ParamCTA: ir.CTABlockIndex, ir.ParamBuckets: 256})),
+		oneClass("local_skiff_edge", ir.OrientDegree, true, strat(E, ir.Hash, 32, 256, map[string]int64{ir.ParamScheme: H, ir.ParamHop: 8, ir.ParamBuckets: 128, ir.ParamSlots: 4})),
+		oneClass("local_skiff_edge_lanes", ir.OrientID, false, strat(E, ir.Hash, 8, 128, map[string]int64{ir.ParamScheme: H, ir.ParamHop: 4, ir.ParamBuckets: 16, ir.ParamSlots: 1})),
+		oneClass("local_bitmap_lane", ir.OrientID, false, strat(V, ir.Bitmap, 1, 128, nil)),
+		oneClass("local_bitmap_team", ir.OrientDegree, false, strat(V, ir.Bitmap, 8, 128, map[string]int64{ir.ParamUnroll: 3})),
 		// A shared bitmap of 1024 ids: the hubs' lists span more and use the global one.
-		one("local_bitmap_block", ir.OrientDegree, true, st(V, ir.Bitmap, 256, 256, map[string]int64{ir.ParamBitmapBits: 1024, ir.ParamUnroll: 2})),
-		one("local_bitmap_group", ir.OrientDegree, true, st(V, ir.Bitmap, 32, 64, map[string]int64{ir.ParamBitmapBits: 2048, ir.ParamBitmapShared: ir.BitmapSharedGroup})),
-		one("local_dense", ir.OrientDegree, true, st(E, ir.Bitmap, 1, 128, map[string]int64{ir.ParamReverse: 1, ir.ParamUnroll: 1})),
-		one("local_dense_id", ir.OrientID, false, st(E, ir.Bitmap, 1, 256, nil)),
-		one("local_bitwise_parts", ir.OrientTCBW, true, st(E, ir.Bitwise, 4, 128, map[string]int64{ir.ParamP1: 3, ir.ParamP2: 5, ir.ParamSliceBits: 64})),
-		one("local_bitwise_id", ir.OrientID, false, st(E, ir.Bitwise, 1, 128, map[string]int64{ir.ParamP2: 2, ir.ParamSliceBits: 8})),
-		one("local_bitwise_block", ir.OrientDegree, false, st(E, ir.Bitwise, 128, 128, map[string]int64{ir.ParamP1: 2})),
+		oneClass("local_bitmap_block", ir.OrientDegree, true, strat(V, ir.Bitmap, 256, 256, map[string]int64{ir.ParamBitmapBits: 1024, ir.ParamUnroll: 2})),
+		oneClass("local_bitmap_group", ir.OrientDegree, true, strat(V, ir.Bitmap, 32, 64, map[string]int64{ir.ParamBitmapBits: 2048, ir.ParamBitmapShared: ir.BitmapSharedGroup})),
+		oneClass("local_dense", ir.OrientDegree, true, strat(E, ir.Bitmap, 1, 128, map[string]int64{ir.ParamReverse: 1, ir.ParamUnroll: 1})),
+		oneClass("local_dense_id", ir.OrientID, false, strat(E, ir.Bitmap, 1, 256, nil)),
+		oneClass("local_bitwise_parts", ir.OrientTCBW, true, strat(E, ir.Bitwise, 4, 128, map[string]int64{ir.ParamP1: 3, ir.ParamP2: 5, ir.ParamSliceBits: 64})),
+		oneClass("local_bitwise_id", ir.OrientID, false, strat(E, ir.Bitwise, 1, 128, map[string]int64{ir.ParamP2: 2, ir.ParamSliceBits: 8})),
+		oneClass("local_bitwise_block", ir.OrientDegree, false, strat(E, ir.Bitwise, 128, 128, map[string]int64{ir.ParamP1: 2})),
 	}
 	for _, p := range plans {
 		p.Output = o
@@ -124,20 +107,14 @@ func TestLocalProbeOccupancy(t *testing.T) {
 				t.Fatal(err)
 			}
 			local, localSpill, lout := kernelUsage(t, q)
-			for vi, v := range out.Manifest.Variants {
-				for ci, c := range v.Classes {
-					if c.Kernel == "" {
-						continue // a skip class
-					}
-					lk := lout.Manifest.Variants[vi].Classes[ci].Kernel
-					tw, lw := residentWarps(total[c.Kernel], c.Block), residentWarps(local[lk], c.Block)
-					if lw < tw*3/4 || localSpill[lk] > totalSpill[c.Kernel]+32 {
-						t.Errorf("%s output %s: kernel %s: %d registers (%d warps per SM), %d bytes spilled; the total's %d registers (%d warps), %d bytes",
-							name, o, lk, local[lk], lw, localSpill[lk], total[c.Kernel], tw, totalSpill[c.Kernel])
-					}
-					t.Logf("%-6s %-6s %-32s registers %3d -> %3d, spills %3d -> %3d bytes", name, o, lk, total[c.Kernel], local[lk], totalSpill[c.Kernel], localSpill[lk])
+			eachKernelPair(out, lout, func(_, _ int, tk, lk string, block int) {
+				tw, lw := residentWarps(total[tk], block), residentWarps(local[lk], block)
+				if lw < tw*3/4 || localSpill[lk] > totalSpill[tk]+32 {
+					t.Errorf("%s output %s: kernel %s: %d registers (%d warps per SM), %d bytes spilled; the total's %d registers (%d warps), %d bytes",
+						name, o, lk, local[lk], lw, localSpill[lk], total[tk], tw, totalSpill[tk])
 				}
-			}
+				t.Logf("%-6s %-6s %-32s registers %3d -> %3d, spills %3d -> %3d bytes", name, o, lk, total[tk], local[lk], totalSpill[tk], localSpill[lk])
+			})
 		}
 	}
 }

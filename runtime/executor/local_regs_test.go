@@ -1,11 +1,9 @@
 package executor_test
 
 import (
-	"io/fs"
 	"regexp"
 	"testing"
 
-	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/ir"
 )
@@ -46,14 +44,7 @@ func residentWarps(regs, block int) int {
 // (32 warps), against the total's 40 (48 warps); with NVRTC 12 and later
 // the test holds them there (nvrtc13Pivot), so that they grow no further.
 func TestLocalKernelsOccupancy(t *testing.T) {
-	data, err := fs.ReadFile(examples.FS, "default.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	def, err := ir.Parse(data, "default.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	def := defaultPlan(t)
 	major, _ := testCompiler(t).Version()
 	spill := 0
 	if major >= 12 {
@@ -66,27 +57,24 @@ func TestLocalKernelsOccupancy(t *testing.T) {
 			t.Fatal(err)
 		}
 		local, lout := kernelRegs(t, p, spill)
-		for vi, v := range out.Manifest.Variants {
-			for ci, c := range v.Classes {
-				cl := def.Guard.Variants[vi].Classes[ci]
-				if c.Kernel == "" || !cl.Pair().Supports(o) {
-					continue // a pair without local counts: the local plan falls back to another list
-				}
-				lk := lout.Manifest.Variants[vi].Classes[ci].Kernel
-				tw, lw := residentWarps(total[c.Kernel], cl.Block), residentWarps(local[lk], cl.Block)
-				want := tw
-				if cl.Iterator == ir.IterEdge {
-					want = tw * 5 / 6
-				}
-				if major >= 12 && cl.Iterator == ir.IterPivot {
-					want = nvrtc13Pivot[o]
-				}
-				if lw < want {
-					t.Errorf("output %s: variant %d (%s): %d registers, %d warps per SM; the total's %d registers, %d warps; want at least %d warps",
-						o, vi, cl.Pair(), local[lk], lw, total[c.Kernel], tw, want)
-				}
+		eachKernelPair(out, lout, func(vi, ci int, tk, lk string, block int) {
+			cl := def.Guard.Variants[vi].Classes[ci]
+			if !cl.Pair().Supports(o) {
+				return // a pair without local counts: the local plan falls back to another list
 			}
-		}
+			tw, lw := residentWarps(total[tk], block), residentWarps(local[lk], block)
+			want := tw
+			if cl.Iterator == ir.IterEdge {
+				want = tw * 5 / 6
+			}
+			if major >= 12 && cl.Iterator == ir.IterPivot {
+				want = nvrtc13Pivot[o]
+			}
+			if lw < want {
+				t.Errorf("output %s: variant %d (%s): %d registers, %d warps per SM; the total's %d registers, %d warps; want at least %d warps",
+					o, vi, cl.Pair(), local[lk], lw, total[tk], tw, want)
+			}
+		})
 	}
 }
 

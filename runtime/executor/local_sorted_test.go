@@ -20,51 +20,34 @@ import (
 // under id order, and classes of the pairs split by out-degree.
 func sortedPlans(t testing.TB, o ir.Output) []ir.Plan {
 	t.Helper()
-	var out []ir.Plan
-	for _, name := range []string{"green", "grouptc", "hu"} {
-		p, ok := ir.Preset(name)
-		if !ok {
-			t.Fatalf("no preset %s", name)
-		}
-		q, err := p.WithOutput(o)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out = append(out, q)
-	}
-	st := func(it ir.Iterator, is ir.Intersection, w, blk int, params map[string]int64) ir.Strategy {
-		return ir.Strategy{Iterator: it, Intersection: is, Width: w, Block: blk, Params: params}
-	}
-	one := func(prefix string, or ir.Orientation, relabel bool, s ir.Strategy) ir.Plan {
-		return ir.Plan{Prefix: prefix, Orientation: or, Relabel: relabel, Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree}, Strategy: s}}}
-	}
+	out := presetsWithOutput(t, o, "green", "grouptc", "hu")
 	V, E, C := ir.IterVertex, ir.IterEdge, ir.IterEdgeChunk
 	MP, BS := ir.MergePath, ir.BinarySearch
 	chunk := func(n int64) map[string]int64 { return map[string]int64{ir.ParamChunk: n} }
 	cache := func(n int64) map[string]int64 { return map[string]int64{ir.ParamCache: n} }
 	plans := []ir.Plan{
-		one("local_path_edge_lane", ir.OrientDegree, false, st(E, MP, 1, 128, nil)),
-		one("local_path_edge_w4", ir.OrientID, false, st(E, MP, 4, 128, nil)),
-		one("local_path_edge_block", ir.OrientDegree, true, st(E, MP, 128, 128, nil)),
-		one("local_path_vertex_lane", ir.OrientDegree, true, st(V, MP, 1, 256, nil)),
-		one("local_path_vertex_w8", ir.OrientID, false, st(V, MP, 8, 128, nil)),
-		one("local_path_vertex_w32", ir.OrientDegree, false, st(V, MP, 32, 256, nil)),
-		one("local_path_vertex_block", ir.OrientDegree, true, st(V, MP, 256, 256, nil)),
+		oneClass("local_path_edge_lane", ir.OrientDegree, false, strat(E, MP, 1, 128, nil)),
+		oneClass("local_path_edge_w4", ir.OrientID, false, strat(E, MP, 4, 128, nil)),
+		oneClass("local_path_edge_block", ir.OrientDegree, true, strat(E, MP, 128, 128, nil)),
+		oneClass("local_path_vertex_lane", ir.OrientDegree, true, strat(V, MP, 1, 256, nil)),
+		oneClass("local_path_vertex_w8", ir.OrientID, false, strat(V, MP, 8, 128, nil)),
+		oneClass("local_path_vertex_w32", ir.OrientDegree, false, strat(V, MP, 32, 256, nil)),
+		oneClass("local_path_vertex_block", ir.OrientDegree, true, strat(V, MP, 256, 256, nil)),
 		// A chunk of 40 edges staged in one step by 64 threads (keys spread
 		// over fewer edges than threads), one of 1000 in 8 steps of 128.
-		one("local_chunk_small", ir.OrientDegree, false, st(C, BS, 64, 64, chunk(40))),
-		one("local_chunk_stages", ir.OrientDegree, true, st(C, BS, 128, 128, chunk(1000))),
-		one("local_chunk_id", ir.OrientID, false, st(C, BS, 32, 32, chunk(0))),
-		one("local_search_vertex_lane", ir.OrientDegree, false, st(V, BS, 1, 128, nil)),
-		one("local_search_vertex_w8", ir.OrientID, false, st(V, BS, 8, 128, cache(16))),
-		one("local_search_vertex_w32", ir.OrientDegree, true, st(V, BS, 32, 256, cache(64))),
-		one("local_search_vertex_block", ir.OrientDegree, true, st(V, BS, 256, 256, nil)),
-		one("local_search_vertex_block_id", ir.OrientID, false, st(V, BS, 128, 128, cache(32))),
+		oneClass("local_chunk_small", ir.OrientDegree, false, strat(C, BS, 64, 64, chunk(40))),
+		oneClass("local_chunk_stages", ir.OrientDegree, true, strat(C, BS, 128, 128, chunk(1000))),
+		oneClass("local_chunk_id", ir.OrientID, false, strat(C, BS, 32, 32, chunk(0))),
+		oneClass("local_search_vertex_lane", ir.OrientDegree, false, strat(V, BS, 1, 128, nil)),
+		oneClass("local_search_vertex_w8", ir.OrientID, false, strat(V, BS, 8, 128, cache(16))),
+		oneClass("local_search_vertex_w32", ir.OrientDegree, true, strat(V, BS, 32, 256, cache(64))),
+		oneClass("local_search_vertex_block", ir.OrientDegree, true, strat(V, BS, 256, 256, nil)),
+		oneClass("local_search_vertex_block_id", ir.OrientID, false, strat(V, BS, 128, 128, cache(32))),
 		{Prefix: "local_path_chunk_mixed", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{
 			{Name: "skip", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 1}, Skip: true},
-			{Name: "light", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 1, Hi: 8}, Strategy: st(C, BS, 256, 256, chunk(512))},
-			{Name: "mid", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 8, Hi: 64}, Strategy: st(E, MP, 32, 256, nil)},
-			{Name: "heavy", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 64}, Strategy: st(V, BS, 256, 256, cache(256))},
+			{Name: "light", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 1, Hi: 8}, Strategy: strat(C, BS, 256, 256, chunk(512))},
+			{Name: "mid", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 8, Hi: 64}, Strategy: strat(E, MP, 32, 256, nil)},
+			{Name: "heavy", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 64}, Strategy: strat(V, BS, 256, 256, cache(256))},
 		}},
 	}
 	for _, p := range plans {
@@ -119,20 +102,14 @@ func TestLocalSortedOccupancy(t *testing.T) {
 			q := p.Clone()
 			q.Output = o
 			local, lout := kernelRegs(t, q, 0)
-			for vi, v := range out.Manifest.Variants {
-				for ci, c := range v.Classes {
-					if c.Kernel == "" {
-						continue // a skip class
-					}
-					lk := lout.Manifest.Variants[vi].Classes[ci].Kernel
-					tw, lw := residentWarps(total[c.Kernel], c.Block), residentWarps(local[lk], c.Block)
-					if lw < tw*3/4 {
-						t.Errorf("%s output %s: kernel %s: %d registers, %d warps per SM; the total's %d registers, %d warps",
-							p.Prefix, o, lk, local[lk], lw, total[c.Kernel], tw)
-					}
-					t.Logf("%-24s %-6s class %d: registers %3d -> %3d, warps per SM %2d -> %2d", p.Prefix, o, ci, total[c.Kernel], local[lk], tw, lw)
+			eachKernelPair(out, lout, func(_, ci int, tk, lk string, block int) {
+				tw, lw := residentWarps(total[tk], block), residentWarps(local[lk], block)
+				if lw < tw*3/4 {
+					t.Errorf("%s output %s: kernel %s: %d registers, %d warps per SM; the total's %d registers, %d warps",
+						p.Prefix, o, lk, local[lk], lw, total[tk], tw)
 				}
-			}
+				t.Logf("%-24s %-6s class %d: registers %3d -> %3d, warps per SM %2d -> %2d", p.Prefix, o, ci, total[tk], local[lk], tw, lw)
+			})
 		}
 	}
 }

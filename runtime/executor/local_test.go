@@ -2,11 +2,11 @@ package executor_test
 
 import (
 	"context"
-	"io/fs"
 	"slices"
 	"testing"
 
 	"github.com/tcgen/tcgen/examples"
+	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/runtime/executor"
@@ -23,14 +23,7 @@ import (
 // (sortedPlans), the pivot and radix shapes (localFamilyPlans).
 func localPlans(t testing.TB, o ir.Output) []ir.Plan {
 	t.Helper()
-	data, err := fs.ReadFile(examples.FS, "default.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	def, err := ir.Parse(data, "default.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	def := defaultPlan(t)
 	all := func(it ir.Iterator, w, blk int, params map[string]int64) []ir.Class {
 		return []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
 			Strategy: ir.Strategy{Iterator: it, Intersection: ir.Merge, Width: w, Block: blk, Params: params}}}
@@ -205,4 +198,55 @@ func runLocalGPU(t *testing.T, dev gpu.Device, comp gpu.Compiler, p ir.Plan, tg 
 		checkLocal(t, res, tg.name)
 	}
 	return res
+}
+
+// defaultPlan is the built-in default plan (examples/default.yaml).
+func defaultPlan(t testing.TB) ir.Plan {
+	t.Helper()
+	p, err := examples.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// presetsWithOutput are the named presets with output o.
+func presetsWithOutput(t testing.TB, o ir.Output, names ...string) []ir.Plan {
+	t.Helper()
+	var out []ir.Plan
+	for _, name := range names {
+		p, ok := ir.Preset(name)
+		if !ok {
+			t.Fatalf("no preset %s", name)
+		}
+		q, err := p.WithOutput(o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// oneClass is a plan of one class, every vertex, with strategy s.
+func oneClass(prefix string, or ir.Orientation, relabel bool, s ir.Strategy) ir.Plan {
+	return ir.Plan{Prefix: prefix, Orientation: or, Relabel: relabel, Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree}, Strategy: s}}}
+}
+
+// strat is a strategy.
+func strat(it ir.Iterator, is ir.Intersection, w, blk int, params map[string]int64) ir.Strategy {
+	return ir.Strategy{Iterator: it, Intersection: is, Width: w, Block: blk, Params: params}
+}
+
+// eachKernelPair calls f with each class kernel of a plan's total (out)
+// and the same class's kernel in its local variant (lout), skip classes
+// left out.
+func eachKernelPair(out, lout *gen.Output, f func(vi, ci int, total, local string, block int)) {
+	for vi, v := range out.Manifest.Variants {
+		for ci, c := range v.Classes {
+			if c.Kernel != "" {
+				f(vi, ci, c.Kernel, lout.Manifest.Variants[vi].Classes[ci].Kernel, c.Block)
+			}
+		}
+	}
 }
