@@ -17,3 +17,14 @@ oriented_rmat() {
     "$1" -q --no-cache convert "$3.tmp.tcsr" -o "$3" --orient degree --relabel &&
     rm -f "$3.tmp.tcsr"
 }
+
+# bundle_env: unpacks make bundle's .gpu/ (or GPU_DIR) once, and sets G (that
+# directory), OUT (made, absolute; gpu-out by default) and T (its tcgen).
+bundle_env() {
+  G=${GPU_DIR:-.gpu}
+  [ -f "$G/bundle.tgz" ] && [ ! -x "$G/bin/tcgen" ] && tar xzf "$G/bundle.tgz" -C "$G"
+  OUT=${OUT:-gpu-out}
+  mkdir -p "$OUT"
+  OUT=$(cd "$OUT" && pwd)
+  T=$PWD/$G/bin/tcgen
+}

@@ -27,12 +27,8 @@
 # have left (the kernel cache stays on the machine), at most 100 s more.
 set -uo pipefail
 start=$(date +%s)
-G=${GPU_DIR:-.gpu}
-[ -f "$G/bundle.tgz" ] && [ ! -x "$G/bin/tcgen" ] && tar xzf "$G/bundle.tgz" -C "$G"
-OUT=${OUT:-gpu-out}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-T=$PWD/$G/bin/tcgen
+. "$(dirname "$0")/gpu-lib.sh" # bundle_env
+bundle_env
 SWEEP=examples/sweeps/record-large.yaml
 # The store and the kernel cache on tmpfs: every measurement is a committed
 # transaction (WAL, synchronous full), and a disk's fsync per point would

@@ -12,12 +12,8 @@
 #   BUDGET=500 bash scripts/gpu-transfer.sh
 set -uo pipefail
 start=$(date +%s)
-G=${GPU_DIR:-.gpu}
-[ -f "$G/bundle.tgz" ] && [ ! -x "$G/bin/tcgen" ] && tar xzf "$G/bundle.tgz" -C "$G"
-OUT=${OUT:-gpu-out}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-T=$PWD/$G/bin/tcgen
+. "$(dirname "$0")/gpu-lib.sh" # bundle_env
+bundle_env
 # Stores and caches on tmpfs: a measurement is a committed transaction.
 W=/dev/shm/tcgen-transfer
 [ -d /dev/shm ] && [ -w /dev/shm ] || W=/tmp/tcgen-transfer

@@ -52,14 +52,7 @@ func probePlans(t testing.TB, o ir.Output) []ir.Plan {
 		oneClass("local_bitwise_id", ir.OrientID, false, strat(E, ir.Bitwise, 1, 128, map[string]int64{ir.ParamP2: 2, ir.ParamSliceBits: 8})),
 		oneClass("local_bitwise_block", ir.OrientDegree, false, strat(E, ir.Bitwise, 128, 128, map[string]int64{ir.ParamP1: 2})),
 	}
-	for _, p := range plans {
-		p.Output = o
-		if err := p.Validate(); err != nil {
-			t.Fatalf("%s: %v", p.Prefix, err)
-		}
-		out = append(out, p)
-	}
-	return out
+	return append(out, withOutput(t, o, plans)...)
 }
 
 // kernelUsage compiles p for sm_90 with ptxas's verbose log and returns

@@ -50,14 +50,7 @@ func sortedPlans(t testing.TB, o ir.Output) []ir.Plan {
 			{Name: "heavy", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 64}, Strategy: strat(V, BS, 256, 256, cache(256))},
 		}},
 	}
-	for _, p := range plans {
-		p.Output = o
-		if err := p.Validate(); err != nil {
-			t.Fatalf("%s: %v", p.Prefix, err)
-		}
-		out = append(out, p)
-	}
-	return out
+	return append(out, withOutput(t, o, plans)...)
 }
 
 // TestCompileLocalSorted compiles sortedPlans' kernels, per vertex and per

@@ -250,3 +250,17 @@ func eachKernelPair(out, lout *gen.Output, f func(vi, ci int, total, local strin
 		}
 	}
 }
+
+// withOutput sets output o on each of plans, which must then be valid.
+func withOutput(t testing.TB, o ir.Output, plans []ir.Plan) []ir.Plan {
+	t.Helper()
+	out := make([]ir.Plan, 0, len(plans))
+	for _, p := range plans {
+		p.Output = o
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%s: %v", p.Prefix, err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
