@@ -445,8 +445,9 @@ type classData struct {
 
 	// Hubs: the kernel keeps the hubs' per-vertex counters in shared memory
 	// (templates/iter_edge.cu.tmpl, local.cu.tmpl's hubs_*): a per-vertex
-	// edge iterator's.
-	Hubs bool
+	// edge iterator's, HubCounters of them (ir.HubCounters).
+	Hubs        bool
+	HubCounters int
 	// SelfReset: the kernel ends with tc::finish_count (NSlots classes in
 	// the variant lay out the counts buffer; manifest Class.SelfReset).
 	SelfReset bool

@@ -107,6 +107,7 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	fixed := ir.ReduceSharedBytes
 	cd.Hubs = local == string(ir.OutputVertex) && cd.iterPartial == "edge"
 	if cd.Hubs {
+		cd.HubCounters = ir.HubCounters
 		fixed += ir.HubSharedBytes
 	}
 	switch {

@@ -151,10 +151,18 @@ const SharedLimit = 48 << 10
 // finish_count, at most 32 warps of 8 bytes). A class's arrays get the rest.
 const ReduceSharedBytes = 32 * 8
 
-// HubSharedBytes is the shared memory an edge iterator's per-vertex kernel
-// declares for its block's hub counters (templates/local.cu.tmpl: 1024
-// u64 counters and the first hub's id).
-const HubSharedBytes = 1024*8 + 8
+// HubCounters is how many of the highest ids an edge iterator's
+// per-vertex kernel counts in shared memory, a block's own
+// (templates/local.cu.tmpl, hubs_*): on the small skewed graphs the hubs
+// close most triangles. 1024 u64 counters are 8 KiB a block, so 16 blocks
+// of 128 threads still fit an SM's shared memory; with them BlogCatalog3's
+// per-vertex count took 2.3x the total's time instead of 17.9x
+// (docs/performance.md, "Local counts").
+const HubCounters = 1024
+
+// HubSharedBytes is the shared memory of those counters and the first
+// hub's id.
+const HubSharedBytes = HubCounters*8 + 8
 
 // Defaults for Width and Block when a spec leaves them out (zero).
 const (

@@ -39,8 +39,7 @@ __device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its 
 // degree, are the block's, in shared memory, added into local at the
 // kernel's end (hubs_end): an edge iterator credits each closing w with an
 // atomic, and on the small skewed graphs the hubs close most triangles, so
-// atomics from every SM on a few global counters serialized (BlogCatalog3
-// per vertex: 17x the total's time, H200). 1024 u64 counters, 8 KB a block.
+// atomics from every SM on a few global counters serialized (ir.HubCounters).
 constexpr u32 HUBS = 1024;
 __shared__ u64 hub_cc[HUBS];
 __shared__ u32 hub_t0;  // the first hub: n - HUBS, or 0
