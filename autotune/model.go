@@ -428,7 +428,7 @@ func summary(xs []float64) (med, p90, worst, geo float64) {
 		return math.NaN(), math.NaN(), 0, math.NaN()
 	}
 	s := slices.Sorted(slices.Values(xs))
-	return median(xs), s[(len(s)*9)/10], s[len(s)-1], geomean(xs)
+	return median(xs), s[int(math.Ceil(0.9*float64(len(s))))-1], s[len(s)-1], geomean(xs) // p90: nearest rank
 }
 
 // Family is the graph family a graph's name tells: the generator of a

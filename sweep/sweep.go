@@ -209,7 +209,7 @@ func (g Graph) generated() (gens []graph.Generator, labels []string) {
 		if ef == 0 {
 			ef = 16
 		}
-		a, b, c := g.RMAT.A, g.RMAT.B, g.RMAT.C
+		a, b, c := g.RMAT.A, g.RMAT.B, g.RMAT.C // all three or none (check)
 		def := a == 0 && b == 0 && c == 0
 		if def {
 			a, b, c = graph.DefaultRMATA, graph.DefaultRMATB, graph.DefaultRMATC
@@ -318,6 +318,9 @@ func (f *File) check() error {
 				if s < 1 || s > 32 {
 					return fmt.Errorf("graphs[%d]: rmat scale %d: want 1..32", i, s)
 				}
+			}
+			if set := (g.RMAT.A != 0) || (g.RMAT.B != 0) || (g.RMAT.C != 0); set && (g.RMAT.A == 0 || g.RMAT.B == 0 || g.RMAT.C == 0) {
+				return fmt.Errorf("graphs[%d]: rmat: give all of a, b and c, or none (Graph500's 0.57, 0.19, 0.19)", i)
 			}
 		}
 		gens, _ := g.generated()

@@ -315,6 +315,7 @@ space: s.yaml`), "w.yaml")
 		{"ba: {vertices: 1000, m: 0}", "graphs[0]: barabasi-albert"},
 		{"road: {rows: 30, cols: 40, delete: 1.5}", "graphs[0]: road"},
 		{"rmat: {scales: [10], a: 0.6, b: 0.3, c: 0.3}", "graphs[0]: "},
+		{"rmat: {scales: [10], a: 0.6}", "give all of a, b and c, or none"},
 	} {
 		_, err := Parse([]byte("name: x\ngraphs:\n  - "+tc.src+"\nspace: s.yaml"), "w.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -183,14 +184,19 @@ func (c *StoreModelCmd) Run(g *Globals) error {
 	if len(rows) == 0 {
 		return errorf(exitBadInput, "store model: the tuning store holds no measurements yet; tune (tcgen tune, tcgen sweep) at least 2 graphs on a GPU first")
 	}
-	rep := autotune.LeaveOneOut(rows, c.K)
+	var rep autotune.LeaveOneOutReport
 	what := "leave-one-out"
 	if c.Families {
 		def, err := defaultPlan()
 		if err != nil {
 			return err
 		}
+		if !slices.ContainsFunc(rows, func(r store.Row) bool { return r.Plan == def.Name() }) {
+			g.notice("store model: no measurement of this build's default plan %s: where the model is not confident its own pick is judged instead (sweep the graphs with examples/spaces/model.yaml)", def.Name())
+		}
 		rep, what = autotune.LeaveOneFamilyOut(rows, c.K, def.Name()), "leave-one-family-out"
+	} else {
+		rep = autotune.LeaveOneOut(rows, c.K)
 	}
 	if len(rep.Rows) < 2 {
 		return errorf(exitBadInput, "store: %d graphs tuned on %q; leave-one-out needs at least 2", len(rep.Rows), c.GPU)
