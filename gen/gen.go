@@ -443,10 +443,9 @@ type classData struct {
 	// LocalAt of smem (layoutGroups); 0: none.
 	LocalWords, LocalAt int
 
-	// Hubs: the kernel keeps the hubs' per-vertex counters in shared memory
-	// (templates/iter_edge.cu.tmpl, local.cu.tmpl's hubs_*): a per-vertex
-	// edge iterator's, HubCounters of them (ir.HubCounters).
-	Hubs        bool
+	// HubCounters is how many of the hubs' per-vertex counters the kernel
+	// keeps in shared memory (templates/iter_edge.cu.tmpl, local.cu.tmpl's
+	// hubs_*): ir.HubCounters for a per-vertex edge iterator's, else 0.
 	HubCounters int
 	// SelfReset: the kernel ends with tc::finish_count (NSlots classes in
 	// the variant lay out the counts buffer; manifest Class.SelfReset).

@@ -105,8 +105,7 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	// The count's reduction declares ir.ReduceSharedBytes of its own, an
 	// edge iterator's per-vertex kernel its hub counters.
 	fixed := ir.ReduceSharedBytes
-	cd.Hubs = local == string(ir.OutputVertex) && cd.iterPartial == "edge"
-	if cd.Hubs {
+	if local == string(ir.OutputVertex) && cd.iterPartial == "edge" {
 		cd.HubCounters = ir.HubCounters
 		fixed += ir.HubSharedBytes
 	}

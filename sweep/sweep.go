@@ -8,6 +8,7 @@ package sweep
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -177,10 +178,10 @@ func (g Graph) generated() (gens []graph.Generator, labels []string) {
 		s := seed42(g.ER.Seed)
 		return one(graph.ErdosRenyi{N: g.ER.Vertices, M: g.ER.Edges, Seed: s}, fmt.Sprintf("er-n%d-m%d-s%d", g.ER.Vertices, g.ER.Edges, s))
 	case g.ChungLu != nil:
-		cl := g.ChungLu.generator()
+		cl := graph.ChungLu{N: g.ChungLu.Vertices, Degree: g.ChungLu.Degree, Gamma: cmp.Or(g.ChungLu.Gamma, 2.5), Seed: seed42(g.ChungLu.Seed)}
 		return one(cl, fmt.Sprintf("cl-n%d-d%g-g%g-s%d", cl.N, cl.Degree, cl.Gamma, cl.Seed))
 	case g.RGG != nil:
-		rg := g.RGG.generator()
+		rg := graph.RandomGeometric{N: g.RGG.Vertices, Dim: cmp.Or(g.RGG.Dim, 2), Degree: g.RGG.Degree, Seed: seed42(g.RGG.Seed)}
 		return one(rg, fmt.Sprintf("rgg%dd-n%d-d%g-s%d", rg.Dim, rg.N, rg.Degree, rg.Seed))
 	case g.Grid != nil:
 		label := fmt.Sprintf("grid%dx%d", g.Grid.Rows, g.Grid.Cols)
@@ -231,30 +232,6 @@ func (g Graph) generated() (gens []graph.Generator, labels []string) {
 
 // validator is a generator that checks its parameters.
 type validator interface{ Validate() error }
-
-// generator is the graph a ChungLu entry describes, defaults filled.
-func (c ChungLu) generator() graph.ChungLu {
-	g := graph.ChungLu{N: c.Vertices, Degree: c.Degree, Gamma: c.Gamma, Seed: c.Seed}
-	if g.Gamma == 0 {
-		g.Gamma = 2.5
-	}
-	if g.Seed == 0 {
-		g.Seed = 42
-	}
-	return g
-}
-
-// generator is the graph an RGG entry describes, defaults filled.
-func (r RGG) generator() graph.RandomGeometric {
-	g := graph.RandomGeometric{N: r.Vertices, Dim: r.Dim, Degree: r.Degree, Seed: r.Seed}
-	if g.Dim == 0 {
-		g.Dim = 2
-	}
-	if g.Seed == 0 {
-		g.Seed = 42
-	}
-	return g
-}
 
 // Source is one graph to run: a file to read or a graph to generate.
 type Source struct {
