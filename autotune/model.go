@@ -10,12 +10,13 @@ import (
 	"github.com/tcgen/tcgen/store"
 )
 
-// Model predicts a plan for a graph nobody tuned, from the graphs the store
-// holds measurements of on the same GPU: the K nearest graphs in feature
-// space vote, each plan scored by its time relative to the best plan of
-// each neighbour (geometric mean, nearer graphs weigh more). It is trained
-// from the store, not written by hand; a plan a neighbour never ran counts
-// as missingRatio times its best.
+// Model predicts a plan for a graph nobody tuned on a GPU, from the graphs
+// the store holds measurements of on that GPU and on others: each (graph,
+// GPU) it learned from is a point, the K nearest points in feature space
+// (the graph's features, then the GPU's: GPUFacts) vote, each plan scored
+// by its time relative to the best plan of each neighbour (geometric mean,
+// nearer points weigh more). It is trained from the store, not written by
+// hand; a plan a neighbour never ran counts as missingRatio times its best.
 type Model struct {
 	K      int
 	graphs []modelGraph
@@ -34,9 +35,13 @@ const missingRatio = 10
 // decide.
 const DefaultK = 3
 
+// modelGraph is one graph on one GPU.
 type modelGraph struct {
 	fp, name string
-	x        []float64
+	x        []float64 // FeatureVector
+	features graph.Features
+	gpu      GPUFacts
+	gpuName  string
 	times    map[string]float64 // plan -> median ms of ok rows
 	best     float64
 }
@@ -76,7 +81,7 @@ func wordsPerNeighbour(f graph.Features) float64 {
 // (docs/tuning.md).
 const ConfidentDistance = 2.0
 
-// Train builds a model from rows of one GPU (store.Filter{GPU: ...}).
+// Train builds a model from rows of one GPU or several.
 func Train(rows []store.Row, k int) *Model {
 	if k <= 0 {
 		k = DefaultK
@@ -92,10 +97,12 @@ func Train(rows []store.Row, k int) *Model {
 		if r.Status != store.StatusOK || r.MedianMs <= 0 || r.Features.Vertices == 0 {
 			continue
 		}
-		g := byGraph[r.Graph]
+		key := r.Graph + "\x00" + r.GPU
+		g := byGraph[key]
 		if g == nil {
-			g = &modelGraph{fp: r.Graph, name: r.GraphName, x: FeatureVector(r.Features), times: map[string]float64{}, best: math.Inf(1)}
-			byGraph[r.Graph] = g
+			g = &modelGraph{fp: r.Graph, name: r.GraphName, x: FeatureVector(r.Features), features: r.Features, gpu: RowGPU(r),
+				gpuName: r.GPUName, times: map[string]float64{}, best: math.Inf(1)}
+			byGraph[key] = g
 		}
 		if t, ok := g.times[r.Plan]; !ok || r.MedianMs < t {
 			g.times[r.Plan] = r.MedianMs
@@ -108,7 +115,7 @@ func Train(rows []store.Row, k int) *Model {
 	for _, g := range byGraph {
 		m.graphs = append(m.graphs, *g)
 	}
-	slices.SortFunc(m.graphs, func(a, b modelGraph) int { return cmp.Compare(a.fp, b.fp) })
+	slices.SortFunc(m.graphs, func(a, b modelGraph) int { return cmp.Or(cmp.Compare(a.fp, b.fp), cmp.Compare(a.gpu.Key, b.gpu.Key)) })
 	// Scale each feature by its spread so no single one dominates the
 	// distance (a feature all graphs share gets scale 1).
 	if len(m.graphs) > 0 {
@@ -131,7 +138,7 @@ func Train(rows []store.Row, k int) *Model {
 	return m
 }
 
-// Graphs is the number of graphs the model learned from.
+// Graphs is the number of points, graphs on a GPU, the model learned from.
 func (m *Model) Graphs() int { return len(m.graphs) }
 
 // Prediction is the model's answer for one graph.
@@ -139,23 +146,25 @@ type Prediction struct {
 	Plan      string   `json:"plan"`
 	Spec      string   `json:"spec"`      // canonical JSON of the plan
 	Score     float64  `json:"score"`     // predicted time relative to the best (1 = best on every neighbour)
-	Neighbors []string `json:"neighbors"` // the graphs that voted, nearest first
-	// Distance is how far the nearest of them lies, in feature spreads;
-	// Confident is Distance <= ConfidentDistance.
+	Neighbors []string `json:"neighbors"` // the graphs that voted, nearest first ("NAME on GPU" for another GPU's)
+	// Distance is how far the nearest of them lies, in feature spreads (the
+	// GPU's facts in factors of two); Confident is Distance <=
+	// ConfidentDistance.
 	Distance  float64 `json:"distance"`
 	Confident bool    `json:"confident"`
 }
 
-// Predict returns a plan for a graph with features f, ignoring the graph
-// with fingerprint exclude (leave-one-out); ok is false when the model has
-// no other graph.
-func (m *Model) Predict(f graph.Features, exclude string) (Prediction, bool) {
-	return m.PredictAmong(f, exclude, nil)
+// Predict returns a plan for a graph with features f on the GPU g,
+// ignoring the graph with fingerprint exclude on that GPU (its own stale
+// rows; on other GPUs it is a neighbour like any); ok is false when the
+// model has no other point.
+func (m *Model) Predict(f graph.Features, g GPUFacts, exclude string) (Prediction, bool) {
+	return m.PredictAmong(f, g, exclude, nil)
 }
 
 // PredictAmong is Predict restricted to the plans allow accepts (nil: all).
-func (m *Model) PredictAmong(f graph.Features, exclude string, allow map[string]bool) (Prediction, bool) {
-	ranked := m.Rank(f, exclude, allow)
+func (m *Model) PredictAmong(f graph.Features, g GPUFacts, exclude string, allow map[string]bool) (Prediction, bool) {
+	ranked := m.Rank(f, g, exclude, allow)
 	if len(ranked) == 0 {
 		return Prediction{}, false
 	}
@@ -164,8 +173,9 @@ func (m *Model) PredictAmong(f graph.Features, exclude string, allow map[string]
 
 // Rank scores every plan the nearest neighbours measured (those allow
 // accepts; nil: all) and returns them best first: a tune's warm start
-// takes the first few, count takes the first.
-func (m *Model) Rank(f graph.Features, exclude string, allow map[string]bool) []Prediction {
+// takes the first few, count takes the first. A point on another GPU is a
+// neighbour only where both GPUs' facts are known.
+func (m *Model) Rank(f graph.Features, on GPUFacts, exclude string, allow map[string]bool) []Prediction {
 	x := FeatureVector(f)
 	type nb struct {
 		g *modelGraph
@@ -174,10 +184,10 @@ func (m *Model) Rank(f graph.Features, exclude string, allow map[string]bool) []
 	var nbs []nb
 	for i := range m.graphs {
 		g := &m.graphs[i]
-		if g.fp == exclude {
+		d, ok := gpuDistance(on, g.gpu)
+		if !ok || g.fp == exclude && g.gpu.Key == on.Key {
 			continue
 		}
-		var d float64
 		for j := range x {
 			t := (x[j] - g.x[j]) / m.scale[j]
 			d += t * t
@@ -196,7 +206,11 @@ func (m *Model) Rank(f graph.Features, exclude string, allow map[string]bool) []
 	}
 	var names []string
 	for _, n := range nbs {
-		names = append(names, n.g.name)
+		if n.g.gpu.Key != on.Key {
+			names = append(names, n.g.name+" on "+n.g.gpuName)
+		} else {
+			names = append(names, n.g.name)
+		}
 	}
 	dist := math.Inf(1)
 	if len(nbs) > 0 {
@@ -231,27 +245,27 @@ func (m *Model) Rank(f graph.Features, exclude string, allow map[string]bool) []
 // the budget of small spaces on the neighbours' opinion alone.
 const WarmStartN = 3
 
-// WarmStartFrom is WarmStart with a model trained on rows (one GPU's) less
-// those of the graph fp itself: what a tune of a graph not seen before can
-// know, and how the replay of a recording imitates it.
-func WarmStartFrom(rows []store.Row, fp string, f graph.Features, c *Candidates, n int) []int {
+// WarmStartFrom is WarmStart with a model trained on rows less those of
+// the graph fp itself on the GPU g: what a tune of a graph not seen before
+// on g can know, and how the replay of a recording imitates it.
+func WarmStartFrom(rows []store.Row, fp string, f graph.Features, g GPUFacts, c *Candidates, n int) []int {
 	var others []store.Row
 	for _, r := range rows {
-		if r.Graph != fp {
+		if r.Graph != fp || r.GPU != g.Key {
 			others = append(others, r)
 		}
 	}
 	if len(others) == 0 {
 		return nil
 	}
-	return WarmStart(Train(others, 0), f, fp, c, n)
+	return WarmStart(Train(others, 0), f, g, fp, c, n)
 }
 
 // WarmStart is the indices of c's candidates the model ranks best for a
-// graph with features f (its fingerprint exclude is left out of the
-// neighbours), at most n of them: the start of a tune on a graph the store
-// has not seen.
-func WarmStart(m *Model, f graph.Features, exclude string, c *Candidates, n int) []int {
+// graph with features f on the GPU g (its fingerprint exclude is left out
+// of the neighbours on g), at most n of them: the start of a tune on a
+// graph the store has not seen.
+func WarmStart(m *Model, f graph.Features, g GPUFacts, exclude string, c *Candidates, n int) []int {
 	if m == nil || c == nil || n <= 0 {
 		return nil
 	}
@@ -262,7 +276,7 @@ func WarmStart(m *Model, f graph.Features, exclude string, c *Candidates, n int)
 		allow[p] = true
 	}
 	var out []int
-	for _, p := range m.Rank(f, exclude, allow) {
+	for _, p := range m.Rank(f, g, exclude, allow) {
 		if len(out) == n {
 			break
 		}
@@ -271,10 +285,11 @@ func WarmStart(m *Model, f graph.Features, exclude string, c *Candidates, n int)
 	return out
 }
 
-// LOO is one graph of a leave-one-out evaluation.
+// LOO is one graph on one GPU of a leave-one-out evaluation.
 type LOO struct {
 	Graph       string  `json:"graph"`
 	Family      string  `json:"family"`
+	GPU         string  `json:"gpu"`
 	Predicted   string  `json:"predicted"`
 	Distance    float64 `json:"distance"`     // to the nearest graph the model kept
 	Fallback    bool    `json:"fallback"`     // too far from them: the fallback plan ran
@@ -309,10 +324,11 @@ type LeaveOneOutReport struct {
 // within their noise (issue 22's bar).
 const JudgedMinMs = 0.1
 
-// LeaveOneOut predicts each graph's plan from the others and compares its
-// measured time with the graph's tuned best, and with the single fixed plan
-// that is best over all judged graphs (chosen with every graph known, which
-// favours the fixed plan). Every graph is judged (minMs 0).
+// LeaveOneOut predicts each graph's plan from the others (the graph left
+// out on every GPU) and compares its measured time with the graph's tuned
+// best, and with the single fixed plan that is best over all judged graphs
+// (chosen with every graph known, which favours the fixed plan). Every
+// graph is judged (minMs 0).
 func LeaveOneOut(rows []store.Row, k int) LeaveOneOutReport {
 	return evaluate(rows, k, 0, "", func(r store.Row) string { return r.Graph })
 }
@@ -326,16 +342,23 @@ func LeaveOneFamilyOut(rows []store.Row, k int, fallback string) LeaveOneOutRepo
 	return evaluate(rows, k, JudgedMinMs, fallback, func(r store.Row) string { return Family(r.GraphName) })
 }
 
-// evaluate predicts each graph from a model trained on the rows of the
-// other groups (group: the graph, or its family), scaled by their spread
-// alone.
+// LeaveOneGPUOut is LeaveOneFamilyOut with each GPU's measurements left
+// out in turn: how the plans measured on the other GPUs transfer to one
+// nobody tuned on, the same graphs included.
+func LeaveOneGPUOut(rows []store.Row, k int, fallback string) LeaveOneOutReport {
+	return evaluate(rows, k, JudgedMinMs, fallback, func(r store.Row) string { return r.GPU })
+}
+
+// evaluate predicts each graph on each GPU from a model trained on the rows
+// of the other groups (group: the graph, its family or the GPU), scaled by
+// their spread alone.
 func evaluate(rows []store.Row, k int, minMs float64, fallback string, group func(store.Row) string) LeaveOneOutReport {
 	all := Train(rows, k)
 	rep := LeaveOneOutReport{MinMs: minMs}
 	var judged []*modelGraph
-	groupOf := map[string]string{} // graph -> group
+	groupOf := map[string]string{} // graph and GPU -> group
 	for _, r := range rows {
-		groupOf[r.Graph] = group(r)
+		groupOf[r.Graph+"\x00"+r.GPU] = group(r)
 	}
 	for i := range all.graphs {
 		if all.graphs[i].best >= minMs {
@@ -347,12 +370,12 @@ func evaluate(rows []store.Row, k int, minMs float64, fallback string, group fun
 	var ratios, fixed []float64
 	for i := range all.graphs {
 		g := &all.graphs[i]
-		grp := groupOf[g.fp]
+		grp := groupOf[g.fp+"\x00"+g.gpu.Key]
 		m := models[grp]
 		if m == nil {
 			var others []store.Row
 			for _, r := range rows {
-				if groupOf[r.Graph] != grp {
+				if groupOf[r.Graph+"\x00"+r.GPU] != grp {
 					others = append(others, r)
 				}
 			}
@@ -361,11 +384,11 @@ func evaluate(rows []store.Row, k int, minMs float64, fallback string, group fun
 		}
 		// The model chooses among the plans measured on the left-out graph
 		// (their time there is what judges it).
-		pred, ok := m.PredictAmong(featuresOf(rows, g.fp), "", g.timesSet())
+		pred, ok := m.PredictAmong(g.features, g.gpu, "", g.timesSet())
 		if !ok {
 			continue
 		}
-		row := LOO{Graph: g.name, Family: Family(g.name), Predicted: pred.Plan, Distance: pred.Distance, BestMs: g.best}
+		row := LOO{Graph: g.name, Family: Family(g.name), GPU: g.gpuName, Predicted: pred.Plan, Distance: pred.Distance, BestMs: g.best}
 		if _, ok := g.times[fallback]; ok && !pred.Confident {
 			row.Predicted, row.Fallback = fallback, true
 		}

@@ -44,15 +44,15 @@ func TestModelPredicts(t *testing.T) {
 		t.Fatalf("%d graphs", m.Graphs())
 	}
 	small := graph.Features{Vertices: 2000, Edges: 20000, DegreeMax: 140, DegreeMean: 16, DegreeStddev: 14, WedgesByDegree: 400000, MinWorkByDegree: 100000, OutDegreeMaxByDegree: 35}
-	p, ok := m.Predict(small, "")
+	p, ok := m.Predict(small, GPUFacts{}, "")
 	if !ok || p.Plan != "merge" || p.Spec == "" || len(p.Neighbors) != 3 {
 		t.Errorf("small graph: %+v, %v", p, ok)
 	}
 	large := graph.Features{Vertices: 3e6, Edges: 3e7, DegreeMax: 5000, DegreeMean: 16, DegreeStddev: 500, WedgesByDegree: 6e8, MinWorkByDegree: 1.5e8, OutDegreeMaxByDegree: 1300}
-	if p, _ := m.Predict(large, ""); p.Plan != "pivot" {
+	if p, _ := m.Predict(large, GPUFacts{}, ""); p.Plan != "pivot" {
 		t.Errorf("large graph: %+v", p)
 	}
-	if _, ok := Train(nil, 0).Predict(small, ""); ok {
+	if _, ok := Train(nil, 0).Predict(small, GPUFacts{}, ""); ok {
 		t.Error("an empty model predicted")
 	}
 }
@@ -75,5 +75,52 @@ func TestLeaveOneOut(t *testing.T) {
 		if r.Predicted == "broken" {
 			t.Errorf("%s: predicted a failed plan", r.Graph)
 		}
+	}
+}
+
+// The GPU's facts place a point: graphs measured on a slow-memory GPU
+// (plan "x" best) and on one of twice its bandwidth ("y" best) answer for
+// a GPU like each; a GPU whose facts are unknown learns only from its own
+// rows; leaving one GPU out predicts it from the other.
+func TestModelGPUFacts(t *testing.T) {
+	slow := GPUFacts{Key: "slow", SMs: 132, L2Bytes: 50 << 20, SharedPerSM: 228 << 10, BandwidthGBs: 2000}
+	fast := slow
+	fast.Key, fast.BandwidthGBs = "fast", 4000
+	var rows []store.Row
+	for i := range 6 {
+		f := graph.Features{Vertices: 1000 << i, Edges: 10000 << i, DegreeMax: 100, DegreeMean: 20, DegreeStddev: 10}
+		for _, g := range []GPUFacts{slow, fast} {
+			x, y := 1.0, 2.0
+			if g.Key == "fast" {
+				x, y = 2.0, 1.0
+			}
+			for p, ms := range map[string]float64{"x": x, "y": y} {
+				rows = append(rows, store.Row{Graph: fmt.Sprintf("g%d", i), GraphName: fmt.Sprintf("graph%d", i), Features: f,
+					GPU: g.Key, SMs: g.SMs, L2Bytes: g.L2Bytes, SharedPerSM: g.SharedPerSM, BandwidthGBs: g.BandwidthGBs,
+					Plan: p, Spec: `{"prefix":"` + p + `"}`, Status: store.StatusOK, MedianMs: ms})
+			}
+		}
+	}
+	m := Train(rows, 3)
+	if m.Graphs() != 12 {
+		t.Fatalf("%d points, want 12 (6 graphs on 2 GPUs)", m.Graphs())
+	}
+	q := graph.Features{Vertices: 4000, Edges: 40000, DegreeMax: 100, DegreeMean: 20, DegreeStddev: 10}
+	nearFast := fast
+	nearFast.Key, nearFast.BandwidthGBs = "new", 3600
+	for _, tc := range []struct {
+		g    GPUFacts
+		want string
+	}{{slow, "x"}, {fast, "y"}, {nearFast, "y"}} {
+		if p, ok := m.Predict(q, tc.g, ""); !ok || p.Plan != tc.want {
+			t.Errorf("on %s: %+v %v, want %s", tc.g.Key, p, ok, tc.want)
+		}
+	}
+	if p, ok := m.Predict(q, GPUFacts{Key: "unknown", SMs: 132}, ""); ok {
+		t.Errorf("a GPU of unknown facts got %+v from other GPUs' rows", p)
+	}
+	rep := LeaveOneGPUOut(rows, 3, "")
+	if len(rep.Rows) != 12 || rep.Worst != 2 {
+		t.Errorf("leave one GPU out: %d rows, worst %.3f; want 12, and 2 (the other GPU's best is the wrong plan)", len(rep.Rows), rep.Worst)
 	}
 }

@@ -70,7 +70,7 @@ func TestReplayRecording(t *testing.T) {
 			_, best := rp.Best()
 			budget := int(math.Ceil(float64(len(sp.Plans)) / 10))
 			fp := byGraph[name][0].Graph
-			warm := WarmStartFrom(rows, fp, featuresOf(rows, fp), &sp.Cands, WarmStartN)
+			warm := WarmStartFrom(rows, fp, featuresOf(rows, fp), RowGPU(byGraph[name][0]), &sp.Cands, WarmStartN)
 			if len(warm) == 0 {
 				t.Fatalf("%s: no warm start from the other graphs", name)
 			}

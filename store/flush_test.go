@@ -106,3 +106,48 @@ func TestUpgrade3(t *testing.T) {
 		t.Errorf("%d current rows after a flushed one, want 3: %v", len(all), err)
 	}
 }
+
+// TestUpgrade4: a schema 4 file becomes schema 5: its row reads back with
+// the GPU facts unknown (0), a new row keeps them, and the best view, made
+// again, has the new columns.
+func TestUpgrade4(t *testing.T) {
+	ddl, err := os.ReadFile("testdata/schema4.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(string(ddl)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := s.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
+		t.Fatalf("user_version %d after the upgrade, want %d (%v)", v, SchemaVersion, err)
+	}
+	rows, err := s.Rows(Filter{Graph: "g"})
+	if err != nil || len(rows) != 1 || rows[0].L2Bytes != 0 || rows[0].BandwidthGBs != 0 || rows[0].MedianMs != 1.5 {
+		t.Fatalf("old row after the upgrade: %+v %v", rows, err)
+	}
+	r := row("g", "h100", "v1", "b", 1)
+	r.Runs = 20 // more passes than the old row's 10: the best
+	if err := s.Put(r); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := s.GetCode("g", "h100", "v1", "b", r.Code, false)
+	if err != nil || !ok || got.L2Bytes != r.L2Bytes || got.SharedPerSM != r.SharedPerSM || got.BandwidthGBs != r.BandwidthGBs {
+		t.Fatalf("new row: %+v %v %v, want the GPU facts of %+v", got, ok, err, r)
+	}
+	var l2 int
+	if err := s.db.QueryRow("SELECT l2_bytes FROM best WHERE graph = 'g' AND gpu = 'h100'").Scan(&l2); err != nil || l2 != r.L2Bytes {
+		t.Errorf("best view's l2_bytes = %d (%v), want %d", l2, err, r.L2Bytes)
+	}
+}

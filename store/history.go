@@ -31,12 +31,20 @@ INSERT INTO measurements (` + columnsV3 + `, vertices, edges, degree_max)
 DROP TABLE measurements_v2;` + indexes + leasesTable + bestView
 
 // upgrade3 turns a schema version 3 file into version 4: every older row
-// was measured without an L2 flush (flushed 0), the key's index takes the
-// new column, and the best view is made again with bestOrder (version 3's
-// ranked by median_ms alone, unlike Best).
+// was measured without an L2 flush (flushed 0) and the key's index takes
+// the new column; upgrade4 follows and makes the best view again with
+// bestOrder (version 3's ranked by median_ms alone, unlike Best).
 const upgrade3 = `ALTER TABLE measurements ADD COLUMN flushed INTEGER NOT NULL DEFAULT 0;
-DROP INDEX IF EXISTS measurements_key;
-DROP VIEW IF EXISTS best;` + indexes + bestView
+DROP INDEX IF EXISTS measurements_key;` + indexes
+
+// upgrade4 turns a schema version 4 file into version 5: the GPU facts the
+// model measures a GPU by (L2, shared memory per SM, DRAM bandwidth), 0 for
+// the older rows, which did not record them; the best view is made again
+// with the new columns.
+const upgrade4 = `ALTER TABLE measurements ADD COLUMN l2_bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN shared_per_sm INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN bandwidth_gbs REAL NOT NULL DEFAULT 0;
+DROP VIEW IF EXISTS best;` + bestView
 
 // GetCode returns the newest row of plan on graph, gpu and version that
 // measured the code with hash code, with the L2 flushed before each pass

@@ -44,6 +44,11 @@ type Row struct {
 	SMs     int    `json:"sms"`
 	Driver  int    `json:"driver"` // cuDriverGetVersion, e.g. 13000
 	NVRTC   string `json:"nvrtc"`  // "13.0"
+	// The GPU's facts the model measures it by (autotune.GPUFacts); 0 in
+	// rows of schema 4 and older, which did not record them.
+	L2Bytes      int     `json:"l2_bytes,omitempty"`
+	SharedPerSM  int     `json:"shared_per_sm,omitempty"`
+	BandwidthGBs float64 `json:"bandwidth_gbs,omitempty"` // nominal DRAM bandwidth (gpu.DeviceFacts.BandwidthGBs)
 
 	Version string `json:"version"` // tcgen's version (module version and VCS revision)
 	// Code is the hash of what the compiler got for the plan (gen.CodeHash:

@@ -28,7 +28,7 @@ import (
 // column (the L2 flushed before each timed pass), part of the key, and the
 // best view ranks by passes before time. migrate upgrades older files in
 // place, keeping their rows.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // timeLayout is RFC 3339 with a fixed nine-digit fraction, always in UTC:
 // unlike time.RFC3339Nano (which trims trailing zeros) its strings sort in
@@ -86,7 +86,10 @@ CREATE TABLE IF NOT EXISTS measurements (
 	clock_sm_mhz  INTEGER NOT NULL DEFAULT 0,
 	clock_mem_mhz INTEGER NOT NULL DEFAULT 0,
 	temperature_c INTEGER NOT NULL DEFAULT 0,
-	time          TEXT    NOT NULL DEFAULT ''
+	time          TEXT    NOT NULL DEFAULT '',
+	l2_bytes      INTEGER NOT NULL DEFAULT 0,
+	shared_per_sm INTEGER NOT NULL DEFAULT 0,
+	bandwidth_gbs REAL    NOT NULL DEFAULT 0
 );
 `
 
@@ -117,7 +120,7 @@ CREATE VIEW IF NOT EXISTS best AS
 `
 
 // columns lists the measurements columns in scanRow's order.
-const columns = columnsV3 + `, flushed`
+const columns = columnsV3 + `, flushed, l2_bytes, shared_per_sm, bandwidth_gbs`
 
 // columnsV3 are the columns of schema version 3 (upgrade2 copies them).
 const columnsV3 = `graph, graph_name, features, gpu, gpu_name, cc, sms, driver, nvrtc,
@@ -136,7 +139,7 @@ const bestOrder = `flushed, runs DESC, median_ms, plan, version`
 // putSQL appends one row; id numbers it after every earlier one. The
 // derived columns vertices, edges and degree_max come last.
 const putSQL = `INSERT INTO measurements (` + columns + `, vertices, edges, degree_max)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // Store is an open tuning store. Its methods are safe for concurrent use,
 // and several processes may share one file (WAL mode, busy timeout).
@@ -280,9 +283,14 @@ func (s *Store) migrate() error {
 		return fmt.Errorf("schema version %d is newer than this tcgen's %d: use a newer tcgen", v, SchemaVersion)
 	case v == SchemaVersion:
 		return nil
-	case v == 3:
-		if _, err := tx.ExecContext(ctx, upgrade3); err != nil {
-			return fmt.Errorf("upgrading schema 3 to %d: %w", SchemaVersion, err)
+	case v == 3 || v == 4:
+		if v == 3 {
+			if _, err := tx.ExecContext(ctx, upgrade3); err != nil {
+				return fmt.Errorf("upgrading schema 3 to %d: %w", SchemaVersion, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, upgrade4); err != nil {
+			return fmt.Errorf("upgrading schema %d to %d: %w", v, SchemaVersion, err)
 		}
 	case v == 1 || v == 2:
 		// Version 1 rows get an empty code hash, which matches no plan:
@@ -396,7 +404,7 @@ func (s *Store) Put(r Row) error {
 		r.Version, r.Code, r.Plan, r.Spec, r.Space, r.Point, r.Source, string(r.Status), r.Reason,
 		int64(r.Triangles), int64(r.Reference), r.Warmup, r.Runs, samples,
 		r.MedianMs, r.MinMs, r.MaxMs, r.KernelMs, r.CompileMs, r.PrepareMs,
-		r.ClockSMMHz, r.ClockMemMHz, r.TempC, t, r.Flushed,
+		r.ClockSMMHz, r.ClockMemMHz, r.TempC, t, r.Flushed, r.L2Bytes, r.SharedPerSM, r.BandwidthGBs,
 		int64(r.Features.Vertices), int64(r.Features.Edges), int64(r.Features.DegreeMax))
 	if err != nil {
 		return fmt.Errorf("store: %s: put %s on %s: %w", s.path, r.Plan, r.GraphName, err)
@@ -419,7 +427,7 @@ func scanRow(sc scanner) (Row, error) {
 		&r.Version, &r.Code, &r.Plan, &r.Spec, &r.Space, &r.Point, &r.Source, &status, &r.Reason,
 		&triangles, &reference, &r.Warmup, &r.Runs, &samples,
 		&r.MedianMs, &r.MinMs, &r.MaxMs, &r.KernelMs, &r.CompileMs, &r.PrepareMs,
-		&r.ClockSMMHz, &r.ClockMemMHz, &r.TempC, &t, &r.Flushed)
+		&r.ClockSMMHz, &r.ClockMemMHz, &r.TempC, &t, &r.Flushed, &r.L2Bytes, &r.SharedPerSM, &r.BandwidthGBs)
 	if err != nil {
 		return Row{}, err
 	}

@@ -25,6 +25,7 @@ func row(g, gpu, version, plan string, median float64) Row {
 			DegreeHist: []uint64{3, 40, 57}, WedgesUndirected: 900,
 		},
 		GPU: gpu, GPUName: "NVIDIA H100", CC: "9.0", SMs: 132, Driver: 13000, NVRTC: "13.0",
+		L2Bytes: 50 << 20, SharedPerSM: 228 << 10, BandwidthGBs: 3352,
 		Version: version, Code: "code-" + plan, Plan: plan, Spec: `{"plan":"` + plan + `"}`,
 		Space: "default", Point: "p-" + plan, Source: "tune",
 		Status: StatusOK, Triangles: 1234, Reference: 1234,
@@ -358,7 +359,7 @@ func TestBestView(t *testing.T) {
 	}
 	names, _ := cols.Columns()
 	cols.Close()
-	if len(names) != 37 {
+	if len(names) != 40 {
 		t.Errorf("best has %d columns: %v", len(names), names)
 	}
 }

@@ -9,13 +9,14 @@ import (
 )
 
 // predictPlan is the model's plan for the graph with features f and
-// fingerprint fp, trained on rows (one GPU's; the graph's own rows do not
-// vote): what count runs when the store has no best for the graph. ok is
-// false when the model has no other graph, or its plan does not parse or
-// fit target; graphs is how many graphs it learned from.
-func predictPlan(rows []store.Row, f graph.Features, fp string, target gen.Target) (p ir.Plan, pred autotune.Prediction, graphs int, ok bool) {
+// fingerprint fp on the GPU on, trained on rows (of every GPU; the graph's
+// own rows on this GPU do not vote): what count runs when the store has no
+// best for the graph. ok is false when the model has no other point, or its
+// plan does not parse or fit target; points is how many graphs on a GPU it
+// learned from.
+func predictPlan(rows []store.Row, f graph.Features, on autotune.GPUFacts, fp string, target gen.Target) (p ir.Plan, pred autotune.Prediction, points int, ok bool) {
 	m := autotune.Train(rows, 0)
-	pred, ok = m.Predict(f, fp)
+	pred, ok = m.Predict(f, on, fp)
 	if !ok {
 		return ir.Plan{}, pred, m.Graphs(), false
 	}
@@ -29,16 +30,16 @@ func predictPlan(rows []store.Row, f graph.Features, fp string, target gen.Targe
 // baselines are the plans count runs for a graph when the store has no best
 // for it, which a tune measures first and lets compete
 // (autotune.Options.Baseline): the built-in default, then the model's
-// prediction from rows (one GPU's) when the graph's features f are known
+// prediction from rows for the GPU on when the graph's features f are known
 // (nil for an oriented file, which the model cannot place).
-func baselines(rows []store.Row, f *graph.Features, fp string, target gen.Target) ([]ir.Plan, []string, error) {
+func baselines(rows []store.Row, f *graph.Features, on autotune.GPUFacts, fp string, target gen.Target) ([]ir.Plan, []string, error) {
 	def, err := defaultPlan()
 	if err != nil {
 		return nil, nil, err
 	}
 	plans, labels := []ir.Plan{def}, []string{"default: " + def.Prefix}
 	if f != nil && len(rows) > 0 {
-		if p, _, _, ok := predictPlan(rows, *f, fp, target); ok && p.Name() != def.Name() {
+		if p, _, _, ok := predictPlan(rows, *f, on, fp, target); ok && p.Name() != def.Name() {
 			plans, labels = append(plans, p), append(labels, "model: "+p.Prefix)
 		}
 	}

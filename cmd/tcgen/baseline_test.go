@@ -107,7 +107,7 @@ func TestBaselines(t *testing.T) {
 		{rows, nil, []string{def.Name()}, []string{"default: " + def.Prefix}}, // an oriented file
 		{nil, &f, []string{def.Name()}, []string{"default: " + def.Prefix}},   // nothing tuned
 	} {
-		plans, labels, err := baselines(tc.rows, tc.f, thisFP, target)
+		plans, labels, err := baselines(tc.rows, tc.f, autotune.GPUFacts{Key: "gpu"}, thisFP, target)
 		var names []string
 		for _, p := range plans {
 			names = append(names, p.Name())

@@ -41,7 +41,7 @@ func TestChoosePlan(t *testing.T) {
 			t.Errorf("got %s from %s (%q), want %s from %s (%q)", p.Name(), src, stderr.String(), wantPlan, wantSource, wantNotice)
 		}
 	}
-	check("default", def.Name(), "nothing tuned on this GPU")
+	check("default", def.Name(), "nothing tuned to predict from")
 
 	polak, _ := ir.Preset("polak")
 	trust, _ := ir.Preset("trust")
@@ -62,7 +62,7 @@ func TestChoosePlan(t *testing.T) {
 			ms float64
 		}{{polak, 1}, {trust, 2}} {
 			if err := st.Put(store.Row{Graph: graph.Fingerprint(&other.CSR), GraphName: name, Features: graph.ComputeFeatures(other),
-				GPU: key, Version: "v1", Code: code(r.p), Plan: r.p.Name(), Spec: spec(r.p), Status: store.StatusOK, MedianMs: r.ms, Runs: 1, Time: time.Now()}); err != nil {
+				GPU: key, GPUName: facts.Name, SMs: facts.SMs, L2Bytes: 50 << 20, SharedPerSM: 228 << 10, BandwidthGBs: 3352, Version: "v1", Code: code(r.p), Plan: r.p.Name(), Spec: spec(r.p), Status: store.StatusOK, MedianMs: r.ms, Runs: 1, Time: time.Now()}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -105,9 +105,13 @@ func TestChoosePlan(t *testing.T) {
 		t.Errorf("no store notice: %q", stderr.String())
 	}
 
-	// Another GPU knows nothing.
+	// Another GPU whose facts are unknown learns nothing from this one's
+	// rows; one whose facts are known learns from the rows that recorded
+	// theirs.
 	facts.Name = "Other GPU"
 	check("default", def.Name(), "built-in default")
+	facts.L2Bytes, facts.SharedPerSM, facts.MemClockMHz, facts.MemBusBits = 50<<20, 228<<10, 3201, 5120
+	check("model", polak.Name(), "nearest: other on Test GPU")
 
 	g.NoStore = true
 	check("default", def.Name(), "built-in default")

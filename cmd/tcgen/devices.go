@@ -63,17 +63,20 @@ func (c *DevicesCmd) Run(g *Globals) error {
 		return printJSON(g, devicesJSON{Devices: rows})
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tNAME\tCC\tSMS\tMEMORY\tL2\tSHARED/BLOCK\tDRIVER\tCLOCK\tTEMP")
+	fmt.Fprintln(tw, "#\tNAME\tCC\tSMS\tMEMORY\tBANDWIDTH\tL2\tSHARED/BLOCK\tDRIVER\tCLOCK\tTEMP")
 	for i, r := range rows {
-		clock, temp := "-", "-"
+		clock, temp, bw := "-", "-", "-"
+		if b := r.BandwidthGBs(); b > 0 {
+			bw = fmt.Sprintf("%.0f GB/s", b)
+		}
 		if r.ClockMHz > 0 {
 			clock = fmt.Sprintf("%d MHz", r.ClockMHz)
 		}
 		if r.TemperatureC > 0 {
 			temp = fmt.Sprintf("%d C", r.TemperatureC)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d.%d\t%d\t%.1f GiB\t%d MiB\t%d KiB\t%d.%d\t%s\t%s\n", i, r.Name, r.Major, r.Minor, r.SMs,
-			float64(r.MemoryBytes)/(1<<30), r.L2Bytes>>20, r.SharedOptin>>10, r.Driver/1000, r.Driver%1000/10, clock, temp)
+		fmt.Fprintf(tw, "%d\t%s\t%d.%d\t%d\t%.1f GiB\t%s\t%d MiB\t%d KiB\t%d.%d\t%s\t%s\n", i, r.Name, r.Major, r.Minor, r.SMs,
+			float64(r.MemoryBytes)/(1<<30), bw, r.L2Bytes>>20, r.SharedOptin>>10, r.Driver/1000, r.Driver%1000/10, clock, temp)
 	}
 	return tw.Flush()
 }

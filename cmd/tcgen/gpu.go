@@ -222,7 +222,7 @@ func staleNotice(n int) string {
 
 // choosePlan picks count's plan when none is given: the tuning store's best
 // for this graph on this GPU (among rows of the code this build generates), else the model's prediction from the graphs
-// tuned on it, else def (the built-in default). It says which on stderr;
+// tuned on it and on other GPUs (autotune.Model), else def (the built-in default). It says which on stderr;
 // a store that cannot be read only costs the notice.
 func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, facts gpu.DeviceFacts, comp gpu.Compiler) (ir.Plan, string) {
 	fallback := func(why string) (ir.Plan, string) {
@@ -261,14 +261,14 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 			return p, "store"
 		}
 	}
-	rows, err := st.Rows(store.Filter{GPU: key}) // failures too: a plan that counted wrong is never predicted
+	rows, err := st.Rows(store.Filter{}) // every GPU's, failures too: a plan that counted wrong is never predicted
 	switch {
 	case err != nil || len(rows) == 0:
-		return fallback("; nothing tuned on this GPU to predict from (tcgen tune)")
+		return fallback("; nothing tuned to predict from (tcgen tune)")
 	case o != nil:
 		return fallback("; the model needs the undirected graph's features, this file is oriented")
 	}
-	p, pred, graphs, ok := predictPlan(rows, graph.ComputeFeatures(gr), fp, target)
+	p, pred, points, ok := predictPlan(rows, graph.ComputeFeatures(gr), autotune.DeviceGPU(facts, key), fp, target)
 	if !ok {
 		return fallback("")
 	}
@@ -276,6 +276,6 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 		return fallback(fmt.Sprintf("; the model's nearest tuned graph (%s) lies %.1f feature spreads away, beyond the %g it trusts: tune this graph (tcgen tune)",
 			pred.Neighbors[0], pred.Distance, autotune.ConfidentDistance))
 	}
-	g.notice("plan: %s, predicted from %d tuned graphs (nearest: %s; %.2fx their best there)", p.Name(), graphs, strings.Join(pred.Neighbors, ", "), pred.Score)
+	g.notice("plan: %s, predicted from %d tuned graphs on GPUs (nearest: %s; %.2fx their best there)", p.Name(), points, strings.Join(pred.Neighbors, ", "), pred.Score)
 	return p, "model"
 }

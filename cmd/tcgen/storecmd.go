@@ -150,17 +150,21 @@ type StoreModelCmd struct {
 	GPU string `help:"The GPU key whose measurements train the model (default: the one with most graphs)." placeholder:"KEY"`
 	K   int    `help:"Neighbours that vote." default:"3"`
 	// Families is the evaluation docs/tuning.md reports on the transfer sweep.
-	Families bool `help:"Leave each graph's whole family out (the family is the sweep label's generator: rmat, er, grid, road, rgg, ws, sbm, ba, cl; real for datasets and files), run the default plan where the model is not confident, as count does, and judge graphs of 0.1 ms or more."`
+	Families bool `xor:"mode" help:"Leave each graph's whole family out (the family is the sweep label's generator: rmat, er, grid, road, rgg, ws, sbm, ba, cl; real for datasets and files), run the default plan where the model is not confident, as count does, and judge graphs of 0.1 ms or more."`
+	GPUs     bool `name:"gpus" xor:"mode" help:"Train on every GPU's measurements and leave each GPU out in turn: its graphs are predicted from the other GPUs' (the same graphs included, placed by the GPUs' facts), the default plan runs where the model is not confident, and graphs of 0.1 ms or more are judged. Ignores --gpu."`
 	JSON     bool `help:"Print as JSON."`
 }
 
 // Run implements the command.
 func (c *StoreModelCmd) Run(g *Globals) error {
+	if c.GPUs {
+		c.GPU = ""
+	}
 	rows, err := StoreFilter{GPU: c.GPU}.rows(g, false)
 	if err != nil {
 		return err
 	}
-	if c.GPU == "" { // the GPU with the most graphs
+	if c.GPU == "" && !c.GPUs { // the GPU with the most graphs
 		graphs := map[string]map[string]bool{}
 		for _, r := range rows {
 			if graphs[r.GPU] == nil {
@@ -186,7 +190,7 @@ func (c *StoreModelCmd) Run(g *Globals) error {
 	}
 	var rep autotune.LeaveOneOutReport
 	what := "leave-one-out"
-	if c.Families {
+	if c.Families || c.GPUs {
 		def, err := defaultPlan()
 		if err != nil {
 			return err
@@ -194,7 +198,11 @@ func (c *StoreModelCmd) Run(g *Globals) error {
 		if !slices.ContainsFunc(rows, func(r store.Row) bool { return r.Plan == def.Name() }) {
 			g.notice("store model: no measurement of this build's default plan %s: where the model is not confident its own pick is judged instead (sweep the graphs with examples/spaces/model.yaml)", def.Name())
 		}
-		rep, what = autotune.LeaveOneFamilyOut(rows, c.K, def.Name()), "leave-one-family-out"
+		if c.GPUs {
+			rep, what = autotune.LeaveOneGPUOut(rows, c.K, def.Name()), "leave-one-GPU-out"
+		} else {
+			rep, what = autotune.LeaveOneFamilyOut(rows, c.K, def.Name()), "leave-one-family-out"
+		}
 	} else {
 		rep = autotune.LeaveOneOut(rows, c.K)
 	}
@@ -207,14 +215,23 @@ func (c *StoreModelCmd) Run(g *Globals) error {
 		return enc.Encode(rep)
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "gpu\t%s\n\n", c.GPU)
-	fmt.Fprintln(tw, "graph\tfamily\tpredicted\tdistance\tms\tbest\tms\tpredicted/best\tfixed/best")
+	if c.GPUs {
+		fmt.Fprintf(tw, "gpu\tevery GPU, each left out in turn\n\n")
+		fmt.Fprintln(tw, "graph\tfamily\tgpu\tpredicted\tdistance\tms\tbest\tms\tpredicted/best\tfixed/best")
+	} else {
+		fmt.Fprintf(tw, "gpu\t%s\n\n", c.GPU)
+		fmt.Fprintln(tw, "graph\tfamily\tpredicted\tdistance\tms\tbest\tms\tpredicted/best\tfixed/best")
+	}
 	for _, r := range rep.Rows {
 		pred := r.Predicted
 		if r.Fallback {
 			pred += " (not confident: default)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.4f\t%s\t%.4f\t%.3f\t%.3f\n", r.Graph, r.Family, pred, r.Distance, r.PredictedMs, r.BestPlan, r.BestMs, r.Ratio, r.FixedRatio)
+		gpu := ""
+		if c.GPUs {
+			gpu = r.GPU + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%.2f\t%.4f\t%s\t%.4f\t%.3f\t%.3f\n", r.Graph, r.Family, gpu, pred, r.Distance, r.PredictedMs, r.BestPlan, r.BestMs, r.Ratio, r.FixedRatio)
 	}
 	judged := "every graph"
 	if rep.MinMs > 0 {

@@ -215,7 +215,7 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 	tr := &tuneTracer{sp: sp, runs: c.Runs, base: base, cost: replayCost(sp, mine)}
 	opt.Observe = tr.observe(opt.Observe)
 	if !c.Cold { // as a tune of an unseen graph: the model learns from the other graphs
-		opt.Start = autotune.WarmStartFrom(gpu, mine[0].Graph, mine[0].Features, &sp.Cands, autotune.WarmStartN)
+		opt.Start = autotune.WarmStartFrom(gpu, mine[0].Graph, mine[0].Features, autotune.RowGPU(mine[0]), &sp.Cands, autotune.WarmStartN)
 	}
 	out, err := autotune.Run(g.ctx, &sp.Cands, strat, rp, opt)
 	if err != nil {
@@ -249,7 +249,7 @@ func replayBaselines(sp *autotune.Space, gpu []store.Row, one store.Row, have ma
 	if one.Features.Vertices > 0 { // an oriented file's rows carry no features
 		feats = &one.Features
 	}
-	plans, labels, err := baselines(gpu, feats, one.Graph, t)
+	plans, labels, err := baselines(gpu, feats, autotune.RowGPU(one), one.Graph, t)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -371,15 +371,15 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 // tuned here yet the model's best plans) and the baselines' indices.
 func (c *TuneCmd) starts(g *Globals, st *store.Store, sp *autotune.Space, ev *autotune.GPU, facts gpu.DeviceFacts) (_ *autotune.Space, _ *autotune.GPU, startIdx, baseIdx []int, err error) {
 	target := executor.Target(facts, "")
-	var rows []store.Row // this GPU's, failures too: the model never predicts a plan that counted wrong
+	var rows []store.Row // every GPU's, failures too: the model never predicts a plan that counted wrong
 	if st != nil {
-		rows, _ = st.Rows(store.Filter{GPU: ev.Base.GPU}) // unreadable: the default alone is measured first
+		rows, _ = st.Rows(store.Filter{}) // unreadable: the default alone is measured first
 	}
 	var feats *graph.Features // the oriented files carry no undirected features
 	if ev.Oriented == nil {
 		feats = &ev.Base.Features
 	}
-	plans, labels, err := baselines(rows, feats, ev.Base.Graph, target)
+	plans, labels, err := baselines(rows, feats, autotune.RowGPU(ev.Base), ev.Base.Graph, target)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -398,7 +398,7 @@ func (c *TuneCmd) starts(g *Globals, st *store.Store, sp *autotune.Space, ev *au
 			}
 		}
 		if len(startIdx) == 0 && !c.Cold && feats != nil && len(rows) > 0 {
-			startIdx = autotune.WarmStartFrom(rows, ev.Base.Graph, *feats, &sp.Cands, autotune.WarmStartN)
+			startIdx = autotune.WarmStartFrom(rows, ev.Base.Graph, *feats, autotune.RowGPU(ev.Base), &sp.Cands, autotune.WarmStartN)
 		}
 	}
 	return sp, ev, startIdx, baseIdx, nil
@@ -442,6 +442,7 @@ func (g *Globals) evaluator(dev gpu.Device, comp gpu.Compiler, l *loaded, path s
 		Graph: graph.Fingerprint(&l.g.CSR), GraphName: graphName(path),
 		GPU: autotune.GPUKey(facts, major, minor), GPUName: facts.Name, CC: fmt.Sprintf("%d.%d", facts.Major, facts.Minor),
 		SMs: facts.SMs, Driver: facts.Driver, NVRTC: fmt.Sprintf("%d.%d", major, minor),
+		L2Bytes: facts.L2Bytes, SharedPerSM: facts.SharedPerSM, BandwidthGBs: facts.BandwidthGBs(),
 		Version: toolVersion(), Space: sp.Cands.Name, Source: source,
 	}
 	if o == nil {

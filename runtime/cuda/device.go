@@ -15,6 +15,7 @@ const (
 	attrClockRate              cuDeviceAttribute = 13 // kHz; deprecated in CUDA 13, may fail
 	attrMultiprocessorCount    cuDeviceAttribute = 16
 	attrMemoryClockRate        cuDeviceAttribute = 36 // kHz; deprecated in CUDA 13, may fail
+	attrGlobalMemoryBusWidth   cuDeviceAttribute = 37 // bits
 	attrL2CacheSize            cuDeviceAttribute = 38
 	attrComputeCapabilityMajor cuDeviceAttribute = 75
 	attrComputeCapabilityMinor cuDeviceAttribute = 76
@@ -159,6 +160,9 @@ func deviceFacts(drv *driverLib, dev cuDevice) (gpu.DeviceFacts, error) {
 	}
 	if v, err := attr(attrMemoryClockRate); err == nil {
 		f.MemClockMHz = v / 1000
+	}
+	if v, err := attr(attrGlobalMemoryBusWidth); err == nil {
+		f.MemBusBits = v
 	}
 	var total uint64
 	if err := drv.cuDeviceTotalMem(&total, dev); err != nil {

@@ -186,7 +186,13 @@ func generatablePresets() []ir.Plan {
 // check runs p on tg and compares with the oracle.
 func check(t *testing.T, dev gpu.Device, comp gpu.Compiler, p ir.Plan, tg testGraph) *executor.Result {
 	t.Helper()
-	res, err := executor.Run(context.Background(), dev, comp, p, tg.g, executor.RunOptions{Repeat: 2})
+	return checkRuns(t, dev, comp, p, tg, 2)
+}
+
+// checkRuns is check with repeat timed runs.
+func checkRuns(t *testing.T, dev gpu.Device, comp gpu.Compiler, p ir.Plan, tg testGraph, repeat int) *executor.Result {
+	t.Helper()
+	res, err := executor.Run(context.Background(), dev, comp, p, tg.g, executor.RunOptions{Repeat: repeat})
 	if err != nil {
 		t.Errorf("%s on %s: %v", p.Prefix, tg.name, err)
 		return nil

@@ -2,8 +2,11 @@ package executor_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tcgen/tcgen/graph"
@@ -42,8 +45,40 @@ func TestLocalGPU(t *testing.T) {
 			for _, tg := range gs {
 				t.Run(tg.name, func(t *testing.T) {
 					for _, p := range plans {
-						if res := runLocalGPU(t, dev, comp, p, tg); res != nil {
+						if res := runLocalGPU(t, dev, comp, p, tg, 2); res != nil {
 							t.Logf("%-24s %-6s %-30s %12d triangles  kernel %8.3f ms  download %7.3f ms", tg.name, o, res.Plan, res.Triangles, res.KernelMs.Median, res.LocalDownloadMs)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestLocalGPULarge runs every local plan, per vertex and per edge, on the
+// RMAT graphs of the scales in TCGEN_RMAT_SCALES (e.g. "19 20 21 22") and
+// compares each count with the CPU oracle; skipped when unset. One timed
+// run a plan: the slowest, a thread per hub under id order, may take a
+// minute on RMAT-22. Subtests output/graph, as TestLocalGPU's.
+func TestLocalGPULarge(t *testing.T) {
+	scales := strings.Fields(os.Getenv("TCGEN_RMAT_SCALES"))
+	if len(scales) == 0 {
+		t.Skip("set TCGEN_RMAT_SCALES (e.g. \"19 20 21 22\") to run the large RMAT local check")
+	}
+	dev, comp := openGPU(t)
+	for _, o := range []ir.Output{ir.OutputVertex, ir.OutputEdge} {
+		plans := localPlans(t, o)
+		t.Run(string(o), func(t *testing.T) {
+			for _, s := range scales {
+				t.Run("rmat"+s, func(t *testing.T) {
+					scale, err := strconv.Atoi(s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					tg := mustGraph(t, "rmat"+s, graph.DefaultRMAT(scale))
+					for _, p := range plans {
+						if res := runLocalGPU(t, dev, comp, p, tg, 1); res != nil {
+							t.Logf("%-8s %-6s %-30s %14d triangles  kernel %9.3f ms  download %8.3f ms", tg.name, o, res.Plan, res.Triangles, res.KernelMs.Median, res.LocalDownloadMs)
 						}
 					}
 				})

@@ -46,7 +46,15 @@ type DeviceFacts struct {
 	UUID         string `json:"uuid,omitempty"`
 	ClockMHz     int    `json:"clock_mhz,omitempty"`
 	MemClockMHz  int    `json:"mem_clock_mhz,omitempty"`
+	MemBusBits   int    `json:"mem_bus_bits,omitempty"` // the DRAM interface's width
 	TemperatureC int    `json:"temperature_c,omitempty"`
+}
+
+// BandwidthGBs is the DRAM bandwidth the memory clock and bus width give,
+// in GB/s: two transfers a clock (3352 for an H100 SXM's 2619 MHz and 5120
+// bits); 0 when either is unknown.
+func (f DeviceFacts) BandwidthGBs() float64 {
+	return float64(f.MemClockMHz) * float64(f.MemBusBits) / 4000
 }
 
 // Device is one GPU with its (primary) context made current.
