@@ -214,9 +214,9 @@ func TestLocalTooLarge(t *testing.T) {
 }
 
 // runLocalGPU is checkLocal on a GPU (local_gpu_test.go).
-func runLocalGPU(t *testing.T, dev gpu.Device, comp gpu.Compiler, p ir.Plan, tg testGraph, repeat int) *executor.Result {
+func runLocalGPU(t *testing.T, dev gpu.Device, comp gpu.Compiler, p ir.Plan, tg testGraph, repeat int, fitOnly bool) *executor.Result {
 	t.Helper()
-	res := checkRuns(t, dev, comp, p, tg, repeat)
+	res := checkRuns(t, dev, comp, p, tg, repeat, fitOnly)
 	if res != nil {
 		checkLocal(t, res, tg.name)
 	}
