@@ -195,6 +195,14 @@ func (m *Model) Rank(f graph.Features, on GPUFacts, exclude string, allow map[st
 		nbs = append(nbs, nb{g, math.Sqrt(d)})
 	}
 	slices.SortStableFunc(nbs, func(a, b nb) int { return cmp.Compare(a.d, b.d) })
+	// K graphs vote, each once, on the GPU nearest the query: a graph
+	// measured on several GPUs is not several neighbours.
+	seen := map[string]bool{}
+	nbs = slices.DeleteFunc(nbs, func(n nb) bool {
+		dup := seen[n.g.fp]
+		seen[n.g.fp] = true
+		return dup
+	})
 	nbs = nbs[:min(m.K, len(nbs))]
 	plans := map[string]bool{}
 	for _, n := range nbs {
