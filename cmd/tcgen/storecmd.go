@@ -17,7 +17,7 @@ import (
 type StoreCmd struct {
 	Export StoreExportCmd `cmd:"" help:"Write measurements as JSON Lines (a tune --replay recording) or Kernel Tuner's T4 results format."`
 	Best   StoreBestCmd   `cmd:"" help:"List each graph's best plan on each GPU: the one count runs (of the rows with the most passes, the fastest)."`
-	Model  StoreModelCmd  `cmd:"" help:"Judge the plan model by leave-one-out (or leave-one-family-out) over the graphs tuned on one GPU."`
+	Model  StoreModelCmd  `cmd:"" help:"Judge the plan model by leave-one-out (or leave-one-family-out, or leave-one-GPU-out) over the graphs tuned on every GPU (or one: --gpu)."`
 }
 
 // StoreFilter selects rows.
@@ -147,11 +147,11 @@ func (c *StoreBestCmd) Run(g *Globals) error {
 
 // StoreModelCmd runs the leave-one-out evaluation.
 type StoreModelCmd struct {
-	GPU string `help:"The GPU key whose measurements train the model (default: the one with most graphs)." placeholder:"KEY"`
+	GPU string `help:"The GPU key whose measurements train the model (default: every GPU's, each graph judged on each GPU it was measured on)." placeholder:"KEY"`
 	K   int    `help:"Neighbours that vote." default:"3"`
 	// Families is the evaluation docs/tuning.md reports on the transfer sweep.
 	Families bool `xor:"mode" help:"Leave each graph's whole family out (the family is the sweep label's generator: rmat, er, grid, road, rgg, ws, sbm, ba, cl; real for datasets and files), run the default plan where the model is not confident, as count does, and judge graphs of 0.1 ms or more."`
-	GPUs     bool `name:"gpus" xor:"mode" help:"Train on every GPU's measurements and leave each GPU out in turn: its graphs are predicted from the other GPUs' (the same graphs included, placed by the GPUs' facts), the default plan runs where the model is not confident, and graphs of 0.1 ms or more are judged. Ignores --gpu."`
+	GPUs     bool `name:"gpus" xor:"mode" help:"Leave each GPU out in turn: its graphs are predicted from the other GPUs' measurements (the same graphs included, placed by the GPUs' facts), the default plan runs where the model is not confident, and graphs of 0.1 ms or more are judged. Ignores --gpu."`
 	JSON     bool `help:"Print as JSON."`
 }
 
@@ -163,27 +163,6 @@ func (c *StoreModelCmd) Run(g *Globals) error {
 	rows, err := StoreFilter{GPU: c.GPU}.rows(g, false)
 	if err != nil {
 		return err
-	}
-	if c.GPU == "" && !c.GPUs { // the GPU with the most graphs
-		graphs := map[string]map[string]bool{}
-		for _, r := range rows {
-			if graphs[r.GPU] == nil {
-				graphs[r.GPU] = map[string]bool{}
-			}
-			graphs[r.GPU][r.Graph] = true
-		}
-		for k, gs := range graphs {
-			if c.GPU == "" || len(gs) > len(graphs[c.GPU]) || len(gs) == len(graphs[c.GPU]) && k < c.GPU {
-				c.GPU = k
-			}
-		}
-		var mine []store.Row
-		for _, r := range rows {
-			if r.GPU == c.GPU {
-				mine = append(mine, r)
-			}
-		}
-		rows = mine
 	}
 	if len(rows) == 0 {
 		return errorf(exitBadInput, "store model: the tuning store holds no measurements yet; tune (tcgen tune, tcgen sweep) at least 2 graphs on a GPU first")
@@ -206,8 +185,12 @@ func (c *StoreModelCmd) Run(g *Globals) error {
 	} else {
 		rep = autotune.LeaveOneOut(rows, c.K)
 	}
+	gpus := c.GPU
+	if gpus == "" {
+		gpus = "every GPU"
+	}
 	if len(rep.Rows) < 2 {
-		return errorf(exitBadInput, "store: %d graphs tuned on %q; leave-one-out needs at least 2", len(rep.Rows), c.GPU)
+		return errorf(exitBadInput, "store: %d graphs tuned on %s; leave-one-out needs at least 2", len(rep.Rows), gpus)
 	}
 	if c.JSON {
 		enc := json.NewEncoder(g.stdout)
@@ -216,21 +199,16 @@ func (c *StoreModelCmd) Run(g *Globals) error {
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 	if c.GPUs {
-		fmt.Fprintf(tw, "gpu\tevery GPU, each left out in turn\n\n")
-		fmt.Fprintln(tw, "graph\tfamily\tgpu\tpredicted\tdistance\tms\tbest\tms\tpredicted/best\tfixed/best")
-	} else {
-		fmt.Fprintf(tw, "gpu\t%s\n\n", c.GPU)
-		fmt.Fprintln(tw, "graph\tfamily\tpredicted\tdistance\tms\tbest\tms\tpredicted/best\tfixed/best")
+		gpus += ", each left out in turn"
 	}
+	fmt.Fprintf(tw, "gpu\t%s\n\n", gpus)
+	fmt.Fprintln(tw, "graph\tfamily\tgpu\tpredicted\tdistance\tms\tbest\tms\tpredicted/best\tfixed/best")
 	for _, r := range rep.Rows {
 		pred := r.Predicted
 		if r.Fallback {
 			pred += " (not confident: default)"
 		}
-		gpu := ""
-		if c.GPUs {
-			gpu = r.GPU + "\t"
-		}
+		gpu := r.GPU + "\t"
 		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%.2f\t%.4f\t%s\t%.4f\t%.3f\t%.3f\n", r.Graph, r.Family, gpu, pred, r.Distance, r.PredictedMs, r.BestPlan, r.BestMs, r.Ratio, r.FixedRatio)
 	}
 	judged := "every graph"
