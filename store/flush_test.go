@@ -62,32 +62,13 @@ func TestBestFlushed(t *testing.T) {
 // unflushed, and its best view, which ranked a 1-pass screening first,
 // now agrees with Best (the most passes).
 func TestUpgrade3(t *testing.T) {
-	ddl, err := os.ReadFile("testdata/schema3.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(string(ddl)); err != nil {
-		t.Fatal(err)
-	}
-	var before string
-	if err := db.QueryRow("SELECT plan FROM best").Scan(&before); err != nil || before != "screen" {
-		t.Fatalf("schema 3 best view: %q %v, want screen (the bug version 4 fixes)", before, err)
-	}
-	db.Close()
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := upgraded(t, "schema3.sql", func(db *sql.DB) {
+		var before string
+		if err := db.QueryRow("SELECT plan FROM best").Scan(&before); err != nil || before != "screen" {
+			t.Fatalf("schema 3 best view: %q %v, want screen (the bug version 4 fixes)", before, err)
+		}
+	})
 	defer s.Close()
-	var v int
-	if err := s.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
-		t.Fatalf("user_version %d after the upgrade, want %d (%v)", v, SchemaVersion, err)
-	}
 	rows, err := s.Rows(Filter{Graph: "g"})
 	if err != nil || len(rows) != 2 || rows[0].Flushed || rows[1].Flushed {
 		t.Fatalf("old rows after the upgrade: %+v %v", rows, err)
@@ -111,28 +92,8 @@ func TestUpgrade3(t *testing.T) {
 // the GPU facts unknown (0), a new row keeps them, and the best view, made
 // again, has the new columns.
 func TestUpgrade4(t *testing.T) {
-	ddl, err := os.ReadFile("testdata/schema4.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(string(ddl)); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := upgraded(t, "schema4.sql", nil)
 	defer s.Close()
-	var v int
-	if err := s.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
-		t.Fatalf("user_version %d after the upgrade, want %d (%v)", v, SchemaVersion, err)
-	}
 	rows, err := s.Rows(Filter{Graph: "g"})
 	if err != nil || len(rows) != 1 || rows[0].L2Bytes != 0 || rows[0].BandwidthGBs != 0 || rows[0].MedianMs != 1.5 {
 		t.Fatalf("old row after the upgrade: %+v %v", rows, err)
@@ -150,4 +111,36 @@ func TestUpgrade4(t *testing.T) {
 	if err := s.db.QueryRow("SELECT l2_bytes FROM best WHERE graph = 'g' AND gpu = 'h100'").Scan(&l2); err != nil || l2 != r.L2Bytes {
 		t.Errorf("best view's l2_bytes = %d (%v), want %d", l2, err, r.L2Bytes)
 	}
+}
+
+// upgraded makes a store file from the old schema's fixture
+// (testdata/fixture) through SQLite directly, runs before (nil: nothing) on
+// it, and opens it with Open, which upgrades it in place to SchemaVersion.
+func upgraded(t *testing.T, fixture string, before func(*sql.DB)) *Store {
+	t.Helper()
+	ddl, err := os.ReadFile("testdata/" + fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(string(ddl)); err != nil {
+		t.Fatal(err)
+	}
+	if before != nil {
+		before(db)
+	}
+	db.Close()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	if err := s.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
+		t.Fatalf("user_version %d after the upgrade, want %d (%v)", v, SchemaVersion, err)
+	}
+	return s
 }

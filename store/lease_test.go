@@ -1,10 +1,8 @@
 package store
 
 import (
-	"database/sql"
 	"errors"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -148,28 +146,8 @@ func TestHistory(t *testing.T) {
 // TestUpgrade2: a schema 2 file (one row per key) becomes schema 3 with its
 // rows, which then gain history instead of being replaced.
 func TestUpgrade2(t *testing.T) {
-	ddl, err := os.ReadFile("testdata/schema2.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(string(ddl)); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := upgraded(t, "schema2.sql", nil)
 	defer s.Close()
-	var v int
-	if err := s.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
-		t.Fatalf("user_version %d after the upgrade, want %d (%v)", v, SchemaVersion, err)
-	}
 	rows, err := s.Rows(Filter{History: true})
 	if err != nil || len(rows) != 2 || rows[0].Plan != "a" || rows[0].MedianMs != 2.5 || rows[1].Code != "code-b" {
 		t.Fatalf("old rows after the upgrade: %+v %v", rows, err)

@@ -261,28 +261,8 @@ func TestBestMostPasses(t *testing.T) {
 // A schema 1 file opens, is upgraded to the current schema in place, and
 // its rows read back with an empty code hash: kept, but never current.
 func TestUpgrade1(t *testing.T) {
-	ddl, err := os.ReadFile("testdata/schema1.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(string(ddl)); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := upgraded(t, "schema1.sql", nil)
 	defer s.Close()
-	var v int
-	if err := s.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
-		t.Fatalf("user_version %d after the upgrade, want %d (%v)", v, SchemaVersion, err)
-	}
 	old, ok, err := s.Get("g", "h100", "dev", "polak_1")
 	if err != nil || !ok || old.Code != "" || old.MedianMs != 1.5 || old.Runs != 10 {
 		t.Fatalf("old row after the upgrade: %+v %v %v", old, ok, err)
@@ -301,7 +281,7 @@ func TestUpgrade1(t *testing.T) {
 	}
 	// Reopening a current file changes nothing.
 	s.Close()
-	if s, err = Open(path); err != nil {
+	if s, err = Open(s.path); err != nil {
 		t.Fatal(err)
 	}
 	if rows, err := s.Rows(Filter{Graph: "g"}); err != nil || len(rows) != 2 {
