@@ -72,12 +72,15 @@ func wordsPerNeighbour(f graph.Features) float64 {
 	return math.Log2(float64(f.AdjWords) / float64(2*f.Edges))
 }
 
-// ConfidentDistance is the farthest (in feature spreads) a graph may lie
-// from its nearest measured graph for count to run the model's pick; beyond
-// it count runs the default plan. In the transfer recording (110 graphs)
+// ConfidentDistance is the farthest a graph on a GPU may lie from its
+// nearest measured point for count to run the model's pick (in feature
+// spreads, and factors of two of the GPU's facts: GPUFacts.vector); beyond
+// it count runs the default plan. In the transfer recordings (110 graphs)
 // 90% of the graphs lie within 1.04 of another and all but the three
 // smallest (karate, jazz, power-grid: up to 4.1) within 1.4, while a graph
-// whose whole family is left out lies up to 14.3 from the rest
+// whose whole family is left out lies up to 14.3 from the rest; an H100
+// and an H200 lie 0.585 apart, so a GPU whose facts differ by more than
+// about four times from every measured one is never confident on its own
 // (docs/tuning.md).
 const ConfidentDistance = 2.0
 
@@ -104,6 +107,9 @@ func Train(rows []store.Row, k int) *Model {
 				gpuName: r.GPUName, times: map[string]float64{}, best: math.Inf(1)}
 			byGraph[key] = g
 		}
+		if !g.gpu.Known() { // rows of one GPU key from before store schema 5 lack the facts
+			g.gpu = RowGPU(r)
+		}
 		if t, ok := g.times[r.Plan]; !ok || r.MedianMs < t {
 			g.times[r.Plan] = r.MedianMs
 		}
@@ -116,18 +122,25 @@ func Train(rows []store.Row, k int) *Model {
 		m.graphs = append(m.graphs, *g)
 	}
 	slices.SortFunc(m.graphs, func(a, b modelGraph) int { return cmp.Or(cmp.Compare(a.fp, b.fp), cmp.Compare(a.gpu.Key, b.gpu.Key)) })
-	// Scale each feature by its spread so no single one dominates the
-	// distance (a feature all graphs share gets scale 1).
-	if len(m.graphs) > 0 {
-		d := len(m.graphs[0].x)
+	// Scale each feature by its spread over the graphs (each once, however
+	// many GPUs measured it) so no single one dominates the distance (a
+	// feature all graphs share gets scale 1).
+	var xs [][]float64
+	for i, g := range m.graphs {
+		if i == 0 || g.fp != m.graphs[i-1].fp {
+			xs = append(xs, g.x)
+		}
+	}
+	if len(xs) > 0 {
+		d := len(xs[0])
 		m.scale = make([]float64, d)
 		for j := range d {
 			var s, s2 float64
-			for _, g := range m.graphs {
-				s += g.x[j]
-				s2 += g.x[j] * g.x[j]
+			for _, x := range xs {
+				s += x[j]
+				s2 += x[j] * x[j]
 			}
-			n := float64(len(m.graphs))
+			n := float64(len(xs))
 			v := s2/n - (s/n)*(s/n)
 			m.scale[j] = 1
 			if v > 1e-12 {
@@ -140,6 +153,19 @@ func Train(rows []store.Row, k int) *Model {
 
 // Graphs is the number of points, graphs on a GPU, the model learned from.
 func (m *Model) Graphs() int { return len(m.graphs) }
+
+// Reach is how many distinct graphs, and on how many GPUs, the model could
+// draw on for a query on the GPU on: its own rows and those of the GPUs
+// whose facts, like on's, are known.
+func (m *Model) Reach(on GPUFacts) (graphs, gpus int) {
+	gs, ks := map[string]bool{}, map[string]bool{}
+	for _, g := range m.graphs {
+		if _, ok := gpuDistance(on, g.gpu); ok {
+			gs[g.fp], ks[g.gpu.Key] = true, true
+		}
+	}
+	return len(gs), len(ks)
+}
 
 // Prediction is the model's answer for one graph.
 type Prediction struct {

@@ -27,18 +27,18 @@ func DeviceGPU(f gpu.DeviceFacts, key string) GPUFacts {
 	return GPUFacts{Key: key, SMs: f.SMs, L2Bytes: f.L2Bytes, SharedPerSM: f.SharedPerSM, BandwidthGBs: f.BandwidthGBs()}
 }
 
-// known reports whether every fact is recorded (rows of store schema 4 and
+// Known reports whether every fact is recorded (rows of store schema 4 and
 // older have none but the SMs).
-func (g GPUFacts) known() bool {
+func (g GPUFacts) Known() bool {
 	return g.SMs > 0 && g.L2Bytes > 0 && g.SharedPerSM > 0 && g.BandwidthGBs > 0
 }
 
 // vector is the GPU's coordinates in the model's distance: log2 of each
 // fact, so a factor of two in any of them is one unit, as far as one
 // feature spread of the graph features. (The GPUs a store holds are too
-// few, and too alike, for their spread to be a scale: an H100 and an H200
-// differ in bandwidth alone, by a factor of 1.2; an A100 lies about one
-// unit from an H100.)
+// few, and too alike, for their spread to be a scale: an H100 80GB HBM3
+// and an H200 differ in L2, 50 and 60 MiB, and bandwidth, 3352 and 4814
+// GB/s, 0.585 apart; an A100 lies about one unit from an H100.)
 func (g GPUFacts) vector() []float64 {
 	return []float64{math.Log2(float64(g.SMs)), math.Log2(float64(g.L2Bytes)), math.Log2(float64(g.SharedPerSM)), math.Log2(g.BandwidthGBs)}
 }
@@ -50,7 +50,7 @@ func gpuDistance(a, b GPUFacts) (float64, bool) {
 	if a.Key == b.Key {
 		return 0, true
 	}
-	if !a.known() || !b.known() {
+	if !a.Known() || !b.Known() {
 		return 0, false
 	}
 	var d float64

@@ -124,3 +124,35 @@ func TestModelGPUFacts(t *testing.T) {
 		t.Errorf("leave one GPU out: %d rows, worst %.3f; want 12, and 2 (the other GPU's best is the wrong plan)", len(rep.Rows), rep.Worst)
 	}
 }
+
+// A graph's point takes its GPU's facts from any of its rows (a store
+// upgraded to schema 5 holds older rows without them); the K neighbours
+// are K distinct graphs, each on the GPU nearest the query; a graph left
+// out on the query's GPU still votes from another GPU.
+func TestModelGPUPoints(t *testing.T) {
+	a := GPUFacts{Key: "a", SMs: 132, L2Bytes: 50 << 20, SharedPerSM: 228 << 10, BandwidthGBs: 3352}
+	b := a
+	b.Key, b.BandwidthGBs = "b", 4814
+	mk := func(i int, g GPUFacts, plan string, ms float64) store.Row {
+		return store.Row{Graph: fmt.Sprintf("g%d", i), GraphName: fmt.Sprintf("graph%d", i),
+			Features: graph.Features{Vertices: 1000 << i, Edges: 10000 << i, DegreeMax: 100, DegreeMean: 20, DegreeStddev: 10},
+			GPU: g.Key, SMs: g.SMs, L2Bytes: g.L2Bytes, SharedPerSM: g.SharedPerSM, BandwidthGBs: g.BandwidthGBs,
+			Plan: plan, Spec: `{"prefix":"` + plan + `"}`, Status: store.StatusOK, MedianMs: ms}
+	}
+	old := mk(0, a, "x", 1)
+	old.L2Bytes, old.SharedPerSM, old.BandwidthGBs = 0, 0, 0 // a schema 4 row, read first
+	rows := []store.Row{old, mk(0, a, "y", 2), mk(1, a, "x", 1), mk(1, b, "x", 1), mk(3, a, "x", 1)}
+	m := Train(rows, 2)
+	q := rows[2].Features // graph1's
+	p, ok := m.Predict(q, b, "")
+	if !ok || len(p.Neighbors) != 2 || p.Neighbors[0] != "graph1" || p.Neighbors[1] != "graph0 on " {
+		t.Errorf("on b: %+v %v; want graph1 (on b) and graph0 (on a, whose facts one of its rows gave), each once", p, ok)
+	}
+	if g, n := m.Reach(b); g != 3 || n != 2 {
+		t.Errorf("reach from b: %d graphs on %d GPUs, want 3 on 2", g, n)
+	}
+	p, ok = m.Predict(q, b, "g1")
+	if !ok || p.Neighbors[0] != "graph1 on " {
+		t.Errorf("graph1 left out on b: %+v %v, want its point on a nearest", p, ok)
+	}
+}

@@ -23,7 +23,7 @@ func readTransfer(t *testing.T) ([]store.Row, map[string][]store.Row) {
 	for _, f := range transferRecordings {
 		rows, _ := readRecording(t, f)
 		for _, r := range rows {
-			if !RowGPU(r).known() {
+			if !RowGPU(r).Known() {
 				t.Fatalf("%s: row %s on %s without its GPU's facts (store schema 5)", f, r.Plan, r.GraphName)
 			}
 			byPoint[r.GraphName+" on "+r.GPUName] = append(byPoint[r.GraphName+" on "+r.GPUName], r)

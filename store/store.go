@@ -26,8 +26,9 @@ import (
 // version 3 keeps every measurement (an id key instead of replacing the row
 // of the same plan) and added the leases table; version 4 added the flushed
 // column (the L2 flushed before each timed pass), part of the key, and the
-// best view ranks by passes before time. migrate upgrades older files in
-// place, keeping their rows.
+// best view ranks by passes before time; version 5 added the GPU's facts
+// (l2_bytes, shared_per_sm, bandwidth_gbs) the plan model places GPUs by.
+// migrate upgrades older files in place, keeping their rows.
 const SchemaVersion = 5
 
 // timeLayout is RFC 3339 with a fixed nine-digit fraction, always in UTC:

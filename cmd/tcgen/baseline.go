@@ -11,20 +11,18 @@ import (
 // predictPlan is the model's plan for the graph with features f and
 // fingerprint fp on the GPU on, trained on rows (of every GPU; the graph's
 // own rows on this GPU do not vote): what count runs when the store has no
-// best for the graph. ok is false when the model has no other point, or its
-// plan does not parse or fit target; points is how many graphs on a GPU it
-// learned from.
-func predictPlan(rows []store.Row, f graph.Features, on autotune.GPUFacts, fp string, target gen.Target) (p ir.Plan, pred autotune.Prediction, points int, ok bool) {
-	m := autotune.Train(rows, 0)
-	pred, ok = m.Predict(f, on, fp)
-	if !ok {
-		return ir.Plan{}, pred, m.Graphs(), false
+// best for the graph. It is the best-ranked plan that parses and fits
+// target (a plan measured on another GPU may not); ok is false when there
+// is none. m is the model, for what it learned from (Model.Reach).
+func predictPlan(rows []store.Row, f graph.Features, on autotune.GPUFacts, fp string, target gen.Target) (p ir.Plan, pred autotune.Prediction, m *autotune.Model, ok bool) {
+	m = autotune.Train(rows, 0)
+	for _, pred := range m.Rank(f, on, fp, nil) {
+		p, err := ir.Parse([]byte(pred.Spec), "the model's plan "+pred.Plan)
+		if err == nil && autotune.Restrict(p, target) == nil {
+			return p, pred, m, true
+		}
 	}
-	p, err := ir.Parse([]byte(pred.Spec), "the model's plan "+pred.Plan)
-	if err != nil || autotune.Restrict(p, target) != nil {
-		return ir.Plan{}, pred, m.Graphs(), false
-	}
-	return p, pred, m.Graphs(), true
+	return ir.Plan{}, autotune.Prediction{}, m, false
 }
 
 // baselines are the plans count runs for a graph when the store has no best

@@ -70,7 +70,7 @@ func TestChoosePlan(t *testing.T) {
 	// A graph unlike this one (a grid), tuned: too far for the model.
 	tuned(graph.Grid{Rows: 300, Cols: 300}, "grid")
 	st.Close()
-	check("default", def.Name(), "nearest tuned graph (grid) lies 14.2 feature spreads away")
+	check("default", def.Name(), "nearest tuned graph (grid) lies 14.2 away")
 	// Another graph like this one (RMAT 8 of another seed), tuned: the
 	// model predicts its best plan.
 	st, _ = store.Open(g.Store)
@@ -78,7 +78,7 @@ func TestChoosePlan(t *testing.T) {
 	like.Seed = 7
 	tuned(like, "other")
 	st.Close()
-	check("model", polak.Name(), "predicted from 2 tuned graphs")
+	check("model", polak.Name(), "predicted from 2 tuned graphs on 1 GPU ")
 
 	// This graph tuned: its own best wins.
 	st, _ = store.Open(g.Store)
@@ -109,7 +109,7 @@ func TestChoosePlan(t *testing.T) {
 	// rows; one whose facts are known learns from the rows that recorded
 	// theirs.
 	facts.Name = "Other GPU"
-	check("default", def.Name(), "built-in default")
+	check("default", def.Name(), "lack the GPU facts the model needs")
 	facts.L2Bytes, facts.SharedPerSM, facts.MemClockMHz, facts.MemBusBits = 50<<20, 228<<10, 3201, 5120
 	check("model", polak.Name(), "nearest: other on Test GPU")
 

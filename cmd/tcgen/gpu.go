@@ -268,14 +268,22 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 	case o != nil:
 		return fallback("; the model needs the undirected graph's features, this file is oriented")
 	}
-	p, pred, points, ok := predictPlan(rows, graph.ComputeFeatures(gr), autotune.DeviceGPU(facts, key), fp, target)
-	if !ok {
-		return fallback("")
-	}
-	if !pred.Confident {
-		return fallback(fmt.Sprintf("; the model's nearest tuned graph (%s) lies %.1f feature spreads away, beyond the %g it trusts: tune this graph (tcgen tune)",
+	on := autotune.DeviceGPU(facts, key)
+	p, pred, m, ok := predictPlan(rows, graph.ComputeFeatures(gr), on, fp, target)
+	graphs, gpus := m.Reach(on)
+	switch {
+	case !ok && graphs == 0:
+		return fallback("; nothing tuned on this GPU, and the other GPUs' rows, or this GPU, lack the GPU facts the model needs to use them (tuning store schema 5, the driver's memory clock and bus width)")
+	case !ok:
+		return fallback("; the model knows no plan that fits this GPU")
+	case !pred.Confident:
+		return fallback(fmt.Sprintf("; the model's nearest tuned graph (%s) lies %.1f away (feature spreads, and factors of two of the GPU's facts), beyond the %g it trusts: tune this graph (tcgen tune)",
 			pred.Neighbors[0], pred.Distance, autotune.ConfidentDistance))
 	}
-	g.notice("plan: %s, predicted from %d tuned graphs on GPUs (nearest: %s; %.2fx their best there)", p.Name(), points, strings.Join(pred.Neighbors, ", "), pred.Score)
+	gpuWord := "GPUs"
+	if gpus == 1 {
+		gpuWord = "GPU"
+	}
+	g.notice("plan: %s, predicted from %d tuned graphs on %d %s (nearest: %s; %.2fx their best there)", p.Name(), graphs, gpus, gpuWord, strings.Join(pred.Neighbors, ", "), pred.Score)
 	return p, "model"
 }

@@ -147,19 +147,16 @@ func (c *StoreBestCmd) Run(g *Globals) error {
 
 // StoreModelCmd runs the leave-one-out evaluation.
 type StoreModelCmd struct {
-	GPU string `help:"The GPU key whose measurements train the model (default: every GPU's, each graph judged on each GPU it was measured on)." placeholder:"KEY"`
+	GPU string `xor:"gpu" help:"The GPU key whose measurements train the model (default: every GPU's, each graph judged on each GPU it was measured on)." placeholder:"KEY"`
 	K   int    `help:"Neighbours that vote." default:"3"`
 	// Families is the evaluation docs/tuning.md reports on the transfer sweep.
 	Families bool `xor:"mode" help:"Leave each graph's whole family out (the family is the sweep label's generator: rmat, er, grid, road, rgg, ws, sbm, ba, cl; real for datasets and files), run the default plan where the model is not confident, as count does, and judge graphs of 0.1 ms or more."`
-	GPUs     bool `name:"gpus" xor:"mode" help:"Leave each GPU out in turn: its graphs are predicted from the other GPUs' measurements (the same graphs included, placed by the GPUs' facts), the default plan runs where the model is not confident, and graphs of 0.1 ms or more are judged. Ignores --gpu."`
+	GPUs     bool `name:"gpus" xor:"mode,gpu" help:"Leave each GPU out in turn: its graphs are predicted from the other GPUs' measurements (the same graphs included, placed by the GPUs' facts), the default plan runs where the model is not confident, and graphs of 0.1 ms or more are judged. Not with --gpu."`
 	JSON     bool `help:"Print as JSON."`
 }
 
 // Run implements the command.
 func (c *StoreModelCmd) Run(g *Globals) error {
-	if c.GPUs {
-		c.GPU = ""
-	}
 	rows, err := StoreFilter{GPU: c.GPU}.rows(g, false)
 	if err != nil {
 		return err
@@ -178,6 +175,15 @@ func (c *StoreModelCmd) Run(g *Globals) error {
 			g.notice("store model: no measurement of this build's default plan %s: where the model is not confident its own pick is judged instead (sweep the graphs with examples/spaces/model.yaml)", def.Name())
 		}
 		if c.GPUs {
+			known := map[string]bool{}
+			for _, r := range rows {
+				if autotune.RowGPU(r).Known() {
+					known[r.GPU] = true
+				}
+			}
+			if len(known) < 2 {
+				return errorf(exitBadInput, "store model --gpus: %d GPUs with their facts recorded (L2, shared memory, bandwidth: rows of tuning store schema 5), need 2: tune or sweep the graphs on another GPU with this store", len(known))
+			}
 			rep, what = autotune.LeaveOneGPUOut(rows, c.K, def.Name()), "leave-one-GPU-out"
 		} else {
 			rep, what = autotune.LeaveOneFamilyOut(rows, c.K, def.Name()), "leave-one-family-out"

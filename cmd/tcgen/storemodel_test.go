@@ -49,7 +49,24 @@ func TestStoreModelGPUs(t *testing.T) {
 			t.Errorf("store model --gpus: no %q in\n%s", want, out)
 		}
 	}
-	if code, _, _ := runCLI(t, "--store", path, "store", "model", "--gpus", "--families"); code != exitUsage {
-		t.Errorf("--gpus --families: exit %d, want %d", code, exitUsage)
+	for _, args := range [][]string{{"--gpus", "--families"}, {"--gpus", "--gpu", "a"}} {
+		if code, _, _ := runCLI(t, append([]string{"--store", path, "store", "model"}, args...)...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	// One GPU's rows: nothing to leave out.
+	one := filepath.Join(t.TempDir(), "one.db")
+	st, err = store.Open(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := measured("g", graph.Features{Vertices: 10, Edges: 20}, "a", def, 10, 1)
+	r.SMs, r.L2Bytes, r.SharedPerSM, r.BandwidthGBs = 132, 50<<20, 228<<10, 3352
+	if err := st.Put(r); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if code, _, errOut := runCLI(t, "--store", one, "store", "model", "--gpus"); code != exitBadInput || !strings.Contains(errOut, "1 GPUs with their facts recorded") {
+		t.Errorf("--gpus on one GPU: exit %d, %q; want %d and the reason", code, errOut, exitBadInput)
 	}
 }

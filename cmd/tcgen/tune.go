@@ -196,13 +196,9 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 	if len(sp.Plans) == 0 {
 		return errorf(exitBadInput, "%s: no point of space %s is recorded for %s", c.Replay, sf.Name, c.Graph)
 	}
-	var gpu []store.Row // the model learns from one GPU's measurements
-	for _, r := range rows {
-		if r.GPU == mine[0].GPU {
-			gpu = append(gpu, r)
-		}
-	}
-	sp, base, err := replayBaselines(sp, gpu, mine[0], have, t)
+	// The model learns from every GPU's measurements, less the graph's own
+	// on its GPU, as in a tune of a graph not seen on this GPU.
+	sp, base, err := replayBaselines(sp, rows, mine[0], have, t)
 	if err != nil {
 		return err
 	}
@@ -215,7 +211,7 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 	tr := &tuneTracer{sp: sp, runs: c.Runs, base: base, cost: replayCost(sp, mine)}
 	opt.Observe = tr.observe(opt.Observe)
 	if !c.Cold { // as a tune of an unseen graph: the model learns from the other graphs
-		opt.Start = autotune.WarmStartFrom(gpu, mine[0].Graph, mine[0].Features, autotune.RowGPU(mine[0]), &sp.Cands, autotune.WarmStartN)
+		opt.Start = autotune.WarmStartFrom(rows, mine[0].Graph, mine[0].Features, autotune.RowGPU(mine[0]), &sp.Cands, autotune.WarmStartN)
 	}
 	out, err := autotune.Run(g.ctx, &sp.Cands, strat, rp, opt)
 	if err != nil {
@@ -243,13 +239,13 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 
 // replayBaselines adds to sp the plans count would run for the recorded
 // graph of row one (as tuneGPU does), those of them the recording has:
-// the model learns from gpu, one GPU's rows.
-func replayBaselines(sp *autotune.Space, gpu []store.Row, one store.Row, have map[string]bool, t gen.Target) (*autotune.Space, []int, error) {
+// the model learns from rows.
+func replayBaselines(sp *autotune.Space, rows []store.Row, one store.Row, have map[string]bool, t gen.Target) (*autotune.Space, []int, error) {
 	var feats *graph.Features
 	if one.Features.Vertices > 0 { // an oriented file's rows carry no features
 		feats = &one.Features
 	}
-	plans, labels, err := baselines(gpu, feats, autotune.RowGPU(one), one.Graph, t)
+	plans, labels, err := baselines(rows, feats, autotune.RowGPU(one), one.Graph, t)
 	if err != nil {
 		return nil, nil, err
 	}
