@@ -136,7 +136,7 @@ func TestModelGPUPoints(t *testing.T) {
 	mk := func(i int, g GPUFacts, plan string, ms float64) store.Row {
 		return store.Row{Graph: fmt.Sprintf("g%d", i), GraphName: fmt.Sprintf("graph%d", i),
 			Features: graph.Features{Vertices: 1000 << i, Edges: 10000 << i, DegreeMax: 100, DegreeMean: 20, DegreeStddev: 10},
-			GPU: g.Key, SMs: g.SMs, L2Bytes: g.L2Bytes, SharedPerSM: g.SharedPerSM, BandwidthGBs: g.BandwidthGBs,
+			GPU:      g.Key, SMs: g.SMs, L2Bytes: g.L2Bytes, SharedPerSM: g.SharedPerSM, BandwidthGBs: g.BandwidthGBs,
 			Plan: plan, Spec: `{"prefix":"` + plan + `"}`, Status: store.StatusOK, MedianMs: ms}
 	}
 	old := mk(0, a, "x", 1)
