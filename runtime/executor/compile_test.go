@@ -62,6 +62,7 @@ func compilePlans(t *testing.T, seed uint64) []ir.Plan {
 	// queue. Random draws missed that every pivot group wider than a warp
 	// failed a static_assert (fixed 2026-11-25).
 	plans = append(plans, pivotPlans()...)
+	plans = append(plans, specPlans()...) // the GPU tests' hybrids
 	// Every shape of local counts, per vertex and per edge (local_test.go).
 	plans = append(plans, localPlans(t, ir.OutputVertex)...)
 	plans = append(plans, localPlans(t, ir.OutputEdge)...)
