@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -381,36 +382,88 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // History). It is one statement and so its own committed transaction: once Put
 // returns, a crash cannot lose r.
 func (s *Store) Put(r Row) error {
+	args, err := putArgs(r)
+	if err != nil {
+		return err
+	}
+	if _, err = s.db.Exec(putSQL, args...); err != nil {
+		return fmt.Errorf("store: %s: put %s on %s: %w", s.path, r.Plan, r.GraphName, err)
+	}
+	return nil
+}
+
+// putArgs are putSQL's arguments for r, once r is valid.
+func putArgs(r Row) ([]any, error) {
 	if err := r.Validate(); err != nil {
-		return fmt.Errorf("store: put: %w", err)
+		return nil, fmt.Errorf("store: put: %w", err)
 	}
 	features, err := json.Marshal(r.Features)
 	if err != nil {
-		return fmt.Errorf("store: put: features: %w", err)
+		return nil, fmt.Errorf("store: put: features: %w", err)
 	}
 	var samples any // NULL for no samples, so nil reads back as nil
 	if r.Samples != nil {
 		b, err := json.Marshal(r.Samples)
 		if err != nil {
-			return fmt.Errorf("store: put: samples: %w", err)
+			return nil, fmt.Errorf("store: put: samples: %w", err)
 		}
 		samples = string(b)
 	}
-	var t string
-	if !r.Time.IsZero() {
-		t = r.Time.UTC().Format(timeLayout)
-	}
-	_, err = s.db.Exec(putSQL,
+	t := timeText(r.Time)
+	return []any{
 		r.Graph, r.GraphName, string(features), r.GPU, r.GPUName, r.CC, r.SMs, r.Driver, r.NVRTC,
 		r.Version, r.Code, r.Plan, r.Spec, r.Space, r.Point, r.Source, string(r.Status), r.Reason,
 		int64(r.Triangles), int64(r.Reference), r.Warmup, r.Runs, samples,
 		r.MedianMs, r.MinMs, r.MaxMs, r.KernelMs, r.CompileMs, r.PrepareMs,
 		r.ClockSMMHz, r.ClockMemMHz, r.TempC, t, r.Flushed, r.L2Bytes, r.SharedPerSM, r.BandwidthGBs,
-		int64(r.Features.Vertices), int64(r.Features.Edges), int64(r.Features.DegreeMax))
-	if err != nil {
-		return fmt.Errorf("store: %s: put %s on %s: %w", s.path, r.Plan, r.GraphName, err)
+		int64(r.Features.Vertices), int64(r.Features.Edges), int64(r.Features.DegreeMax)}, nil
+}
+
+// timeText is a row's time as the time column holds it ("" for none).
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
 	}
-	return nil
+	return t.UTC().Format(timeLayout)
+}
+
+// Import appends rows (another store's export, a recording) oldest first,
+// in one transaction, and returns how many it added: a row the store
+// already holds (the same key, time, passes and median) is skipped, so
+// importing a file twice adds nothing. The newest row of a key still
+// stands for it, whichever store it came from.
+func (s *Store) Import(rows []Row) (added int, err error) {
+	rows = slices.Clone(rows)
+	slices.SortStableFunc(rows, func(a, b Row) int { return a.Time.Compare(b.Time) })
+	tx, err := s.db.Begin()
+	if err != nil {
+		return 0, fmt.Errorf("store: %s: import: %w", s.path, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	for _, r := range rows {
+		args, err := putArgs(r)
+		if err != nil {
+			return 0, fmt.Errorf("store: import %s on %s: %w", r.Plan, r.GraphName, err)
+		}
+		var one int
+		err = tx.QueryRow(`SELECT 1 FROM measurements WHERE graph = ? AND gpu = ? AND version = ? AND plan = ? AND code = ?
+			AND flushed = ? AND time = ? AND runs = ? AND median_ms = ? LIMIT 1`,
+			r.Graph, r.GPU, r.Version, r.Plan, r.Code, r.Flushed, timeText(r.Time), r.Runs, r.MedianMs).Scan(&one)
+		switch {
+		case err == nil:
+			continue // already here
+		case !errors.Is(err, sql.ErrNoRows):
+			return 0, fmt.Errorf("store: %s: import: %w", s.path, err)
+		}
+		if _, err := tx.Exec(putSQL, args...); err != nil {
+			return 0, fmt.Errorf("store: %s: import %s on %s: %w", s.path, r.Plan, r.GraphName, err)
+		}
+		added++
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("store: %s: import: %w", s.path, err)
+	}
+	return added, nil
 }
 
 // scanner is *sql.Row or *sql.Rows.

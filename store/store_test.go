@@ -650,3 +650,31 @@ func FuzzReadJSON(f *testing.F) {
 		}
 	})
 }
+
+// Import adds rows oldest first, so the newest measurement of a key stands
+// for it whatever order the file lists them in, and skips the rows the
+// store holds already; an invalid row adds nothing.
+func TestImport(t *testing.T) {
+	s, _ := openTemp(t)
+	older, newer := row("g", "h100", "v1", "a", 2), row("g", "h100", "v1", "a", 1)
+	newer.Time = older.Time.Add(time.Hour)
+	put(t, s, older)
+	added, err := s.Import([]Row{newer, older, row("g", "h100", "v1", "b", 3)})
+	if err != nil || added != 2 {
+		t.Fatalf("import: %d added, %v; want 2 (the older row is there)", added, err)
+	}
+	if r, ok, err := s.Get("g", "h100", "v1", "a"); err != nil || !ok || r.MedianMs != 1 {
+		t.Errorf("a's current row: %+v %v %v, want the newer (1 ms)", r, ok, err)
+	}
+	if added, err := s.Import([]Row{newer}); err != nil || added != 0 {
+		t.Errorf("importing again: %d added, %v", added, err)
+	}
+	bad := row("g", "h100", "v1", "c", 1)
+	bad.Graph = ""
+	if added, err := s.Import([]Row{row("g", "h100", "v1", "d", 1), bad}); err == nil || added != 0 {
+		t.Errorf("an invalid row: %d added, %v; want an error and nothing added", added, err)
+	}
+	if _, ok, _ := s.Get("g", "h100", "v1", "d"); ok {
+		t.Error("the import with an invalid row added d")
+	}
+}

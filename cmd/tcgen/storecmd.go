@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -17,6 +18,7 @@ import (
 type StoreCmd struct {
 	Export StoreExportCmd `cmd:"" help:"Write measurements as JSON Lines (a tune --replay recording) or Kernel Tuner's T4 results format."`
 	Best   StoreBestCmd   `cmd:"" help:"List each graph's best plan on each GPU: the one count runs (of the rows with the most passes, the fastest)."`
+	Import StoreImportCmd `cmd:"" help:"Add measurements from JSON Lines files (store export's, or a recording such as autotune/testdata/transfer-*.jsonl.gz) to the store; rows it already holds are skipped."`
 	Model  StoreModelCmd  `cmd:"" help:"Judge the plan model by leave-one-out (or leave-one-family-out, or leave-one-GPU-out) over the graphs tuned on every GPU (or one: --gpu)."`
 }
 
@@ -87,6 +89,53 @@ func (c *StoreExportCmd) Run(g *Globals) error {
 		return write(g.stdout)
 	}
 	return g.writeAtomic(c.Output, write)
+}
+
+// StoreImportCmd adds other stores' exports and recordings to the store.
+type StoreImportCmd struct {
+	Files []string `arg:"" name:"file" help:"JSON Lines files, gzip-compressed or not (tcgen store export; another store: export it first)." type:"path"`
+}
+
+// Run implements the command. Every file is read before anything is
+// added, so a bad file adds nothing.
+func (c *StoreImportCmd) Run(g *Globals) error {
+	var rows []store.Row
+	for _, path := range c.Files {
+		f, err := os.Open(path)
+		if err != nil {
+			return withCode(exitBadInput, err)
+		}
+		head := make([]byte, 16)
+		n, _ := io.ReadFull(f, head)
+		if string(head[:n]) == "SQLite format 3\x00" {
+			f.Close()
+			return errorf(exitBadInput, "%s: a tuning store, not JSON Lines: export it first (tcgen --store %s store export -o rows.jsonl.gz)", path, path)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			f.Close()
+			return withCode(exitBadInput, err)
+		}
+		rs, err := store.ReadJSON(f, path)
+		f.Close()
+		if err != nil {
+			return withCode(exitBadInput, err)
+		}
+		rows = append(rows, rs...)
+	}
+	st, err := g.openStore()
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		return errorf(exitUsage, "store import: --no-store leaves nowhere to import into")
+	}
+	defer st.Close()
+	added, err := st.Import(rows)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stdout, "%d measurements read, %d added to %s (%d already there)\n", len(rows), added, st.Path(), len(rows)-added)
+	return nil
 }
 
 // StoreBestCmd lists the best plans.

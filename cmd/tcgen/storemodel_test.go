@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,5 +69,39 @@ func TestStoreModelGPUs(t *testing.T) {
 	st.Close()
 	if code, _, errOut := runCLI(t, "--store", one, "store", "model", "--gpus"); code != exitBadInput || !strings.Contains(errOut, "1 GPUs with their facts recorded") {
 		t.Errorf("--gpus on one GPU: exit %d, %q; want %d and the reason", code, errOut, exitBadInput)
+	}
+}
+
+// store import adds the two transfer recordings to a store, once however
+// often they are imported; store model --gpus then judges each GPU from the
+// other's rows. A file that is not JSON Lines, or a store file, adds
+// nothing and says why.
+func TestStoreImport(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tuning.db")
+	recs := []string{"../../autotune/testdata/transfer-nvidia-h100.jsonl.gz", "../../autotune/testdata/transfer-nvidia-h200.jsonl.gz"}
+	code, out, errOut := runCLI(t, append([]string{"--store", path, "store", "import"}, recs...)...)
+	if code != 0 || !strings.Contains(out, "5500 measurements read, 5500 added") {
+		t.Fatalf("first import: exit %d, %q %q", code, out, errOut)
+	}
+	if code, out, _ := runCLI(t, append([]string{"--store", path, "store", "import"}, recs...)...); code != 0 || !strings.Contains(out, "0 added") {
+		t.Errorf("second import: exit %d, %q; want nothing added", code, out)
+	}
+	code, out, errOut = runCLI(t, "--store", path, "store", "model", "--gpus")
+	if code != 0 || !strings.Contains(out, "leave-one-GPU-out, the 128 graphs of 0.1 ms or more") {
+		t.Errorf("store model --gpus after the import: exit %d, %q", code, errOut)
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("{\"graph\": 3}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{bad, path} {
+		code, _, errOut := runCLI(t, "--store", filepath.Join(dir, "other.db"), "store", "import", recs[0], f)
+		if code != exitBadInput || !strings.Contains(errOut, f) {
+			t.Errorf("import of %s: exit %d, %q; want %d naming the file", f, code, errOut, exitBadInput)
+		}
+	}
+	if code, out, _ := runCLI(t, "--store", filepath.Join(dir, "other.db"), "store", "export"); code != 0 || out != "" {
+		t.Errorf("the failed imports added rows: %q", out[:min(len(out), 200)])
 	}
 }
