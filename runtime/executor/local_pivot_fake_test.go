@@ -178,7 +178,11 @@ func (d *fakeDevice) radixLocal(ph fakePhase, args []any) (*radixLeafLocal, erro
 		return nil, nil
 	}
 	off := rxU64s(args[11])
-	if d.base != 0 { // raised with adj's shift (highindex.go), which unshift undid for E's only
+	// Raised with adj's shift (highindex.go). unshift undid the launch's
+	// first offsets only: E's when E is passed shifted, else these (a
+	// class's own copy of E is not shifted), which then start below the
+	// base.
+	if d.base != 0 && len(off) > 0 && off[0] >= d.base {
 		off = slices.Clone(off)
 		for i := range off {
 			off[i] -= d.base

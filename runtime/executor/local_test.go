@@ -34,6 +34,10 @@ func localPlans(t testing.TB, o ir.Output) []ir.Plan {
 		{Prefix: "local_edge_tile", Orientation: ir.OrientDegree, Relabel: true,
 			Classes: all(ir.IterEdge, 1, 128, map[string]int64{ir.ParamTile: 8, ir.ParamReverse: 1})},
 		{Prefix: "local_edge_plain", Orientation: ir.OrientDegree, Classes: all(ir.IterEdge, 1, 256, nil)},
+		{Prefix: "local_edge_tile_first", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: all(ir.IterEdge, 1, 128, map[string]int64{ir.ParamTile: 8, ir.ParamTileFirst: 4})},
+		{Prefix: "local_vertex_tile_first", Orientation: ir.OrientID,
+			Classes: all(ir.IterVertex, 2, 128, map[string]int64{ir.ParamTile: 8, ir.ParamTileFirst: 4})},
 		{Prefix: "local_vertex", Orientation: ir.OrientDegree, Relabel: true,
 			Classes: all(ir.IterVertex, 1, 256, map[string]int64{ir.ParamResident: 1})},
 		{Prefix: "local_vertex_w4_tile", Orientation: ir.OrientID,
@@ -286,4 +290,44 @@ func withOutput(t testing.TB, o ir.Output, plans []ir.Plan) []ir.Plan {
 		out = append(out, p)
 	}
 	return out
+}
+
+// TestRadixLocalHighIndex: radix binning's local counts under an index
+// base, with and without relabelling, as one class and beside other
+// classes: the leaf's local arguments carry the raised offsets whichever
+// offsets the launch's own arguments are (a class's copy of E is not
+// shifted); every count equal to the oracle's.
+func TestRadixLocalHighIndex(t *testing.T) {
+	g, _, err := graph.Generate(graph.DefaultRMAT(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graph.Oracle(g)
+	radix := ir.Strategy{Iterator: ir.IterWedge, Intersection: ir.Radix, Width: 1, Block: 64,
+		Params: map[string]int64{ir.ParamBudgetMiB: 44, ir.ParamRadixBits: 7, ir.ParamThreshold: 1024}}
+	merge := ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128}
+	for _, relabel := range []bool{false, true} {
+		for _, out := range []ir.Output{ir.OutputVertex, ir.OutputEdge} {
+			one := ir.Plan{Prefix: "rx_high", Orientation: ir.OrientDegree, Relabel: relabel, Output: out,
+				Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree}, Strategy: radix}}}
+			mixed := one
+			mixed.Prefix = "rx_high_mixed"
+			mixed.Classes = []ir.Class{
+				{Name: "lo", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 25}, Strategy: merge},
+				{Name: "mid", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 25, Hi: 72}, Strategy: radix},
+				{Name: "hi", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 72}, Strategy: merge}}
+			for _, p := range []ir.Plan{one, mixed} {
+				d := newFakeDevice(t, p, 1<<40)
+				res, err := executor.Run(context.Background(), d, &fakeCompiler{}, p, g, executor.RunOptions{Repeat: 1, IndexBase: 1 << 32})
+				if err != nil {
+					t.Errorf("%s (relabel %v, %s): %v", p.Prefix, relabel, out, err)
+					continue
+				}
+				if res.Triangles != want {
+					t.Errorf("%s (relabel %v, %s): %d triangles, want %d", p.Prefix, relabel, out, res.Triangles, want)
+				}
+				checkLocal(t, res, "rmat10")
+			}
+		}
+	}
 }
