@@ -468,8 +468,7 @@ type searchData struct {
 
 // mergeData: the merge's tile.
 type mergeData struct {
-	Tile      int // entries of each list held in registers
-	TileFirst int // ... of the first list where it differs (ir.ParamTileFirst); 0: Tile
+	Tile int // entries of each list held in registers
 }
 
 // hashData: a hash table's shape (gen/hash.go).

@@ -150,7 +150,6 @@ func layoutGroups(cd *classData, mc *Class, t Target) {
 func lowerMerge(cd *classData, _ *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial = "merge"
 	cd.Merge.Tile = int(ir.Get(s, ir.ParamTile))
-	cd.Merge.TileFirst = int(ir.Get(s, ir.ParamTileFirst))
 	cd.MinBlocks = int(ir.Get(s, ir.ParamMinBlocks))
 	if ir.Get(s, ir.ParamResident) == 1 {
 		// layoutGroups caps the grid by it; the executor caps it again at

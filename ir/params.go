@@ -112,8 +112,6 @@ const (
 
 	// merge
 	ParamTile = "tile"
-	// ParamTileFirst: entries of the merge's first list held in registers.
-	ParamTileFirst = "tile_first"
 	// ParamMinBlocks: blocks per SM the compiler must fit (registers capped)
 	ParamMinBlocks = "min_blocks"
 	// ParamResident: a grid of one wave of resident blocks
@@ -300,31 +298,6 @@ var specTile = ParamSpec{
 	Name: ParamTile, Default: 1, Min: 1, Max: 8, Values: []int64{1, 4, 8}, OmitDefault: true,
 	Source: "Polak (comparative study §III-A): one entry of each list at a time",
 	Doc:    "entries of each list a merge holds in registers: aligned tiles read with 16-byte loads, every pair of the two tiles compared, the tile with the smaller last entry replaced (1 = the classic merge)",
-}
-
-// specTileFirst: the first list a merge walks (N+(u) after v for a thread
-// per item) is on average half the second (N+(v)), so a tile of 8 entries
-// of it often holds padding the 64 compares of a step pay for. A tile of 4
-// made the default's tiled edge merge 19% faster on a Chung-Lu graph of
-// exponent 2.1 (cl-2m-g2.1) but 8-9% slower on uniform and block-model
-// graphs (docs/performance.md, "Measured and not kept"), so the default
-// keeps one tile size for both lists and the tuner may choose.
-var specTileFirst = ParamSpec{
-	Name: ParamTileFirst, Default: 0, Min: 0, Max: 4, Values: []int64{0, 4}, OmitDefault: true,
-	Source: "Polak (comparative study §III-A) walks both lists alike; 4 against tile 8 measured in docs/results/merge-tile-x-nvidia-h100/",
-	Doc:    "entries of the first list (N+(u) after v) a tiled merge holds in registers: 0 = the tile, 4 = 4 where the tile is 8",
-}
-
-// tileFirstProblem says why the strategy's tile_first does not fit its
-// tile, or "" (4 entries of the first list beside tiles of 8).
-func tileFirstProblem(s Strategy) string {
-	if s.Intersection != Merge || (s.Iterator != IterVertex && s.Iterator != IterEdge) {
-		return ""
-	}
-	if tf := Get(s, ParamTileFirst); tf != 0 && Get(s, ParamTile) != 8 {
-		return fmt.Sprintf("tile_first %d needs a tile of 8, got %d", tf, Get(s, ParamTile))
-	}
-	return ""
 }
 
 // specReverse: the edge iterator's items are the CSR's edges in order, and

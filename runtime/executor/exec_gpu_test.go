@@ -159,19 +159,6 @@ func specPlans() []ir.Plan {
 			}},
 		},
 		{
-			// Tiles of 4 entries of the first list beside 8 of the second
-			// (ir.ParamTileFirst): a thread per edge, and 4 lanes per vertex.
-			Prefix: "spec_tile_first", Orientation: ir.OrientDegree, Relabel: true,
-			Classes: []ir.Class{
-				{Name: "thread", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 16},
-					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
-						Params: map[string]int64{ir.ParamTile: 8, ir.ParamTileFirst: 4, ir.ParamReverse: 1}}},
-				{Name: "lanes", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 16},
-					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 4, Block: 128,
-						Params: map[string]int64{ir.ParamTile: 8, ir.ParamTileFirst: 4}}},
-			},
-		},
-		{
 			Prefix: "spec_dynshared", Orientation: ir.OrientDegree, Relabel: true,
 			Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
 				Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Hash, Width: 32, Block: 1024,
