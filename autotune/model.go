@@ -35,6 +35,9 @@ const missingRatio = 10
 // decide.
 const DefaultK = 3
 
+// pointKey names a graph on a GPU, the model's point.
+func pointKey(graph, gpu string) string { return graph + "\x00" + gpu }
+
 // modelGraph is one graph on one GPU.
 type modelGraph struct {
 	fp, name string
@@ -100,7 +103,7 @@ func Train(rows []store.Row, k int) *Model {
 		if r.Status != store.StatusOK || r.MedianMs <= 0 || r.Features.Vertices == 0 {
 			continue
 		}
-		key := r.Graph + "\x00" + r.GPU
+		key := pointKey(r.Graph, r.GPU)
 		g := byGraph[key]
 		if g == nil {
 			g = &modelGraph{fp: r.Graph, name: r.GraphName, x: FeatureVector(r.Features), features: r.Features, gpu: RowGPU(r),
@@ -392,7 +395,7 @@ func evaluate(rows []store.Row, k int, minMs float64, fallback string, group fun
 	var judged []*modelGraph
 	groupOf := map[string]string{} // graph and GPU -> group
 	for _, r := range rows {
-		groupOf[r.Graph+"\x00"+r.GPU] = group(r)
+		groupOf[pointKey(r.Graph, r.GPU)] = group(r)
 	}
 	for i := range all.graphs {
 		if all.graphs[i].best >= minMs {
@@ -404,12 +407,12 @@ func evaluate(rows []store.Row, k int, minMs float64, fallback string, group fun
 	var ratios, fixed []float64
 	for i := range all.graphs {
 		g := &all.graphs[i]
-		grp := groupOf[g.fp+"\x00"+g.gpu.Key]
+		grp := groupOf[pointKey(g.fp, g.gpu.Key)]
 		m := models[grp]
 		if m == nil {
 			var others []store.Row
 			for _, r := range rows {
-				if groupOf[r.Graph+"\x00"+r.GPU] != grp {
+				if groupOf[pointKey(r.Graph, r.GPU)] != grp {
 					others = append(others, r)
 				}
 			}

@@ -33,9 +33,13 @@ func WriteJSON(w io.Writer, rows []Row) error {
 // Each line must be exactly one JSON object with only Row's fields (so a
 // typo in a hand-edited recording is caught) and pass Row.Validate. Errors
 // read "name:line: ...". A gzip stream (recordings checked in as
-// .jsonl.gz, a tenth of the size) is recognised by its magic bytes.
+// .jsonl.gz, a tenth of the size) is recognised by its magic bytes, and a
+// tuning store's file refused with what to do instead.
 func ReadJSON(r io.Reader, name string) ([]Row, error) {
 	br := bufio.NewReader(r)
+	if head, _ := br.Peek(len(sqliteHeader)); string(head) == sqliteHeader {
+		return nil, fmt.Errorf("%s: a tuning store, not JSON Lines: export it first (tcgen --store %s store export -o rows.jsonl.gz)", name, name)
+	}
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {

@@ -105,16 +105,6 @@ func (c *StoreImportCmd) Run(g *Globals) error {
 		if err != nil {
 			return withCode(exitBadInput, err)
 		}
-		head := make([]byte, 16)
-		n, _ := io.ReadFull(f, head)
-		if string(head[:n]) == "SQLite format 3\x00" {
-			f.Close()
-			return errorf(exitBadInput, "%s: a tuning store, not JSON Lines: export it first (tcgen --store %s store export -o rows.jsonl.gz)", path, path)
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			f.Close()
-			return withCode(exitBadInput, err)
-		}
 		rs, err := store.ReadJSON(f, path)
 		f.Close()
 		if err != nil {
@@ -263,8 +253,7 @@ func (c *StoreModelCmd) Run(g *Globals) error {
 		if r.Fallback {
 			pred += " (not confident: default)"
 		}
-		gpu := r.GPU + "\t"
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%.2f\t%.4f\t%s\t%.4f\t%.3f\t%.3f\n", r.Graph, r.Family, gpu, pred, r.Distance, r.PredictedMs, r.BestPlan, r.BestMs, r.Ratio, r.FixedRatio)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.4f\t%s\t%.4f\t%.3f\t%.3f\n", r.Graph, r.Family, r.GPU, pred, r.Distance, r.PredictedMs, r.BestPlan, r.BestMs, r.Ratio, r.FixedRatio)
 	}
 	judged := "every graph"
 	if rep.MinMs > 0 {

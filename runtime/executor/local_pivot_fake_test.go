@@ -179,9 +179,9 @@ func (d *fakeDevice) radixLocal(ph fakePhase, args []any) (*radixLeafLocal, erro
 	}
 	off := rxU64s(args[11])
 	// Raised with adj's shift (highindex.go). unshift undid the launch's
-	// first offsets only: E's when E is passed shifted, else these (a
-	// class's own copy of E is not shifted), which then start below the
-	// base.
+	// first offsets only: E's when E is the plan's CSR (shifted), else these
+	// (E's copy in id order, made when the ids are not in order, is not
+	// shifted), which then start below the base.
 	if d.base != 0 && len(off) > 0 && off[0] >= d.base {
 		off = slices.Clone(off)
 		for i := range off {

@@ -290,8 +290,8 @@ func withOutput(t testing.TB, o ir.Output, plans []ir.Plan) []ir.Plan {
 
 // TestRadixLocalHighIndex: radix binning's local counts under an index
 // base, with and without relabelling, as one class and beside other
-// classes: the leaf's local arguments carry the raised offsets whichever
-// offsets the launch's own arguments are (a class's copy of E is not
+// classes: the leaf's local arguments carry the raised offsets, whether E
+// is the plan's CSR (relabelled, shifted) or its copy in id order (not
 // shifted); every count equal to the oracle's.
 func TestRadixLocalHighIndex(t *testing.T) {
 	g, _, err := graph.Generate(graph.DefaultRMAT(10))
