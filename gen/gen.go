@@ -242,7 +242,7 @@ func lowerVariants(name string, guarded bool, variants []ir.Variant, idOrdered b
 	var mvs []Variant
 	needSrc := false
 	for vi, v := range variants {
-		mv := Variant{Lo: v.Lo, Hi: v.Hi, When: v.When, Work: ir.WorkModelOf(v.Classes), Core: v.Core}
+		mv := Variant{Lo: v.Lo, Hi: v.Hi, When: v.When, Work: ir.WorkModelOf(v.Classes), Core: v.Core, Orientation: v.Orientation}
 		for ci, cl := range v.Classes {
 			cd, mc, err := lowerClass(name, guarded, vi, ci, cl, idOrdered, local, t)
 			if err != nil {

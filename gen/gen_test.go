@@ -390,16 +390,20 @@ func TestSourceFor(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want []string
-		pivot := false
+		pivot, bitwise := false, false
 		for _, c := range v.Classes {
 			want = append(want, c.Kernel)
 			if c.NeedsSrc && !slices.Contains(want, m.Src.Kernel) {
 				want = append(want, m.Src.Kernel)
 			}
 			pivot = pivot || c.Kind == gen.KindPivot
+			bitwise = bitwise || c.Kind == gen.KindBitwise
 		}
 		if pivot {
 			want = append(want, m.Pivot.Kernels()...)
+		}
+		if bitwise { // the plan's one slice size: its builders and the scan
+			want = append(want, m.Slices.Kernels()...)
 		}
 		var got []string
 		for _, k := range externRE.FindAllStringSubmatch(src, -1) {

@@ -66,8 +66,20 @@ type Variant struct {
 	// Core is the list's core (ir.Plan.Core, ir.Variant.Core): the highest
 	// ids its pivot classes leave to the core kernel (Pivot.CoreKernel);
 	// 0 = none.
-	Core    int     `json:"core,omitempty"`
-	Classes []Class `json:"classes"`
+	Core int `json:"core,omitempty"`
+	// Orientation orients the graphs this variant takes (ir.Variant.
+	// Orientation); empty: the plan's (Manifest.Orientation).
+	Orientation ir.Orientation `json:"orientation,omitempty"`
+	Classes     []Class        `json:"classes"`
+}
+
+// VariantOrientation is the orientation the graphs variant vi takes are
+// oriented by.
+func (m *Manifest) VariantOrientation(vi int) ir.Orientation {
+	if o := m.Variants[vi].Orientation; o != "" {
+		return o
+	}
+	return m.Orientation
 }
 
 // Item domains of a class's work list.

@@ -188,3 +188,26 @@ func choose2(d uint64) uint64 {
 	}
 	return d * (d - 1) / 2
 }
+
+// AdjWords is Features.AdjWords alone, for a guard that tests the ids'
+// locality without the other features' passes.
+func AdjWords(g *Graph) uint64 {
+	c := &g.CSR
+	accs := parReduce(c.N(), featureChunk, func() uint64 { return 0 },
+		func(a *uint64, lo, hi int) {
+			for u := lo; u < hi; u++ {
+				last := uint32(math.MaxUint32)
+				for _, v := range c.Neighbors(uint32(u)) {
+					if w := v >> 5; w != last {
+						*a++
+						last = w
+					}
+				}
+			}
+		})
+	var words uint64
+	for _, a := range accs {
+		words += a
+	}
+	return words
+}

@@ -79,7 +79,11 @@ func TestFeaturesMatchNaive(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
 		n := 2 + rng.IntN(300)
 		g := graphOf(t, randomPairs(rng, n, rng.Float64()*0.2+0.005))
-		sameFeatures(t, "random", ComputeFeatures(g), naiveFeatures(g))
+		want := naiveFeatures(g)
+		sameFeatures(t, "random", ComputeFeatures(g), want)
+		if got := AdjWords(g); got != want.AdjWords {
+			t.Fatalf("AdjWords %d, want %d", got, want.AdjWords)
+		}
 	}
 	for _, s := range []int{8, 13} {
 		g := rmatGraph(t, s)

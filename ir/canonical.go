@@ -52,7 +52,11 @@ func (p Plan) Canonical() Plan {
 			for _, c := range v.When {
 				when = append(when, Cond{Feature: strings.ToLower(strings.TrimSpace(c.Feature)), Lo: c.Lo, Hi: c.Hi})
 			}
-			g.Variants = append(g.Variants, Variant{Lo: v.Lo, Hi: v.Hi, When: when, Core: v.Core, Classes: canonClasses(v.Classes)})
+			o := v.Orientation
+			if o == q.Orientation {
+				o = "" // the plan's: plans without variant orientations keep their names
+			}
+			g.Variants = append(g.Variants, Variant{Lo: v.Lo, Hi: v.Hi, When: when, Core: v.Core, Orientation: o, Classes: canonClasses(v.Classes)})
 		}
 		q.Guard = g
 	}

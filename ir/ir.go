@@ -105,8 +105,14 @@ type Variant struct {
 	Hi   float64 `yaml:"hi,omitempty" json:"hi,omitempty"`
 	When []Cond  `yaml:"when,omitempty" json:"when,omitempty"`
 	// Core is the variant's core, as Plan.Core is a plan's (CoreSpec).
-	Core    int     `yaml:"core,omitempty" json:"core,omitempty"`
-	Classes []Class `yaml:"classes" json:"classes"`
+	Core int `yaml:"core,omitempty" json:"core,omitempty"`
+	// Orientation orients the graphs this variant takes, in place of the
+	// plan's (TCBW's order keeps the input ids' locality that its bit
+	// slices need, where the degree order scatters it); empty: the plan's.
+	// Only a relabelling plan may set it: its kernels take ids in whatever
+	// order the graph was oriented by.
+	Orientation Orientation `yaml:"orientation,omitempty" json:"orientation,omitempty"`
+	Classes     []Class     `yaml:"classes" json:"classes"`
 }
 
 // Cond is a further condition of a guard variant: the graph feature lies in

@@ -19,8 +19,9 @@ const (
 	FeatureMaxOutDeg = "max_outdeg"
 	FeatureVertices  = "vertices"
 	FeatureEdges     = "edges"
-	FeatureDegreeCV  = "degree_cv"       // stddev / mean of the undirected degree
-	FeatureWedges    = "wedges_per_edge" // sum C(d+(u), 2) / edges, oriented
+	FeatureDegreeCV  = "degree_cv"           // stddev / mean of the undirected degree
+	FeatureWedges    = "wedges_per_edge"     // sum C(d+(u), 2) / edges, oriented
+	FeatureWords     = "words_per_neighbour" // 32-id words of the input's lists / 2 edges
 )
 
 // Features lists the guard features with what each measures.
@@ -32,6 +33,7 @@ var Features = []struct{ Name, Doc string }{
 	{FeatureVertices, "vertices of the cleaned graph"},
 	{FeatureEdges, "undirected edges of the cleaned graph"},
 	{FeatureWedges, "oriented wedges per edge, sum of C(d+(u), 2) over the vertices / edges: a merge's work per edge grows with it; Graph500 RMAT has 50 and more, uniform, mesh and preferential-attachment graphs a few"},
+	{FeatureWords, "locality of the input's ids, before any orientation: the 32-id words (id / 32) the neighbour lists touch, over 2 * edges; 1/32 for runs of consecutive ids (grids, geometric and small-world graphs in generation order), near 1 for random ids. Bit-wise intersections (TCBW) pay per word"},
 	{FeatureDegreeCV, "coefficient of variation of the undirected degree, stddev / mean: near 0 for even lists (grids, meshes, uniform random graphs), 1 and above for power-law graphs"},
 }
 
@@ -105,6 +107,7 @@ func (p Plan) Validate() error {
 		add("plan has no classes (and no guard)")
 	case p.Guard != nil:
 		errs = append(errs, p.Guard.validate()...)
+		errs = append(errs, p.variantOrientationProblems()...)
 		if p.Core != 0 {
 			add("plan has a guard and a core; a core belongs to a class list: set it on the guard's variants")
 		}
@@ -119,6 +122,25 @@ func (p Plan) Validate() error {
 	}
 	errs = append(errs, p.outputProblems()...) // ir/output.go
 	return errors.Join(errs...)
+}
+
+// variantOrientationProblems checks the guard variants' own orientations:
+// known ones, and only in a relabelling plan, whose kernels take ids in the
+// order of whichever orientation the graph was oriented by (an id-ordered
+// plan's kernels assume the id order).
+func (p Plan) variantOrientationProblems() []error {
+	var errs []error
+	c := p.Canonical()
+	for i, v := range p.Guard.Variants {
+		switch {
+		case v.Orientation == "" || v.Orientation == c.Orientation:
+		case !slices.Contains(Orientations, v.Orientation):
+			errs = append(errs, fmt.Errorf("guard variant %d: orientation %q unknown; known: %s", i, v.Orientation, joinEnum(Orientations)))
+		case !c.Relabel:
+			errs = append(errs, fmt.Errorf("guard variant %d: an orientation of its own (%s) needs relabel: true on the plan (its kernels then take ids in the variant's order)", i, v.Orientation))
+		}
+	}
+	return errs
 }
 
 func (g *Guard) validate() []error {

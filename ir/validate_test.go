@@ -258,6 +258,12 @@ func TestValidateGuard(t *testing.T) {
 		{func(p *Plan) { p.Guard.Variants[2].Lo = math.Inf(1) }, `lo and hi must be finite numbers`},
 		{func(p *Plan) { p.Guard.Variants[1].When = []Cond{{Feature: FeatureEdges}} }, `when[0] edges: holds for every graph`},
 		{func(p *Plan) { p.Guard.Variants[1].When = []Cond{{Feature: FeatureEdges, Lo: 5, Hi: 2}} }, `when[0] edges: hi must be greater than lo`},
+		// A variant's own orientation: a known one, in a relabelling plan.
+		{func(p *Plan) { p.Relabel, p.Guard.Variants[1].Orientation = true, "random" }, `guard variant 1: orientation "random" unknown; known: degree`},
+		{func(p *Plan) { p.Guard.Variants[1].Orientation = OrientTCBW }, `guard variant 1: an orientation of its own (tcbw) needs relabel: true`},
+		{func(p *Plan) {
+			p.Orientation, p.Relabel, p.Guard.Variants[1].Orientation = OrientID, true, OrientDegree // id drops relabel
+		}, `guard variant 1: an orientation of its own (degree) needs relabel: true`},
 	}
 	for _, c := range cases {
 		p := base()
@@ -280,6 +286,18 @@ func TestValidateGuard(t *testing.T) {
 	}
 	if base().Name() == p.Name() {
 		t.Error("the conditions do not change the plan's name")
+	}
+	// A variant's orientation: the plan's changes nothing, another one the name.
+	q := base()
+	q.Relabel = true
+	named := q.Name()
+	q.Guard.Variants[1].Orientation = OrientDegree
+	if q.Name() != named {
+		t.Error("a variant's orientation equal to the plan's changes the name")
+	}
+	q.Guard.Variants[1].Orientation = OrientTCBW
+	if err := q.Validate(); err != nil || q.Name() == named {
+		t.Errorf("variant oriented by tcbw: %v, name %s (without: %s)", err, q.Name(), named)
 	}
 }
 

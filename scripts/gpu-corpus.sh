@@ -14,6 +14,8 @@
 # A failed graph, count or peer run is a row that says so, and the script
 # then ends with "corpus: N failures" and exit 4.
 #   PHASES="make tcgen peers" DEADLINE=560 [RETIME=TAG] bash scripts/gpu-corpus.sh
+# CORPUS=FILE takes another corpus file (a few lines of it); PEERS_ONLY=A,B
+# runs only those peers (peers.py --only).
 set -uo pipefail
 start=$(date +%s)
 left() { echo $(( ${DEADLINE:-560} - ($(date +%s) - start) )); }
@@ -125,7 +127,7 @@ run_peers() {
     [ -f "$C/peers-$name.tsv" ] && continue
     l=$(left); [ "$l" -lt 60 ] && { echo "peers: no time left for $name"; return 1; }
     python3 .peers/peers.py --graphs "$(text "$name" "$cmd")" --expect "$(basename "$(text "$name" "$cmd")")=$(json "$C/$name.cpu.json" 'r["triangles"]')" \
-      --out "$C/peers-$name.tsv.tmp" --deadline $(( l - 30 )) --timeout ${PEER_TIMEOUT:-120} \
+      --out "$C/peers-$name.tsv.tmp" --deadline $(( l - 30 )) --timeout ${PEER_TIMEOUT:-120} ${PEERS_ONLY:+--only "$PEERS_ONLY"} \
       $(case " $E2E_GRAPHS " in *" $name "*) echo --e2e;; esac) > "$C/peers-$name.log" 2>&1
     # A graph whose peers ran out of time is run again next time.
     if grep -q 'skipped: deadline' "$C/peers-$name.tsv.tmp"; then echo "peers $name: deadline"; return 1; fi

@@ -16,7 +16,8 @@ import (
 // TestDefaultPlan: the plan count runs without --preset or --spec is
 // examples/default.yaml, valid, and its guard gives each shape its design:
 // small graphs and uniform ones of higher degree an edge merge, short
-// lists a vertex merge, skewed graphs of any size the pivot.
+// lists a vertex merge, skewed graphs of any size the pivot, long even
+// lists of local ids the bit slices.
 func TestDefaultPlan(t *testing.T) {
 	p, err := PlanArg{}.plan()
 	if err != nil || p.Prefix != "default" || gen.Check(p) != nil {
@@ -30,11 +31,12 @@ func TestDefaultPlan(t *testing.T) {
 		{"small grid", graph.Grid{Rows: 100, Cols: 100, Diagonals: true}, 1},
 		{"small rmat", graph.DefaultRMAT(12), 1},
 		{"skewed small rmat", graph.DefaultRMAT(17), 0},
-		{"rmat", graph.DefaultRMAT(18), 2},
-		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 3},
-		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 4},
-		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 5},
-		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 5},
+		{"small world, ids along the ring", graph.WattsStrogatz{N: 300000, K: 20, P: 0.05, Seed: 1}, 2},
+		{"rmat", graph.DefaultRMAT(18), 3},
+		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 4},
+		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 5},
+		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 6},
+		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 6},
 	} {
 		g, _, err := graph.Generate(c.gen)
 		if err != nil {

@@ -76,7 +76,8 @@ func TestPartitionPlanFollowsDefault(t *testing.T) {
 		for _, wpe := range []float64{5, 39.9, 40, 160} {
 			for _, avg := range []float64{4, 12.9, 13, 60} {
 				for _, cv := range []float64{0.1, 0.29, 0.3, 0.99, 1, 10} {
-					f := map[string]float64{ir.FeatureEdges: edges, ir.FeatureWedges: wpe, ir.FeatureAvgDegree: avg, ir.FeatureDegreeCV: cv}
+					f := map[string]float64{ir.FeatureEdges: edges, ir.FeatureWedges: wpe, ir.FeatureAvgDegree: avg, ir.FeatureDegreeCV: cv,
+						ir.FeatureWords: 1 / cv / 20} // local ids (below 0.3) on the even graphs
 					dv, pv := pickVariant(t, def, f), pickVariant(t, part, f)
 					switch {
 					case dv.Classes[0].Iterator == ir.IterPivot:

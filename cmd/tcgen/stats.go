@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
 )
 
 // StatsCmd prints a graph's features.
@@ -105,6 +106,10 @@ func (c *StatsCmd) Run(g *Globals) error {
 	fmt.Fprintln(tw)
 	fmt.Fprintf(tw, "wedges\tundirected %d, by id %d, by degree %d\n", f.WedgesUndirected, f.WedgesByID, f.WedgesByDegree)
 	fmt.Fprintf(tw, "sum min(d+u,d+v)\tby id %d, by degree %d\n", f.MinWorkByID, f.MinWorkByDegree)
+	if f.Edges > 0 {
+		fmt.Fprintf(tw, "id locality\t%d words of 32 ids, %.3f a neighbour (%s: 1/32 for runs of consecutive ids, near 1 for random ids)\n",
+			f.AdjWords, float64(f.AdjWords)/float64(2*f.Edges), ir.FeatureWords)
+	}
 	if w := r.Work; w != nil {
 		fmt.Fprintf(tw, "plan\t%s (variant %d)\n", w.Plan, w.Variant)
 		for _, cw := range w.Classes {

@@ -159,6 +159,19 @@ func specPlans() []ir.Plan {
 			}},
 		},
 		{
+			// Local ids take TCBW's order and its bit slices, the rest the
+			// degree order: the orientation follows the variant.
+			Prefix: "spec_guard_orient", Orientation: ir.OrientDegree, Relabel: true,
+			Guard: &ir.Guard{Feature: ir.FeatureWords, Variants: []ir.Variant{
+				{Lo: 0, Hi: 0.4, Orientation: ir.OrientTCBW, Classes: []ir.Class{{Name: "bits", Select: ir.Selector{Key: ir.KeyOutDegree},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Bitwise, Width: 1, Block: 256,
+						Params: map[string]int64{ir.ParamP1: 1, ir.ParamP2: 1, ir.ParamSliceBits: 32}}}}},
+				{Lo: 0.4, Classes: []ir.Class{{Name: "merge", Select: ir.Selector{Key: ir.KeyOutDegree},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
+						Params: map[string]int64{ir.ParamTile: 8}}}}},
+			}},
+		},
+		{
 			Prefix: "spec_dynshared", Orientation: ir.OrientDegree, Relabel: true,
 			Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
 				Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Hash, Width: 32, Block: 1024,

@@ -819,3 +819,41 @@ func TestExecHighIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestExecFakeVariantOrientation: a guard variant with an orientation of
+// its own counts the graph oriented its way, also when the caller hands
+// over the graph oriented as the plan says (the tuner does); a graph read
+// oriented cannot give the ids' locality the guard tests.
+func TestExecFakeVariantOrientation(t *testing.T) {
+	var p ir.Plan
+	for _, q := range specPlans() {
+		if q.Prefix == "spec_guard_orient" {
+			p = q
+		}
+	}
+	for _, tc := range []struct {
+		gen     graph.Generator
+		variant int
+		by      ir.Orientation
+	}{
+		{graph.ErdosRenyi{N: 300, M: 6000, Seed: 3}, 0, ir.OrientTCBW}, // 40 ids a list in 10 words
+		{graph.DefaultRMAT(10), 1, ir.OrientDegree},
+	} {
+		g, _, err := graph.Generate(tc.gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := graph.Oracle(g)
+		for _, given := range []*graph.Oriented{nil, graph.Orient(g, graph.ByDegree, true)} {
+			res, err := executor.Run(context.Background(), newFakeDevice(t, p, 1<<40), &fakeCompiler{}, p, g, executor.RunOptions{Oriented: given})
+			if err != nil || res.Triangles != want || res.Variant != tc.variant || res.Orientation != tc.by {
+				t.Errorf("%+v (oriented given %v): %d triangles, variant %d by %s, %v; want %d, %d by %s",
+					tc.gen, given != nil, res.Triangles, res.Variant, res.Orientation, err, want, tc.variant, tc.by)
+			}
+		}
+		_, err = executor.Run(context.Background(), newFakeDevice(t, p, 1<<40), &fakeCompiler{}, p, nil, executor.RunOptions{Oriented: graph.Orient(g, graph.ByDegree, true)})
+		if err == nil || !strings.Contains(err.Error(), ir.FeatureWords) {
+			t.Errorf("%+v read oriented: %v, want an error naming %s", tc.gen, err, ir.FeatureWords)
+		}
+	}
+}

@@ -16,13 +16,20 @@ func TestFeatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := graph.Orient(k10, graph.ByDegree, true)
+	o := fixed(graph.Orient(k10, graph.ByDegree, true))
 	// d+ runs 9, 8, ..., 0: sum of C(d+, 2) = 120 over 45 edges.
 	if w, err := Feature(ir.FeatureWedges, k10, o); err != nil || math.Abs(w-120.0/45) > 1e-12 {
 		t.Errorf("wedges_per_edge of K10 = %v, %v; want %v", w, err, 120.0/45)
 	}
 	if cv, err := Feature(ir.FeatureDegreeCV, k10, o); err != nil || cv != 0 {
 		t.Errorf("degree_cv of K10 = %v, %v; want 0", cv, err)
+	}
+	// Ids 0-9 lie in one 32-id word: 10 words over 90 list entries.
+	if w, err := Feature(ir.FeatureWords, k10, o); err != nil || math.Abs(w-1.0/9) > 1e-12 {
+		t.Errorf("words_per_neighbour of K10 = %v, %v; want 1/9", w, err)
+	}
+	if _, err := Feature(ir.FeatureWords, nil, o); err == nil {
+		t.Error("words_per_neighbour of a graph read oriented: no error")
 	}
 	for _, gen := range []graph.Generator{graph.DefaultRMAT(12), graph.Grid{Rows: 30, Cols: 40, Diagonals: true}, graph.Wheel{Rim: 50}} {
 		g, _, err := graph.Generate(gen)
@@ -38,7 +45,7 @@ func TestFeatures(t *testing.T) {
 		n := float64(g.N())
 		want := math.Sqrt(sq/n-(sum/n)*(sum/n)) / (sum / n)
 		for _, by := range []graph.Orientation{graph.ByDegree, graph.ByID} {
-			o := graph.Orient(g, by, by == graph.ByDegree)
+			o := fixed(graph.Orient(g, by, by == graph.ByDegree))
 			for _, gg := range []*graph.Graph{g, nil} { // nil: read oriented
 				if cv, err := Feature(ir.FeatureDegreeCV, gg, o); err != nil || math.Abs(cv-want) > 1e-9 {
 					t.Errorf("%+v by %v (undirected %v): degree_cv %v, %v; want %v", gen, by, gg != nil, cv, err, want)
@@ -56,7 +63,11 @@ func TestChooseVariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := graph.Orient(g, graph.ByDegree, true)
+	orients := 0
+	o := func() (*graph.Oriented, error) {
+		orients++
+		return graph.Orient(g, graph.ByDegree, true), nil
+	}
 	m := &gen.Manifest{Feature: ir.FeatureEdges, Variants: []gen.Variant{
 		{Lo: 0, Hi: 100},
 		{Lo: 100, When: []ir.Cond{{Feature: ir.FeatureAvgDegree, Lo: 4}}},
@@ -70,6 +81,14 @@ func TestChooseVariant(t *testing.T) {
 	if len(vals) != 3 || vals[ir.FeatureEdges] != 760 {
 		t.Errorf("features measured: %v", vals)
 	}
+	if orients != 0 {
+		t.Errorf("oriented %d times for features that do not depend on the orientation", orients)
+	}
+	m.Variants[1].When[0].Feature = ir.FeatureWedges // now it does
+	if v, vals, _ := chooseVariant(m, g, o); v != 2 || orients != 1 || vals[ir.FeatureWedges] == 0 {
+		t.Errorf("variant %d, %d orientations, features %v; want 2, 1 and the wedges", v, orients, vals)
+	}
+	m.Variants[1].When[0].Feature = ir.FeatureAvgDegree
 	m.Variants[2].When[1].Hi = 0.01 // the grid's degrees vary more: the catch-all
 	if v, _, _ := chooseVariant(m, g, o); v != 3 {
 		t.Errorf("variant %d; want 3", v)
@@ -78,4 +97,9 @@ func TestChooseVariant(t *testing.T) {
 	if v, vals, _ := chooseVariant(m, g, o); v != 0 || len(vals) != 1 {
 		t.Errorf("variant %d, features %v; want 0 and the edge count alone", v, vals)
 	}
+}
+
+// fixed is an orienter that returns o.
+func fixed(o *graph.Oriented) func() (*graph.Oriented, error) {
+	return func() (*graph.Oriented, error) { return o, nil }
 }

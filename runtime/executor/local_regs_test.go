@@ -38,7 +38,8 @@ func residentWarps(regs, block int) int {
 // registers close to the total's, with no spill. The vertex merges, whose
 // chains of dependent loads want every resident warp, hold as many warps
 // as the total's; the tiled edge merges, whose tile steps with a hit take
-// a credit step, at least five sixths (40 of 48 warps). These are NVRTC
+// a credit step, at least five sixths (40 of 48 warps); the bit slices per
+// edge three quarters (48 of 64). These are NVRTC
 // 11.8's numbers (CI's). NVRTC 13 gives the pivot's local class kernels
 // more: 48 registers and a 32-byte spill per vertex (40 warps), 61 per edge
 // (32 warps), against the total's 40 (48 warps); with NVRTC 12 and later
@@ -66,6 +67,9 @@ func TestLocalKernelsOccupancy(t *testing.T) {
 			want := tw
 			if cl.Iterator == ir.IterEdge {
 				want = tw * 5 / 6
+			}
+			if cl.Intersection == ir.Bitwise && o == ir.OutputEdge {
+				want = tw * 3 / 4 // 40 registers against the total's 32 (NVRTC 11.8); its speed is not measured
 			}
 			if major >= 12 && cl.Iterator == ir.IterPivot {
 				want = nvrtc13Pivot[o]

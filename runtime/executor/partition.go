@@ -131,9 +131,6 @@ func PreparePartitioned(ctx context.Context, dev gpu.Device, comp gpu.Compiler, 
 	if err := s.orient(); err != nil {
 		return nil, err
 	}
-	if err := s.pickVariant(); err != nil {
-		return nil, err
-	}
 	if s.ck != nil { // the rows go up a piece at a time: checked on the host
 		if err := s.ck.Finish(); err != nil {
 			return nil, err
@@ -204,7 +201,7 @@ func partitionClasses(man *gen.Manifest, variant int) ([]gen.Class, bool, error)
 // partition's plan, at most have) and makes the timers.
 func (pt *Partitioned) setup(s *preparation, have uint64) (*Partitioned, error) {
 	part := pt.part
-	pt.res = Result{Plan: s.name, Device: s.facts, Arch: s.target.Arch, Variant: s.variant,
+	pt.res = Result{Plan: s.name, Device: s.facts, Arch: s.target.Arch, Variant: s.variant, Orientation: s.out.Manifest.VariantOrientation(s.variant),
 		Feature: s.out.Manifest.Feature, FeatureValue: s.fvals[s.out.Manifest.Feature], Features: s.fvals,
 		Vertices: uint64(part.n), Edges: s.o.Arcs(), OrientMs: s.times.orient, DeviceBytes: part.deviceBytes()}
 	if need := part.deviceBytes(); need > have { // the caps keep it below: a defect if not

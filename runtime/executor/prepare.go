@@ -96,9 +96,6 @@ func (s *preparation) shared(p ir.Plan) error {
 	if err := s.orient(); err != nil {
 		return err
 	}
-	if err := s.pickVariant(); err != nil {
-		return err
-	}
 	return s.buildLists()
 }
 
@@ -124,57 +121,82 @@ func (s *preparation) prestage() {
 	ps.Prestage(adjBytes(arcs))
 }
 
-// orient orients the graph as the plan says, or checks that the graph read
-// oriented is oriented so.
+// orient orients the graph and picks the guard's variant for its
+// features. The features are measured on the plan's orientation, which is
+// made only when one of them needs it; a variant with an orientation of its
+// own (ir.Variant.Orientation) then takes the graph oriented its way. An
+// oriented graph whose list checks were deferred (graph.ReadOptions.
+// DeferAdjCheck) is checked by its upload, piece by piece as it is read
+// into the staging buffers, unless the host reads the lists first.
 func (s *preparation) orient() error {
 	man := &s.out.Manifest
-	by, err := orientation(man.Orientation)
-	if err != nil {
+	var oerr error // orientBy's errors name the plan or the file already
+	planned := func() (*graph.Oriented, error) {
+		o, err := s.orientBy(man.Orientation)
+		oerr = err
+		return o, err
+	}
+	var err error
+	if s.variant, s.fvals, err = chooseVariant(man, s.g, planned); err != nil {
+		if oerr != nil {
+			return oerr
+		}
 		return s.fail("%v", err)
 	}
-	t0 := time.Now()
-	o := s.opt.Oriented
-	if o == nil {
-		if s.g == nil {
-			return s.fail("no graph")
-		}
-		if ck := s.g.AdjCheck(); ck != nil { // orienting reads the lists
-			if err := ck.Finish(); err != nil {
-				return err
-			}
-		}
-		o = graph.Orient(s.g, by, man.Relabel)
-	} else if o.By != by || (by != graph.ByID && o.Relabelled != man.Relabel) {
-		return s.fail("needs orientation %s (relabel %v), but the graph is oriented by %s (relabelled %v): convert the source with --orient %s%s",
-			by, man.Relabel, o.By, o.Relabelled, by, map[bool]string{true: " --relabel"}[man.Relabel])
+	o, err := s.orientBy(man.VariantOrientation(s.variant))
+	if err != nil {
+		return err
 	}
-	s.o, s.times.orient = o, msSince(t0)
+	s.o = o
 	s.clk.mark("orient")
 	if uint64(o.N()) > graph.MaxVertices {
 		return s.fail("%d vertices exceed the 32-bit ids the kernels use", o.N())
 	}
-	return nil
-}
-
-// pickVariant picks the guard's variant for the graph's feature. An
-// oriented graph whose list checks were deferred (graph.ReadOptions.
-// DeferAdjCheck) is checked by its upload, piece by piece as it is read
-// into the staging buffers, unless the host reads the lists first.
-func (s *preparation) pickVariant() error {
-	man := &s.out.Manifest
-	var err error
-	if s.variant, s.fvals, err = chooseVariant(man, s.g, s.o); err != nil {
-		return s.fail("%v", err)
-	}
-	s.ck = s.o.AdjCheck()
+	s.ck = o.AdjCheck()
 	if s.ck != nil && hostReadsAdj(man.Variants[s.variant]) {
 		if err := s.ck.Finish(); err != nil {
 			return err
 		}
 		s.ck = nil
 	}
-	s.clk.mark("feature")
 	return nil
+}
+
+// orientBy returns the graph oriented by o (relabelled as the plan says):
+// the graph as read when it is oriented so, the last one made when it is,
+// or the undirected graph oriented now.
+func (s *preparation) orientBy(o ir.Orientation) (*graph.Oriented, error) {
+	man := &s.out.Manifest
+	by, err := orientation(o)
+	if err != nil {
+		return nil, s.fail("%v", err)
+	}
+	matches := func(x *graph.Oriented) bool {
+		return x != nil && x.By == by && (by == graph.ByID || x.Relabelled == man.Relabel)
+	}
+	if matches(s.o) {
+		return s.o, nil
+	}
+	t0 := time.Now()
+	x := s.opt.Oriented
+	switch {
+	case matches(x):
+	case s.g == nil && x == nil:
+		return nil, s.fail("no graph")
+	case s.g == nil:
+		return nil, s.fail("needs orientation %s (relabel %v), but the graph is oriented by %s (relabelled %v): convert the source with --orient %s%s",
+			by, man.Relabel, x.By, x.Relabelled, by, map[bool]string{true: " --relabel"}[man.Relabel])
+	default:
+		if ck := s.g.AdjCheck(); ck != nil { // orienting reads the lists
+			if err := ck.Finish(); err != nil {
+				return nil, err
+			}
+		}
+		x = graph.Orient(s.g, by, man.Relabel)
+	}
+	s.o = x
+	s.times.orient += msSince(t0)
+	return x, nil
 }
 
 // buildLists builds the variant's work lists on the host.
@@ -215,7 +237,7 @@ func (s *preparation) newPrepared() error {
 	}
 	pr.res = Result{
 		Plan: s.name, Device: s.facts, Arch: s.target.Arch,
-		Variant: s.variant, Feature: man.Feature, FeatureValue: s.fvals[man.Feature], Features: s.fvals,
+		Variant: s.variant, Orientation: man.VariantOrientation(s.variant), Feature: man.Feature, FeatureValue: s.fvals[man.Feature], Features: s.fvals,
 		Vertices: uint64(pr.n), Edges: pr.m, Output: man.Output,
 		OrientMs: s.times.orient, ListsMs: s.times.lists, GenerateMs: s.times.gen,
 	}

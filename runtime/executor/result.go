@@ -53,13 +53,16 @@ type ClassResult struct {
 
 // Result is one execution of a plan on a graph.
 type Result struct {
-	Plan         string          `json:"plan"`
-	Device       gpu.DeviceFacts `json:"device"`
-	Arch         string          `json:"arch"`
-	NVRTC        [2]int          `json:"nvrtc"`
-	Variant      int             `json:"variant"`
-	Feature      string          `json:"feature,omitempty"`
-	FeatureValue float64         `json:"feature_value,omitempty"`
+	Plan    string          `json:"plan"`
+	Device  gpu.DeviceFacts `json:"device"`
+	Arch    string          `json:"arch"`
+	NVRTC   [2]int          `json:"nvrtc"`
+	Variant int             `json:"variant"`
+	// Orientation is the one the graph was counted under: the variant's
+	// (ir.Variant.Orientation) or the plan's.
+	Orientation  ir.Orientation `json:"orientation"`
+	Feature      string         `json:"feature,omitempty"`
+	FeatureValue float64        `json:"feature_value,omitempty"`
 	// Features holds every feature the guard measured to pick the variant.
 	Features  map[string]float64 `json:"features,omitempty"`
 	Vertices  uint64             `json:"vertices"`

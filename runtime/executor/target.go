@@ -28,52 +28,81 @@ func orientation(o ir.Orientation) (graph.Orientation, error) {
 	return 0, fmt.Errorf("orientation %s is not implemented by package graph yet", o)
 }
 
-// Feature returns the guard feature named f of the graph g oriented as o.
-// g may be nil for a graph read oriented; max_degree then cannot be known.
-func Feature(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
-	n, e := float64(o.N()), float64(o.Arcs())
+// Feature returns the guard feature named f of the graph g, oriented as
+// the plan says by oriented (called only for the features that depend on
+// the orientation, or when g is nil: a graph read oriented, whose
+// max_degree and words_per_neighbour cannot be known).
+func Feature(f string, g *graph.Graph, oriented func() (*graph.Oriented, error)) (float64, error) {
 	switch f {
-	case ir.FeatureAvgOutDeg:
-		if n == 0 {
-			return 0, nil
-		}
-		return e / n, nil
-	case ir.FeatureAvgDegree:
-		if n == 0 {
-			return 0, nil
-		}
-		return 2 * e / n, nil
-	case ir.FeatureMaxDegree, ir.FeatureMaxOutDeg:
-		if f == ir.FeatureMaxDegree && g == nil {
+	case ir.FeatureMaxDegree, ir.FeatureWords:
+		if g == nil {
 			return 0, fmt.Errorf("guard feature %s needs the undirected graph; the graph was read oriented", f)
 		}
-		c := &o.CSR
-		if f == ir.FeatureMaxDegree {
-			c = &g.CSR
+		if f == ir.FeatureWords {
+			return ratio(float64(graph.AdjWords(g)), 2*float64(g.Edges())), nil
 		}
-		var d uint64
-		for v := range c.N() {
-			d = max(d, c.Degree(uint32(v)))
+		return float64(maxDegree(&g.CSR)), nil
+	case ir.FeatureAvgOutDeg, ir.FeatureAvgDegree, ir.FeatureVertices, ir.FeatureEdges, ir.FeatureDegreeCV:
+		if g != nil {
+			return sizeFeature(f, g, nil), nil
 		}
-		return float64(d), nil
-	case ir.FeatureDegreeCV:
-		return degreeCV(g, o), nil
+	}
+	o, err := oriented()
+	if err != nil {
+		return 0, err
+	}
+	switch f {
+	case ir.FeatureMaxOutDeg:
+		return float64(maxDegree(&o.CSR)), nil
 	case ir.FeatureWedges:
-		if e == 0 {
-			return 0, nil
-		}
 		var w float64
 		for v := range o.N() {
 			d := float64(o.Degree(uint32(v)))
 			w += d * (d - 1) / 2
 		}
-		return w / e, nil
-	case ir.FeatureVertices:
-		return n, nil
-	case ir.FeatureEdges:
-		return e, nil
+		return ratio(w, float64(o.Arcs())), nil
+	case ir.FeatureAvgOutDeg, ir.FeatureAvgDegree, ir.FeatureVertices, ir.FeatureEdges, ir.FeatureDegreeCV:
+		return sizeFeature(f, nil, o), nil
 	}
 	return 0, fmt.Errorf("unknown guard feature %q", f)
+}
+
+// sizeFeature is a feature of the sizes and degrees alone, the same under
+// every orientation: from g, or from o when g is nil.
+func sizeFeature(f string, g *graph.Graph, o *graph.Oriented) float64 {
+	var n, e float64
+	if g != nil {
+		n, e = float64(g.N()), float64(g.Edges())
+	} else {
+		n, e = float64(o.N()), float64(o.Arcs())
+	}
+	switch f {
+	case ir.FeatureAvgOutDeg:
+		return ratio(e, n)
+	case ir.FeatureAvgDegree:
+		return ratio(2*e, n)
+	case ir.FeatureVertices:
+		return n
+	case ir.FeatureEdges:
+		return e
+	}
+	return degreeCV(g, o)
+}
+
+// ratio is a / b, 0 when b is 0 (the empty graph).
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func maxDegree(c *graph.CSR) uint64 {
+	var d uint64
+	for v := range c.N() {
+		d = max(d, c.Degree(uint32(v)))
+	}
+	return d
 }
 
 // degreeCV is the coefficient of variation (stddev / mean) of the
@@ -82,13 +111,14 @@ func Feature(f string, g *graph.Graph, o *graph.Oriented) (float64, error) {
 func degreeCV(g *graph.Graph, o *graph.Oriented) float64 {
 	var sum, sq float64
 	add := func(d float64) { sum, sq = sum+d, sq+d*d }
-	n := o.N()
+	var n int
 	if g != nil {
 		n = g.N()
 		for v := range n {
 			add(float64(g.Degree(uint32(v))))
 		}
 	} else {
+		n = o.N()
 		for _, d := range o.UndirectedDegrees() {
 			add(float64(d))
 		}
@@ -104,7 +134,7 @@ func degreeCV(g *graph.Graph, o *graph.Oriented) float64 {
 // the first whose range holds the guard feature and whose conditions
 // (When) all hold, with the values of the features it measured (nil
 // without a guard).
-func chooseVariant(m *gen.Manifest, g *graph.Graph, o *graph.Oriented) (int, map[string]float64, error) {
+func chooseVariant(m *gen.Manifest, g *graph.Graph, oriented func() (*graph.Oriented, error)) (int, map[string]float64, error) {
 	if m.Feature == "" {
 		return 0, nil, nil
 	}
@@ -113,7 +143,7 @@ func chooseVariant(m *gen.Manifest, g *graph.Graph, o *graph.Oriented) (int, map
 		if x, ok := vals[f]; ok {
 			return x, nil
 		}
-		x, err := Feature(f, g, o)
+		x, err := Feature(f, g, oriented)
 		vals[f] = x
 		return x, err
 	}

@@ -41,17 +41,23 @@ type ClassWork struct {
 // Workload returns the plan's per-class work on g (the guard variant chosen
 // as the executor would choose it).
 func Workload(p ir.Plan, g *graph.Graph) (variant int, work []ClassWork, err error) {
-	by, err := orientation(p.Canonical().Orientation)
-	if err != nil {
-		return 0, nil, err
-	}
 	out, err := gen.Generate(p, gen.Target{MaxSharedPerBlock: 227 << 10})
 	if err != nil {
 		return 0, nil, err
 	}
-	o := graph.Orient(g, by, p.Relabel)
 	m := out.Manifest
-	if variant, _, err = chooseVariant(&m, g, o); err != nil {
+	orient := func(o ir.Orientation) (*graph.Oriented, error) {
+		by, err := orientation(o)
+		if err != nil {
+			return nil, err
+		}
+		return graph.Orient(g, by, p.Relabel), nil
+	}
+	if variant, _, err = chooseVariant(&m, g, func() (*graph.Oriented, error) { return orient(m.Orientation) }); err != nil {
+		return 0, nil, err
+	}
+	o, err := orient(m.VariantOrientation(variant))
+	if err != nil {
 		return 0, nil, err
 	}
 	v := m.Variants[variant]
