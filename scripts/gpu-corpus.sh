@@ -82,7 +82,8 @@ ok = "yes" if str(r["triangles"]) == want else "NO (oracle %s)" % want
 feats = ",".join("%s=%.4g" % kv for kv in sorted((g.get("features") or {}).items()))
 print("\t".join([name, r.get("plan", ""), "default" if src == "default" else label, str(r["triangles"]),
   "%.4f" % r.get("kernel_ms", 0), "%.4f" % r.get("gpu_ms", 0), str(r.get("runs", 0)), wall, dev,
-  "exact=%s variant=%s %s" % (ok, g.get("variant", ""), feats)]))
+  "exact=%s variant=%s %s%s" % (ok, g.get("variant", ""), feats,
+    " slices_ms=%.4f" % g["slices_ms"] if g.get("slices_ms") else "")]))
 PY
 }
 
