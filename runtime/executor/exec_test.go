@@ -846,9 +846,12 @@ func TestExecFakeVariantOrientation(t *testing.T) {
 		want := graph.Oracle(g)
 		for _, given := range []*graph.Oriented{nil, graph.Orient(g, graph.ByDegree, true)} {
 			res, err := executor.Run(context.Background(), newFakeDevice(t, p, 1<<40), &fakeCompiler{}, p, g, executor.RunOptions{Oriented: given})
-			if err != nil || res.Triangles != want || res.Variant != tc.variant || res.Orientation != tc.by {
-				t.Errorf("%+v (oriented given %v): %d triangles, variant %d by %s, %v; want %d, %d by %s",
-					tc.gen, given != nil, res.Triangles, res.Variant, res.Orientation, err, want, tc.variant, tc.by)
+			if err != nil {
+				t.Fatalf("%+v (oriented given %v): %v", tc.gen, given != nil, err)
+			}
+			if res.Triangles != want || res.Variant != tc.variant || res.Orientation != tc.by {
+				t.Errorf("%+v (oriented given %v): %d triangles, variant %d by %s; want %d, %d by %s",
+					tc.gen, given != nil, res.Triangles, res.Variant, res.Orientation, want, tc.variant, tc.by)
 			}
 		}
 		_, err = executor.Run(context.Background(), newFakeDevice(t, p, 1<<40), &fakeCompiler{}, p, nil, executor.RunOptions{Oriented: graph.Orient(g, graph.ByDegree, true)})
