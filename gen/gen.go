@@ -537,6 +537,9 @@ func summary(m Manifest) []string {
 			for _, c := range v.When {
 				line += " and " + condText(c)
 			}
+			if v.Orientation != "" {
+				line += ", oriented by " + string(v.Orientation)
+			}
 			out = append(out, line)
 			ind = "  "
 		}

@@ -136,6 +136,8 @@ func (p Plan) variantOrientationProblems() []error {
 		case v.Orientation == "" || v.Orientation == c.Orientation:
 		case !slices.Contains(Orientations, v.Orientation):
 			errs = append(errs, fmt.Errorf("guard variant %d: orientation %q unknown; known: %s", i, v.Orientation, joinEnum(Orientations)))
+		case c.Orientation == OrientID:
+			errs = append(errs, fmt.Errorf("guard variant %d: an orientation of its own (%s) needs a relabelling plan; a plan oriented by id takes ids as they are (relabel changes nothing there)", i, v.Orientation))
 		case !c.Relabel:
 			errs = append(errs, fmt.Errorf("guard variant %d: an orientation of its own (%s) needs relabel: true on the plan (its kernels then take ids in the variant's order)", i, v.Orientation))
 		}

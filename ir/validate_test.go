@@ -263,7 +263,7 @@ func TestValidateGuard(t *testing.T) {
 		{func(p *Plan) { p.Guard.Variants[1].Orientation = OrientTCBW }, `guard variant 1: an orientation of its own (tcbw) needs relabel: true`},
 		{func(p *Plan) {
 			p.Orientation, p.Relabel, p.Guard.Variants[1].Orientation = OrientID, true, OrientDegree // id drops relabel
-		}, `guard variant 1: an orientation of its own (degree) needs relabel: true`},
+		}, `guard variant 1: an orientation of its own (degree) needs a relabelling plan; a plan oriented by id takes ids as they are`},
 	}
 	for _, c := range cases {
 		p := base()

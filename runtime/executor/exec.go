@@ -26,9 +26,12 @@ type RunOptions struct {
 	// device's compute capability X.Y).
 	Arch string
 	// Oriented, when set, is the graph already oriented (read from an
-	// oriented CSR file): Prepare uses it instead of orienting its graph
-	// argument, which may then be nil. Its orientation and relabelling must
-	// be the plan's.
+	// oriented CSR file, or oriented ahead by the tuner): Prepare uses it
+	// where its orientation and relabelling are the ones the plan (or the
+	// guard variant taken) needs, and orients the graph argument otherwise.
+	// A nil graph argument then needs them to match; guard conditions on
+	// features only the undirected graph gives (max_degree,
+	// words_per_neighbour) do not hold.
 	Oriented *graph.Oriented
 	// PassOnly records no events inside a pass: the pass is timed alone,
 	// and the classes' and preparation kernels' own times are not measured

@@ -860,3 +860,37 @@ func TestExecFakeVariantOrientation(t *testing.T) {
 		}
 	}
 }
+
+// TestExecFakeDefaultReadOriented: the default plan counts a file oriented
+// by degree whose shape would take the bit slices' variant from the graph
+// as read (long even lists): the locality is unknown there, so the next
+// variant runs. A variant with an orientation of its own is refused on
+// such a file, naming the variant.
+func TestExecFakeDefaultReadOriented(t *testing.T) {
+	g, _, err := graph.Generate(graph.WattsStrogatz{N: 150000, K: 32, P: 0.05, Seed: 1}) // 2.4 M edges, local ids
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graph.Oracle(g)
+	def := defaultPlan(t)
+	res, err := executor.Run(context.Background(), newFakeDevice(t, def, 1<<40), &fakeCompiler{}, def, g, executor.RunOptions{})
+	if err != nil || res.Triangles != want || res.Orientation != ir.OrientTCBW {
+		t.Fatalf("as read: %v; want %d triangles by tcbw", err, want)
+	}
+	o := graph.Orient(g, graph.ByDegree, true)
+	o = &graph.Oriented{CSR: o.CSR, By: o.By, Relabelled: true} // as read from a file
+	res, err = executor.Run(context.Background(), newFakeDevice(t, def, 1<<40), &fakeCompiler{}, def, nil, executor.RunOptions{Oriented: o})
+	if err != nil || res.Triangles != want || res.Orientation != ir.OrientDegree {
+		t.Errorf("read oriented: %v; want %d triangles by degree", err, want)
+	}
+	p := def.Clone()
+	for i := range p.Guard.Variants {
+		p.Guard.Variants[i].When = nil // every graph of 2 M edges and more: the first, the bit slices
+	}
+	p.Guard.Variants = []ir.Variant{{Lo: 0, Hi: 2000000, Classes: p.Guard.Variants[1].Classes}, p.Guard.Variants[2]}
+	p.Guard.Variants[1].Hi = 0
+	_, err = executor.Run(context.Background(), newFakeDevice(t, p, 1<<40), &fakeCompiler{}, p, nil, executor.RunOptions{Oriented: o})
+	if err == nil || !strings.Contains(err.Error(), "guard variant 1 orients by tcbw") {
+		t.Errorf("a variant oriented by tcbw on a file oriented by degree: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/tcgen/tcgen/gen"
@@ -102,4 +103,30 @@ func TestChooseVariant(t *testing.T) {
 // fixed is an orienter that returns o.
 func fixed(o *graph.Oriented) func() (*graph.Oriented, error) {
 	return func() (*graph.Oriented, error) { return o, nil }
+}
+
+// TestChooseVariantReadOriented: on a graph read oriented, a condition on a
+// feature only the undirected graph gives does not hold (the variant is
+// passed over, also when a later variant asks again), while the guard's
+// own feature on it fails.
+func TestChooseVariantReadOriented(t *testing.T) {
+	g, _, err := graph.Generate(graph.ErdosRenyi{N: 300, M: 6000, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := fixed(graph.Orient(g, graph.ByDegree, true))
+	words := []ir.Cond{{Feature: ir.FeatureWords, Hi: 0.3}} // 0.244 on the undirected graph
+	m := &gen.Manifest{Feature: ir.FeatureEdges, Variants: []gen.Variant{
+		{Lo: 0, When: words}, {Lo: 0, When: words}, {Lo: 0},
+	}}
+	if v, _, err := chooseVariant(m, g, o); err != nil || v != 0 {
+		t.Errorf("undirected graph at hand: variant %d, %v; want 0", v, err)
+	}
+	if v, vals, err := chooseVariant(m, nil, o); err != nil || v != 2 {
+		t.Errorf("read oriented: variant %d, %v, features %v; want 2", v, err, vals)
+	}
+	m.Feature = ir.FeatureWords
+	if _, _, err := chooseVariant(m, nil, o); err == nil || !strings.Contains(err.Error(), ir.FeatureWords) {
+		t.Errorf("the guard's own feature unmeasurable: %v, want an error naming it", err)
+	}
 }

@@ -143,7 +143,12 @@ func (s *preparation) orient() error {
 		}
 		return s.fail("%v", err)
 	}
-	o, err := s.orientBy(man.VariantOrientation(s.variant))
+	vo := man.VariantOrientation(s.variant)
+	if vo != man.Orientation && s.g == nil {
+		return s.fail("guard variant %d orients by %s, the plan by %s: it needs the graph as read (an edge list or a canonical CSR file), not a file converted with --orient",
+			s.variant, vo, man.Orientation)
+	}
+	o, err := s.orientBy(vo)
 	if err != nil {
 		return err
 	}

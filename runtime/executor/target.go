@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -36,7 +37,7 @@ func Feature(f string, g *graph.Graph, oriented func() (*graph.Oriented, error))
 	switch f {
 	case ir.FeatureMaxDegree, ir.FeatureWords:
 		if g == nil {
-			return 0, fmt.Errorf("guard feature %s needs the undirected graph; the graph was read oriented", f)
+			return 0, fmt.Errorf("guard feature %s needs the undirected graph; the graph was read oriented: %w", f, errUnmeasured)
 		}
 		if f == ir.FeatureWords {
 			return ratio(float64(graph.AdjWords(g)), 2*float64(g.Edges())), nil
@@ -66,6 +67,10 @@ func Feature(f string, g *graph.Graph, oriented func() (*graph.Oriented, error))
 	}
 	return 0, fmt.Errorf("unknown guard feature %q", f)
 }
+
+// errUnmeasured marks a feature a graph read oriented cannot give: a
+// condition (when) on it does not hold, the guard's own feature fails.
+var errUnmeasured = errors.New("not measurable on an oriented file")
 
 // sizeFeature is a feature of the sizes and degrees alone, the same under
 // every orientation: from g, or from o when g is nil.
@@ -138,14 +143,21 @@ func chooseVariant(m *gen.Manifest, g *graph.Graph, oriented func() (*graph.Orie
 	if m.Feature == "" {
 		return 0, nil, nil
 	}
-	vals := map[string]float64{}
+	vals, errs := map[string]float64{}, map[string]error{}
 	value := func(f string) (float64, error) {
+		if err, ok := errs[f]; ok {
+			return 0, err
+		}
 		if x, ok := vals[f]; ok {
 			return x, nil
 		}
 		x, err := Feature(f, g, oriented)
+		if err != nil {
+			errs[f] = err // asked again by a later variant: the same answer
+			return 0, err
+		}
 		vals[f] = x
-		return x, err
+		return x, nil
 	}
 	x, err := value(m.Feature)
 	if err != nil {
@@ -158,6 +170,9 @@ next:
 		}
 		for _, c := range v.When {
 			y, err := value(c.Feature)
+			if errors.Is(err, errUnmeasured) {
+				continue next // unknown here: the variant is not taken
+			}
 			if err != nil {
 				return 0, nil, err
 			}
