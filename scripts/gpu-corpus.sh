@@ -134,7 +134,7 @@ run_peers() {
     if grep -q 'skipped: deadline' "$C/peers-$name.tsv.tmp"; then echo "peers $name: deadline"; return 1; fi
     [ -s "$C/peers-$name.tsv.tmp" ] || { fail "peers $name"; continue; }
     mv "$C/peers-$name.tsv.tmp" "$C/peers-$name.tsv"
-    grep '^best' "$C/peers-$name.log" | head -1
+    grep -P '^best\t' "$C/peers-$name.log" | head -1
   done 3< <(lines)
 }
 
