@@ -460,6 +460,8 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 	switch {
 	case r.NotRun != "":
 		fmt.Fprintf(tw, "plan\t%s (%s was not run: no usable GPU)\n", r.Plan, r.NotRun)
+	case r.Plan != "" && r.GPU != nil && r.GPU.Feature != "": // a guarded plan: what the guard chose
+		fmt.Fprintf(tw, "plan\t%s (variant %d, oriented by %s)\n", r.Plan, r.GPU.Variant, r.GPU.Orientation)
 	case r.Plan != "":
 		fmt.Fprintf(tw, "plan\t%s\n", r.Plan)
 	}

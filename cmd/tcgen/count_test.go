@@ -7,6 +7,7 @@ import (
 
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/runtime/executor"
 )
 
@@ -64,5 +65,20 @@ func TestPrintCountGPUPhases(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestPrintCountGuardedPlan: a guarded plan's line says which variant ran
+// and the orientation it took.
+func TestPrintCountGuardedPlan(t *testing.T) {
+	var out bytes.Buffer
+	g := &Globals{stdout: &out}
+	r := &countResult{Graph: "g.tcsr", Backend: "gpu", Device: "GPU", Plan: "default_1",
+		GPU: &executor.Result{Feature: ir.FeatureEdges, Variant: 2, Orientation: ir.OrientTCBW}}
+	if err := printCount(g, false, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "default_1 (variant 2, oriented by tcbw)") {
+		t.Errorf("output:\n%s", out.String())
 	}
 }
