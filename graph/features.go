@@ -157,12 +157,8 @@ func edgePass(c *CSR, n int, outID, outDeg, rank []uint32) (byID, byDeg, words u
 		func(a *pass2, lo, hi int) {
 			for u := lo; u < hi; u++ {
 				ui, ud, ru := outID[u], outDeg[u], rank[u]
-				last := uint32(math.MaxUint32) // v >> 5 < 2^27: a word no id has
+				a.words += listWords(c.Neighbors(uint32(u)))
 				for _, v := range c.Neighbors(uint32(u)) {
-					if w := v >> 5; w != last { // neighbour lists are sorted
-						a.words++
-						last = w
-					}
 					if v > uint32(u) {
 						a.byID += uint64(min(ui, outID[v]))
 					}
@@ -196,18 +192,25 @@ func AdjWords(g *Graph) uint64 {
 	accs := parReduce(c.N(), featureChunk, func() uint64 { return 0 },
 		func(a *uint64, lo, hi int) {
 			for u := lo; u < hi; u++ {
-				last := uint32(math.MaxUint32)
-				for _, v := range c.Neighbors(uint32(u)) {
-					if w := v >> 5; w != last {
-						*a++
-						last = w
-					}
-				}
+				*a += listWords(c.Neighbors(uint32(u)))
 			}
 		})
 	var words uint64
 	for _, a := range accs {
 		words += a
+	}
+	return words
+}
+
+// listWords is the 32-id words (id / 32) a sorted list touches.
+func listWords(list []uint32) uint64 {
+	var words uint64
+	last := uint32(math.MaxUint32) // v >> 5 < 2^27: a word no id has
+	for _, v := range list {
+		if w := v >> 5; w != last { // sorted: equal words are adjacent
+			words++
+			last = w
+		}
 	}
 	return words
 }

@@ -47,23 +47,25 @@ func Feature(f string, g *graph.Graph, oriented func() (*graph.Oriented, error))
 		if g != nil {
 			return sizeFeature(f, g, nil), nil
 		}
-	}
-	o, err := oriented()
-	if err != nil {
-		return 0, err
-	}
-	switch f {
-	case ir.FeatureMaxOutDeg:
-		return float64(maxDegree(&o.CSR)), nil
-	case ir.FeatureWedges:
+		o, err := oriented()
+		if err != nil {
+			return 0, err
+		}
+		return sizeFeature(f, nil, o), nil
+	case ir.FeatureMaxOutDeg, ir.FeatureWedges:
+		o, err := oriented()
+		if err != nil {
+			return 0, err
+		}
+		if f == ir.FeatureMaxOutDeg {
+			return float64(maxDegree(&o.CSR)), nil
+		}
 		var w float64
 		for v := range o.N() {
 			d := float64(o.Degree(uint32(v)))
 			w += d * (d - 1) / 2
 		}
 		return ratio(w, float64(o.Arcs())), nil
-	case ir.FeatureAvgOutDeg, ir.FeatureAvgDegree, ir.FeatureVertices, ir.FeatureEdges, ir.FeatureDegreeCV:
-		return sizeFeature(f, nil, o), nil
 	}
 	return 0, fmt.Errorf("unknown guard feature %q", f)
 }

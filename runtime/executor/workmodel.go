@@ -46,12 +46,17 @@ func Workload(p ir.Plan, g *graph.Graph) (variant int, work []ClassWork, err err
 		return 0, nil, err
 	}
 	m := out.Manifest
+	made := map[ir.Orientation]*graph.Oriented{} // the features' orientation, kept for the variant's
 	orient := func(o ir.Orientation) (*graph.Oriented, error) {
+		if x, ok := made[o]; ok {
+			return x, nil
+		}
 		by, err := orientation(o)
 		if err != nil {
 			return nil, err
 		}
-		return graph.Orient(g, by, p.Relabel), nil
+		made[o] = graph.Orient(g, by, p.Relabel)
+		return made[o], nil
 	}
 	if variant, _, err = chooseVariant(&m, g, func() (*graph.Oriented, error) { return orient(m.Orientation) }); err != nil {
 		return 0, nil, err
