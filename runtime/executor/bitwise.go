@@ -84,8 +84,8 @@ func newEdgeBitwise(pl *planning, slots []int) (family, error) {
 
 // buffers bounds the slices' buffers: per set the offsets, the scan's
 // block sums and at most one slice per oriented edge (a list has no more
-// slices than entries). buildSlices allocates them at the sizes the device
-// counts.
+// slices than entries). setup allocates them at this bound before the
+// helpers count and fill them.
 func (f *edgeBitwise) buffers() []bufferSpec {
 	var b []bufferSpec
 	for _, si := range f.sets {
@@ -106,11 +106,21 @@ func sliceBuffers(sb *sliceBufs, s *gen.SliceSet, n, slices, blocks uint64) []bu
 	}
 }
 
-// setup builds the slices (src is filled by then), event-timed into
-// Result.SlicesMs.
+// setup builds the slices (src is filled by then). Their buffers are
+// allocated first, at the bound the memory plan holds (one slice per
+// oriented edge), so that the event-timed part, Result.SlicesMs, is the
+// helper kernels alone, with no host round trip between them.
 func (f *edgeBitwise) setup(pr *Prepared) error {
 	if len(f.sets) == 0 {
 		return nil
+	}
+	built := map[int]*sliceBufs{}
+	for _, si := range f.sets {
+		sb := &sliceBufs{set: &f.h.Sets[si]}
+		if err := pr.allocate(sliceBuffers(sb, sb.set, uint64(pr.n), pr.m, uint64(f.h.ScanBlocks(uint64(pr.n)+1)))); err != nil {
+			return fmt.Errorf("plan %s: slices of %d bits: %w", pr.name, sb.set.Bits, err)
+		}
+		built[si] = sb
 	}
 	t, err := pr.newTimer()
 	if err != nil {
@@ -119,19 +129,26 @@ func (f *edgeBitwise) setup(pr *Prepared) error {
 	if err := t.Start(); err != nil {
 		return fmt.Errorf("plan %s: slice timer: %w", pr.name, err)
 	}
-	built := map[int]*sliceBufs{}
 	for _, si := range f.sets {
-		sb, err := pr.buildSlices(f.h, &f.h.Sets[si])
-		if err != nil {
+		if err := pr.buildSlices(f.h, built[si]); err != nil {
 			return fmt.Errorf("plan %s: slices of %d bits: %w", pr.name, f.h.Sets[si].Bits, err)
 		}
-		built[si] = sb
 	}
 	if err := t.Stop(); err != nil {
 		return fmt.Errorf("plan %s: slice timer: %w", pr.name, err)
 	}
 	if pr.res.SlicesMs, err = t.Elapsed(); err != nil {
 		return fmt.Errorf("plan %s: slices: %w", pr.name, err)
+	}
+	for _, si := range f.sets {
+		sb := built[si]
+		total := make([]uint64, 1)
+		if err := gpu.ReadSlice(sb.soff, uint64(pr.n)*8, total); err != nil {
+			return fmt.Errorf("plan %s: reading the slice total: %w", pr.name, err)
+		}
+		if sb.slices = total[0]; sb.slices > pr.m {
+			return fmt.Errorf("plan %s: %d slices for %d edges: the count kernel is wrong", pr.name, sb.slices, pr.m)
+		}
 	}
 	for _, bc := range f.classes {
 		bc.bufs = built[bc.set]
@@ -161,9 +178,10 @@ func (f *edgeBitwise) launch(_ context.Context, pr *Prepared, pc *prepClass) err
 	return nil
 }
 
-// buildSlices runs the helpers of one set: count, scan, read the total,
-// allocate the pairs, fill.
-func (pr *Prepared) buildSlices(h *gen.SliceHelpers, s *gen.SliceSet) (*sliceBufs, error) {
+// buildSlices launches the helpers of one set into its buffers: count,
+// scan, fill.
+func (pr *Prepared) buildSlices(h *gen.SliceHelpers, sb *sliceBufs) error {
+	s := sb.set
 	mod := pr.mod
 	fn := func(name string) (gpu.Function, error) {
 		f, err := mod.Function(name)
@@ -174,69 +192,52 @@ func (pr *Prepared) buildSlices(h *gen.SliceHelpers, s *gen.SliceSet) (*sliceBuf
 	}
 	count, err := fn(s.Count)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	fill, err := fn(s.Fill)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	up, err := fn(h.ScanUp)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	top, err := fn(h.ScanTop)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	down, err := fn(h.ScanDown)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	n := uint64(pr.n)
 	block := gpu.Dim3{X: uint32(h.Block), Y: 1, Z: 1}
 	grid := func(x uint32) gpu.Dim3 { return gpu.Dim3{X: x, Y: 1, Z: 1} }
-
-	sb := &sliceBufs{set: s}
 	nb := h.ScanBlocks(n + 1)
-	if err := pr.allocate(sliceBuffers(sb, s, n, 0, uint64(nb))[:2]); err != nil { // offsets, block sums
-		return nil, err
-	}
 	vgrid := s.Grid.Blocks(n, pr.sms)
 	if vgrid == 0 { // no vertex: soff = [0]
-		if err := gpu.WriteSlice(sb.soff, 0, []uint64{0}); err != nil {
-			return nil, err
-		}
-	} else if err := count.Launch(grid(vgrid), block, 0, pr.off, pr.adj, pr.n, sb.soff); err != nil {
-		return nil, fmt.Errorf("kernel %s: %w", s.Count, err)
+		return gpu.WriteSlice(sb.soff, 0, []uint64{0})
 	}
-
+	if err := count.Launch(grid(vgrid), block, 0, pr.off, pr.adj, pr.n, sb.soff); err != nil {
+		return fmt.Errorf("kernel %s: %w", s.Count, err)
+	}
 	// Inclusive scan of soff[0, n+1) (soff[0] = 0): soff[x] = slices before x.
 	if err := up.Launch(grid(nb), block, 0, sb.soff, n+1, sb.bsum); err != nil {
-		return nil, fmt.Errorf("kernel %s: %w", h.ScanUp, err)
+		return fmt.Errorf("kernel %s: %w", h.ScanUp, err)
 	}
 	if err := top.Launch(grid(1), block, 0, sb.bsum, nb); err != nil {
-		return nil, fmt.Errorf("kernel %s: %w", h.ScanTop, err)
+		return fmt.Errorf("kernel %s: %w", h.ScanTop, err)
 	}
 	if err := down.Launch(grid(nb), block, 0, sb.soff, n+1, sb.bsum); err != nil {
-		return nil, fmt.Errorf("kernel %s: %w", h.ScanDown, err)
+		return fmt.Errorf("kernel %s: %w", h.ScanDown, err)
 	}
-	total := make([]uint64, 1)
-	if err := gpu.ReadSlice(sb.soff, n*8, total); err != nil { // waits for the kernels
-		return nil, fmt.Errorf("reading the slice total: %w", err)
+	if pr.m == 0 {
+		return nil // no slice to fill
 	}
-	sb.slices = total[0]
-	if sb.slices > pr.m {
-		return nil, fmt.Errorf("%d slices for %d edges: the count kernel is wrong", sb.slices, pr.m)
+	if err := fill.Launch(grid(vgrid), block, 0, pr.off, pr.adj, pr.n, sb.soff, sb.sidx, sb.smask); err != nil {
+		return fmt.Errorf("kernel %s: %w", s.Fill, err)
 	}
-	if err := pr.allocate(sliceBuffers(sb, s, n, sb.slices, uint64(nb))[2:]); err != nil { // indices, masks
-		return nil, err
-	}
-	if vgrid > 0 && sb.slices > 0 {
-		if err := fill.Launch(grid(vgrid), block, 0, pr.off, pr.adj, pr.n, sb.soff, sb.sidx, sb.smask); err != nil {
-			return nil, fmt.Errorf("kernel %s: %w", s.Fill, err)
-		}
-	}
-	return sb, nil
+	return nil
 }
 
 // tcbwPasses splits a bitwise class's items into P1 row ranges and the

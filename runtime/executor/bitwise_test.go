@@ -487,8 +487,10 @@ func (d *fakeDevice) tcbwLaunch(name string, grid, block gpu.Dim3, args []any) (
 		}
 		sidx, smaskBuf := args[4].(*fakeBuf), args[5].(*fakeBuf)
 		total := u64s(soff)[n]
-		if uint64(len(sidx.data)) != total*4 || uint64(len(smaskBuf.data)) != total*uint64(s.MaskBytes) {
-			return true, fmt.Errorf("%s: pair buffers %d, %d bytes for %d slices", name, len(sidx.data), len(smaskBuf.data), total)
+		// The pairs are allocated at the bound, one slice per oriented edge.
+		m := u64s(off)[n]
+		if total > m || uint64(len(sidx.data)) != m*4 || uint64(len(smaskBuf.data)) != m*uint64(s.MaskBytes) {
+			return true, fmt.Errorf("%s: pair buffers %d, %d bytes for %d slices of %d edges", name, len(sidx.data), len(smaskBuf.data), total, m)
 		}
 		sm := make([]uint64, total)
 		tcbwFill(u64s(off), u32s(adj), shift, uint32(s.Bits), u64s(soff), u32s(sidx), sm)
