@@ -72,12 +72,13 @@ func TestPartitionPlanFollowsDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	pivots := 0
-	for _, edges := range []float64{1e5, 1999999, 2e6, 5e6, 31999999, 32e6, 1e9} {
+	for _, edges := range []float64{1e5, 999999, 1e6, 1999999, 2e6, 5e6, 31999999, 32e6, 1e9} {
 		for _, wpe := range []float64{5, 39.9, 40, 160} {
-			for _, avg := range []float64{4, 12.9, 13, 60} {
+			for _, avg := range []float64{4, 12.9, 13, 16.4, 16.5, 29.9, 30, 60} {
 				for _, cv := range []float64{0.1, 0.29, 0.3, 0.99, 1, 10} {
 					f := map[string]float64{ir.FeatureEdges: edges, ir.FeatureWedges: wpe, ir.FeatureAvgDegree: avg, ir.FeatureDegreeCV: cv,
-						ir.FeatureWords: 1 / cv / 20} // local ids (below 0.3) on the even graphs
+						ir.FeatureWords:     1 / cv / 20, // local ids (below 0.3) on the even graphs
+						ir.FeatureMaxOutDeg: 2 * avg}     // short out-lists (below 33) up to average degree 16
 					dv, pv := pickVariant(t, def, f), pickVariant(t, part, f)
 					switch {
 					case dv.Classes[0].Iterator == ir.IterPivot:

@@ -65,8 +65,8 @@ func TestLocalKernelsOccupancy(t *testing.T) {
 			}
 			tw, lw := residentWarps(total[tk], block), residentWarps(local[lk], block)
 			want := tw
-			if cl.Iterator == ir.IterEdge {
-				want = tw * 5 / 6
+			if cl.Iterator == ir.IterEdge || cl.Intersection == ir.Merge && ir.Get(cl.Strategy, ir.ParamTile) > 1 {
+				want = tw * 5 / 6 // a tiled merge's credits keep the tiles' positions: 44 registers against 40 (NVRTC 11.8)
 			}
 			if cl.Intersection == ir.Bitwise && o == ir.OutputEdge {
 				want = tw * 3 / 4 // 40 registers against the total's 32 (NVRTC 11.8); its speed is not measured
