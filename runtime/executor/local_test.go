@@ -36,6 +36,8 @@ func localPlans(t testing.TB, o ir.Output) []ir.Plan {
 		{Prefix: "local_edge_plain", Orientation: ir.OrientDegree, Classes: all(ir.IterEdge, 1, 256, nil)},
 		{Prefix: "local_vertex", Orientation: ir.OrientDegree, Relabel: true,
 			Classes: all(ir.IterVertex, 1, 256, map[string]int64{ir.ParamResident: 1})},
+		{Prefix: "local_vertex_tile", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: all(ir.IterVertex, 1, 256, map[string]int64{ir.ParamTile: 4})}, // the default's short out-lists
 		{Prefix: "local_vertex_w4_tile", Orientation: ir.OrientID,
 			Classes: all(ir.IterVertex, 4, 128, map[string]int64{ir.ParamTile: 4})},
 		{Prefix: "local_vertex_w32", Orientation: ir.OrientDegree, Classes: all(ir.IterVertex, 32, 256, nil)},
