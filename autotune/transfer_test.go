@@ -40,7 +40,11 @@ func readTransfer(t *testing.T) ([]store.Row, map[string][]store.Row) {
 // The default takes the designs the model used to find (the bit slices,
 // the tiled vertex merge), and the model falls back on it for a family it
 // has not seen, so that family's worst comes with it (rmat16 left out,
-// the default's pivot). Both comparisons allow recordingSpread.
+// the default's pivot). Since the default took over the model's designs,
+// the two are equal within the recordings' spread (leave one family out:
+// 1.018 against 1.017 in geometric mean, the same worst), so the model is
+// asked to be no worse, not strictly better. Both comparisons, and the
+// worst's 1.5, allow recordingSpread.
 // recordingSpread: one graph's ratio moves between two recordings of the
 // same code (rmat16's default, the same pivot class, 1.428x the best plan
 // on one H100 recording and 1.500x on the next, 2026-11-27, on a graph of
@@ -61,7 +65,7 @@ func checkBar(t *testing.T, what string, rep LeaveOneOutReport, minGraphs int) {
 		t.Errorf("%s: %d graphs of 0.1 ms or more judged, want %d", what, rep.Graphs, minGraphs)
 	}
 	if rep.Median > 1.10 || rep.Worst > 1.5*recordingSpread {
-		t.Errorf("%s: median %.3f, worst %.3f: want at most 1.10 and 1.5", what, rep.Median, rep.Worst)
+		t.Errorf("%s: median %.3f, worst %.3f: want at most 1.10 and %.3f", what, rep.Median, rep.Worst, 1.5*recordingSpread)
 	}
 	if rep.Geomean > rep.FixedGeo*recordingSpread || rep.Worst > rep.FixedWorst*recordingSpread {
 		t.Errorf("%s: geomean %.3f, worst %.3f: worse than the fixed plan's %.3f and %.3f", what, rep.Geomean, rep.Worst, rep.FixedGeo, rep.FixedWorst)
@@ -123,7 +127,7 @@ func TestLeaveOneFamilyOutNeedsLocality(t *testing.T) {
 		rows[i].Features.AdjWords = 0
 	}
 	rep := LeaveOneFamilyOut(rows, DefaultK, defaultPlanName(t))
-	if rep.Worst <= 1.5 {
-		t.Errorf("without locality: worst %.3f, want above 1.5", rep.Worst)
+	if bar := 1.5 * recordingSpread; rep.Worst <= bar {
+		t.Errorf("without locality: worst %.3f, want above %.3f (checkBar's)", rep.Worst, bar)
 	}
 }

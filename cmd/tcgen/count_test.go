@@ -76,11 +76,11 @@ func TestPrintCountGuardedPlan(t *testing.T) {
 	var out bytes.Buffer
 	g := &Globals{stdout: &out}
 	r := &countResult{Graph: "g.tcsr", Backend: "gpu", Device: "GPU", Plan: "default_1",
-		GPU: &executor.Result{Feature: ir.FeatureEdges, Variant: 2, Orientation: ir.OrientTCBW}}
+		GPU: &executor.Result{Feature: ir.FeatureEdges, Variant: 3, Orientation: ir.OrientTCBW}}
 	if err := printCount(g, false, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "default_1 (variant 2, oriented by tcbw)") {
+	if !strings.Contains(out.String(), "default_1 (variant 3, oriented by tcbw)") {
 		t.Errorf("output:\n%s", out.String())
 	}
 }

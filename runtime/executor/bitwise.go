@@ -84,8 +84,8 @@ func newEdgeBitwise(pl *planning, slots []int) (family, error) {
 
 // buffers bounds the slices' buffers: per set the offsets, the scan's
 // block sums and at most one slice per oriented edge (a list has no more
-// slices than entries). setup allocates them at this bound before the
-// helpers count and fill them.
+// slices than entries). setup allocates them (the pairs at this bound)
+// before the helpers count and fill them.
 func (f *edgeBitwise) buffers() []bufferSpec {
 	var b []bufferSpec
 	for _, si := range f.sets {
@@ -140,14 +140,18 @@ func (f *edgeBitwise) setup(pr *Prepared) error {
 	if pr.res.SlicesMs, err = t.Elapsed(); err != nil {
 		return fmt.Errorf("plan %s: slices: %w", pr.name, err)
 	}
+	// The totals, read after the timer. A list has no more slices than
+	// entries, so a total above m means a wrong count kernel, whose fill
+	// has already written past the pairs: the check reports it, it cannot
+	// prevent it (the fake device's fill checks the bound before writing).
 	for _, si := range f.sets {
 		sb := built[si]
 		total := make([]uint64, 1)
 		if err := gpu.ReadSlice(sb.soff, uint64(pr.n)*8, total); err != nil {
-			return fmt.Errorf("plan %s: reading the slice total: %w", pr.name, err)
+			return fmt.Errorf("plan %s: slices of %d bits: reading their total: %w", pr.name, sb.set.Bits, err)
 		}
 		if sb.slices = total[0]; sb.slices > pr.m {
-			return fmt.Errorf("plan %s: %d slices for %d edges: the count kernel is wrong", pr.name, sb.slices, pr.m)
+			return fmt.Errorf("plan %s: slices of %d bits: %d for %d edges: the count kernel is wrong", pr.name, sb.set.Bits, sb.slices, pr.m)
 		}
 	}
 	for _, bc := range f.classes {

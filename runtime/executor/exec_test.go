@@ -887,11 +887,12 @@ func TestExecFakeDefaultReadOriented(t *testing.T) {
 	for i := range p.Guard.Variants {
 		p.Guard.Variants[i].When = nil // every graph of 2 M edges and more: the first, the bit slices
 	}
+	// The small graphs' last variant (the edge merge), then the bit slices.
 	bits := slices.IndexFunc(p.Guard.Variants, func(v ir.Variant) bool { return v.Orientation == ir.OrientTCBW })
-	if bits < 0 {
-		t.Fatal("the default has no variant oriented by tcbw")
+	if bits < 1 || p.Guard.Variants[bits-1].Lo != 0 {
+		t.Fatal("the default has no variant oriented by tcbw after its small graphs' variants")
 	}
-	p.Guard.Variants = []ir.Variant{{Lo: 0, Hi: 2000000, Classes: p.Guard.Variants[0].Classes}, p.Guard.Variants[bits]}
+	p.Guard.Variants = []ir.Variant{{Lo: 0, Hi: 2000000, Classes: p.Guard.Variants[bits-1].Classes}, p.Guard.Variants[bits]}
 	p.Guard.Variants[1].Hi = 0
 	_, err = executor.Run(context.Background(), newFakeDevice(t, p, 1<<40), &fakeCompiler{}, p, nil, executor.RunOptions{Oriented: o})
 	if err == nil || !strings.Contains(err.Error(), "guard variant 1 orients by tcbw") {

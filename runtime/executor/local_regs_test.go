@@ -35,10 +35,11 @@ func residentWarps(regs, block int) int {
 }
 
 // TestLocalKernelsOccupancy: the default plan's local kernels keep their
-// registers close to the total's, with no spill. The vertex merges, whose
-// chains of dependent loads want every resident warp, hold as many warps
-// as the total's; the tiled edge merges, whose tile steps with a hit take
-// a credit step, at least five sixths (40 of 48 warps); the bit slices per
+// registers close to the total's, with no spill. The untiled vertex
+// merges, whose chains of dependent loads want every resident warp, hold
+// as many warps as the total's; the tiled merges (edge, and the vertex
+// merge by tiles of 4), whose tile steps with a hit take a credit step, at
+// least five sixths (40 of 48 warps; their speed is not measured); the bit slices per
 // edge three quarters (48 of 64). These are NVRTC
 // 11.8's numbers (CI's). NVRTC 13 gives the pivot's local class kernels
 // more: 48 registers and a 32-byte spill per vertex (40 warps), 61 per edge

@@ -14,7 +14,7 @@ import (
 // Prepare sums the lists before anything is allocated (Result.DeviceBytes,
 // TooLargeError.Need), and the same lists are walked to allocate. Where the
 // device decides a size (the bit slices, bitwise.go) the plan lists a
-// bound and the family lists the buffers again at their sizes.
+// bound, and the family allocates at that bound.
 
 // bufferSpec is one device buffer: its name (in errors), its size and
 // where allocate puts it.
