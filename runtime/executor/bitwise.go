@@ -21,6 +21,7 @@ type edgeBitwise struct {
 	h       *gen.SliceHelpers
 	n, m    uint64
 	sets    []int                 // the slice sets the classes with items read, in increasing order
+	bufs    map[int]*sliceBufs    // by set: its slices on the device
 	classes map[int]*bitwiseClass // by slot: the classes with items
 }
 
@@ -56,7 +57,7 @@ const allSlices = ^uint32(0)
 
 func newEdgeBitwise(pl *planning, slots []int) (family, error) {
 	h := pl.man.Slices
-	f := &edgeBitwise{h: h, n: uint64(pl.o.N()), m: pl.o.Arcs(), classes: map[int]*bitwiseClass{}}
+	f := &edgeBitwise{h: h, n: uint64(pl.o.N()), m: pl.o.Arcs(), bufs: map[int]*sliceBufs{}, classes: map[int]*bitwiseClass{}}
 	for _, i := range slots {
 		c, l := pl.classes[i], &pl.lists[i]
 		if l.Count == 0 {
@@ -78,32 +79,26 @@ func newEdgeBitwise(pl *planning, slots []int) (family, error) {
 		if si < 0 || si >= len(h.Sets) {
 			return nil, fmt.Errorf("slice set %d of %d", si, len(h.Sets))
 		}
+		f.bufs[si] = &sliceBufs{set: &h.Sets[si]}
 	}
 	return f, nil
 }
 
-// buffers bounds the slices' buffers: per set the offsets, the scan's
-// block sums and at most one slice per oriented edge (a list has no more
-// slices than entries). setup allocates them (the pairs at this bound)
-// before the helpers count and fill them.
+// buffers lists the slices' buffers, per set: the offsets, the scan's
+// block sums and one slice per oriented edge, the bound (a list has no
+// more slices than entries). The memory plan sums them and setup
+// allocates them before the helpers count and fill the slices.
 func (f *edgeBitwise) buffers() []bufferSpec {
 	var b []bufferSpec
 	for _, si := range f.sets {
-		b = append(b, sliceBuffers(&sliceBufs{}, &f.h.Sets[si], f.n, f.m, uint64(f.h.ScanMaxBlocks))...)
+		sb := f.bufs[si]
+		b = append(b,
+			bufferSpec{name: "offsets", bytes: (f.n + 1) * 8, dst: &sb.soff},
+			bufferSpec{name: "scan block sums", bytes: uint64(f.h.ScanMaxBlocks) * 8, dst: &sb.bsum},
+			bufferSpec{name: "slice indices", bytes: f.m * 4, dst: &sb.sidx},
+			bufferSpec{name: "slice masks", bytes: f.m * uint64(sb.set.MaskBytes), dst: &sb.smask})
 	}
 	return b
-}
-
-// sliceBuffers lists the buffers of one set's slices on n vertices: the
-// offsets, the scan's block sums (blocks of them) and the indices and
-// masks of slices slices.
-func sliceBuffers(sb *sliceBufs, s *gen.SliceSet, n, slices, blocks uint64) []bufferSpec {
-	return []bufferSpec{
-		{name: "offsets", bytes: (n + 1) * 8, dst: &sb.soff},
-		{name: "scan block sums", bytes: blocks * 8, dst: &sb.bsum},
-		{name: "slice indices", bytes: slices * 4, dst: &sb.sidx},
-		{name: "slice masks", bytes: slices * uint64(s.MaskBytes), dst: &sb.smask},
-	}
 }
 
 // setup builds the slices (src is filled by then). Their buffers are
@@ -114,13 +109,8 @@ func (f *edgeBitwise) setup(pr *Prepared) error {
 	if len(f.sets) == 0 {
 		return nil
 	}
-	built := map[int]*sliceBufs{}
-	for _, si := range f.sets {
-		sb := &sliceBufs{set: &f.h.Sets[si]}
-		if err := pr.allocate(sliceBuffers(sb, sb.set, uint64(pr.n), pr.m, uint64(f.h.ScanBlocks(uint64(pr.n)+1)))); err != nil {
-			return fmt.Errorf("plan %s: slices of %d bits: %w", pr.name, sb.set.Bits, err)
-		}
-		built[si] = sb
+	if err := pr.allocate(f.buffers()); err != nil {
+		return fmt.Errorf("plan %s: bit slices: %w", pr.name, err)
 	}
 	t, err := pr.newTimer()
 	if err != nil {
@@ -130,7 +120,7 @@ func (f *edgeBitwise) setup(pr *Prepared) error {
 		return fmt.Errorf("plan %s: slice timer: %w", pr.name, err)
 	}
 	for _, si := range f.sets {
-		if err := pr.buildSlices(f.h, built[si]); err != nil {
+		if err := pr.buildSlices(f.h, f.bufs[si]); err != nil {
 			return fmt.Errorf("plan %s: slices of %d bits: %w", pr.name, f.h.Sets[si].Bits, err)
 		}
 	}
@@ -145,7 +135,7 @@ func (f *edgeBitwise) setup(pr *Prepared) error {
 	// has already written past the pairs: the check reports it, it cannot
 	// prevent it (the fake device's fill checks the bound before writing).
 	for _, si := range f.sets {
-		sb := built[si]
+		sb := f.bufs[si]
 		total := make([]uint64, 1)
 		if err := gpu.ReadSlice(sb.soff, uint64(pr.n)*8, total); err != nil {
 			return fmt.Errorf("plan %s: slices of %d bits: reading their total: %w", pr.name, sb.set.Bits, err)
@@ -155,7 +145,7 @@ func (f *edgeBitwise) setup(pr *Prepared) error {
 		}
 	}
 	for _, bc := range f.classes {
-		bc.bufs = built[bc.set]
+		bc.bufs = f.bufs[bc.set]
 	}
 	return nil
 }
