@@ -431,10 +431,11 @@ type classData struct {
 	Dense  denseData  // edge/bitmap rows (gen/edge_bitmap.go)
 
 	// The larger groups are pointers, nil outside their family.
-	Bitmap  *bitmapData  // vertex/bitmap (gen/vertex_bitmap.go)
-	Radix   *radixData   // wedge/radix (gen/wedge_radix.go)
-	Skiff   *skiffData   // hash trie, CTA organisations (gen/hash.go)
-	Bitwise *bitwiseData // edge/bitwise (gen/edge_bitwise.go)
+	Bitmap  *bitmapData      // vertex/bitmap (gen/vertex_bitmap.go)
+	Radix   *radixData       // wedge/radix (gen/wedge_radix.go)
+	Skiff   *skiffData       // hash trie, CTA organisations (gen/hash.go)
+	Bitwise *bitwiseData     // edge/bitwise (gen/edge_bitwise.go)
+	Wedge   *wedgeSearchData // wedge/binary-search (gen/wedge_search.go)
 
 	BlocksPerSM int // caps the grid at SMs * BlocksPerSM (Grid.BlocksPerSM); 0: no cap
 
@@ -503,7 +504,7 @@ type denseData struct {
 // such classes needs no memset of the counters (one launch, as the published
 // single-kernel codes are timed). Multi-launch classes (pivot, radix,
 // bitwise, Skiff's trie) still add into a zeroed slot.
-var selfResetting = map[string]bool{"edge": true, "vertex": true, "edgechunk": true, "bisson": true, "dense": true}
+var selfResetting = map[string]bool{"edge": true, "vertex": true, "edgechunk": true, "bisson": true, "dense": true, "wedge_search": true}
 
 func selectText(s ir.Selector) string {
 	if s.Hi == 0 {

@@ -29,6 +29,7 @@ var lowerers = map[ir.Pair]lowerer{
 	{Iterator: ir.IterEdge, Intersection: ir.Bitmap}:            edgeIter(lowerEdgeBitmap),
 	{Iterator: ir.IterEdge, Intersection: ir.Bitwise}:           edgeIter(lowerBitwise),
 	{Iterator: ir.IterEdgeChunk, Intersection: ir.BinarySearch}: lowerEdgeChunk,
+	{Iterator: ir.IterWedge, Intersection: ir.BinarySearch}:     lowerWedgeSearch,
 	{Iterator: ir.IterWedge, Intersection: ir.Radix}:            lowerRadix,
 	{Iterator: ir.IterPivot, Intersection: ir.Hash}:             lowerPivot,
 }
@@ -96,9 +97,10 @@ func lowerClass(name string, guarded bool, vi, ci int, cl ir.Class, idOrdered bo
 	}
 	lowerers[s.Pair()](cd, &mc, s, t)
 
-	// An edge-chunk block stages its chunk (lowerEdgeChunk); the others
-	// hold GROUPS items, each with its shared words.
-	chunked := s.Iterator == ir.IterEdgeChunk
+	// An edge-chunk block stages its chunk (lowerEdgeChunk), a wedge
+	// search block its wedges (lowerWedgeSearch); the others hold GROUPS
+	// items, each with its shared words.
+	chunked := s.Iterator == ir.IterEdgeChunk || mc.Kind == KindWedge
 	if !chunked {
 		layoutGroups(cd, &mc, t)
 	}

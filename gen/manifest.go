@@ -106,6 +106,9 @@ const (
 	KindBitwise Kind = "bitwise"
 	// KindDense: the rows kernel, then the class kernel (Class.Dense).
 	KindDense Kind = "dense"
+	// KindWedge: one launch with WedgeArgs over the class's wedges
+	// (Class.Wedge).
+	KindWedge Kind = "wedge"
 )
 
 // Class describes one class's kernel and its work.
@@ -153,6 +156,7 @@ type Class struct {
 	Radix   *RadixLaunch `json:"radix,omitempty"`
 	Bitwise *Bitwise     `json:"bitwise,omitempty"` // gen/edge_bitwise.go
 	Dense   *DenseLaunch `json:"dense,omitempty"`
+	Wedge   *WedgeLaunch `json:"wedge,omitempty"` // gen/wedge_search.go
 }
 
 // PivotLaunch is a pivot class's part: the kernel takes PivotArgs and its

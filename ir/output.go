@@ -35,11 +35,12 @@ const OutputDoc = "what the kernels count: total (the triangles), vertex (each t
 // the positions of the matched entries cheaply, or its kernels were not
 // written with the credits yet.
 var localPairs = map[Pair][]Output{
-	{IterVertex, Merge}:      {OutputVertex, OutputEdge},
-	{IterEdge, Merge}:        {OutputVertex, OutputEdge},
-	{IterEdge, BinarySearch}: {OutputVertex, OutputEdge},
-	{IterWedge, Radix}:       {OutputVertex, OutputEdge}, // templates/isect_radix.cu.tmpl, iter_wedge.cu.tmpl
-	{IterPivot, Hash}:        {OutputVertex, OutputEdge}, // templates/iter_pivot_local.cu.tmpl, pivot_prep.cu.tmpl
+	{IterVertex, Merge}:       {OutputVertex, OutputEdge},
+	{IterEdge, Merge}:         {OutputVertex, OutputEdge},
+	{IterEdge, BinarySearch}:  {OutputVertex, OutputEdge},
+	{IterWedge, Radix}:        {OutputVertex, OutputEdge}, // templates/isect_radix.cu.tmpl, iter_wedge.cu.tmpl
+	{IterWedge, BinarySearch}: {OutputVertex, OutputEdge}, // templates/iter_wedge_search.cu.tmpl: a hit finds its wedge again
+	{IterPivot, Hash}:         {OutputVertex, OutputEdge}, // templates/iter_pivot_local.cu.tmpl, pivot_prep.cu.tmpl
 	// The lookups (tables, bitmaps, bit slices) find a closing w's adj
 	// positions by a binary search (templates/local.cu.tmpl, local_probe).
 	{IterVertex, Hash}:   {OutputVertex, OutputEdge},

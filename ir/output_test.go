@@ -42,7 +42,7 @@ func withoutLocal(t *testing.T, pr Pair) {
 
 func TestOutputRefusedPair(t *testing.T) {
 	withoutLocal(t, Pair{IterVertex, BinarySearch})
-	want := "pairs with it: vertex/merge, vertex/merge-path, vertex/hash, vertex/bitmap, edge/merge, edge/merge-path, edge/binary-search, edge/hash, edge/bitmap, edge/bitwise, edge-chunk/binary-search, wedge/radix, pivot/hash"
+	want := "pairs with it: vertex/merge, vertex/merge-path, vertex/hash, vertex/bitmap, edge/merge, edge/merge-path, edge/binary-search, edge/hash, edge/bitmap, edge/bitwise, edge-chunk/binary-search, wedge/binary-search, wedge/radix, pivot/hash"
 	if got := "pairs with it: " + pairList(LocalPairs(OutputEdge)); got != want {
 		t.Errorf("%s, want %s", got, want)
 	}

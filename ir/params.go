@@ -110,6 +110,10 @@ const (
 	// edge-chunk
 	ParamChunk = "chunk"
 
+	// wedge/binary-search
+	ParamSpread = "spread"
+	ParamMatrix = "matrix"
+
 	// merge
 	ParamTile = "tile"
 	// ParamMinBlocks: blocks per SM the compiler must fit (registers capped)
@@ -145,6 +149,11 @@ const (
 // opt-in attribute (48 KiB on every architecture NVRTC targets); Validate
 // refuses strategies whose estimate (Strategy.SharedBytes) exceeds it.
 const SharedLimit = 48 << 10
+
+// MaxSpread bounds spread: a block's wedges, BLOCK * spread, spaced one word
+// in 32 against bank conflicts, fit BLOCK * (spread + 1) words only up to
+// 32 (gen/wedge_search.go).
+const MaxSpread = 32
 
 // ReduceSharedBytes is the shared memory every one-launch kernel declares
 // besides its class's own: the count reduction's sum per warp (tc::
@@ -282,6 +291,16 @@ var (
 		Name: ParamBudgetMiB, Default: 0, Min: 0, Max: 1 << 20,
 		Source: "tcgen default: E' is generated and counted in batches under a device-memory budget; 0 = half the device memory the graph leaves free at launch",
 		Doc:    "device memory (MiB) for one batch of candidate edges E' and its bucketing buffers; 0 = automatic",
+	}
+	specSpread = ParamSpec{
+		Name: ParamSpread, Default: 5, Min: 1, Max: MaxSpread,
+		Source: "WeTriC as its authors run it (../shared/peerbench/README.md: -s 5): five wedges per thread amortise the search for a thread's first wedge",
+		Doc:    "wedges a thread generates into shared memory (after a binary search of the wedge offsets for the first, the others by stepping); the block then checks them transposed, consecutive threads on consecutive wedges (gen/wedge_search.go)",
+	}
+	specMatrix = ParamSpec{
+		Name: ParamMatrix, Default: 0, Min: 0, Max: 16384, Values: []int64{0, 1024, 2048, 4096, 8192, 16384},
+		Source: "WeTriC's default without -a (no matrix); ../shared/peerbench runs it with -a 8192, the wetric preset",
+		Doc:    "the highest ids whose edges among themselves the host writes into a bit matrix (a row of matrix bits per id, matrix^2 / 8 bytes): a wedge (v, w) among them is one bit lookup instead of a search of N+(v); 0 = none",
 	}
 	specChunk = ParamSpec{
 		Name: ParamChunk, Default: 0, Min: 0, Max: 8192,
@@ -426,6 +445,10 @@ func (s Strategy) SharedBytes() int64 {
 		if s.EffectiveWidth() == s.EffectiveBlock() || Get(s, ParamBitmapShared) == BitmapSharedGroup {
 			return items * Get(s, ParamBitmapBits) / 8
 		}
+	case s.Iterator == IterWedge && s.Intersection == BinarySearch:
+		// Two u32 arrays of at most BLOCK * (spread + 1) words
+		// (gen/wedge_search.go).
+		return int64(s.EffectiveBlock()) * (Get(s, ParamSpread) + 1) * 8
 	case s.Intersection == Radix:
 		// The scatter's rank counters, (warps + 1) x 2^radix_bits u32, and
 		// its cursors, 2^radix_bits u64 (gen/wedge_radix.go): at most 35 KiB.

@@ -184,6 +184,19 @@ func hashAndOtherPresets() []Plan {
 				Params: map[string]int64{ParamRadixBits: 2, ParamThreshold: 1024},
 			})},
 		},
+		{
+			Prefix: "wetric",
+			Doc: "WeTriC (Euro-Par 2025, jeffreyspaan/wedge-parallel-triangle-counting): the wedges of the degree-oriented, relabelled CSR split evenly " +
+				"over the threads by prefix sums of C(d+, 2), 5 per thread (-s 5, as ../shared/peerbench runs it), 128 threads a block; a block generates " +
+				"its wedges into shared memory and checks them transposed, each by a binary search of N+(v), or a bit of the matrix of the 8192 " +
+				"highest ids (-a 8192) when both ends are among them.",
+			Orientation: OrientDegree,
+			Relabel:     true,
+			Classes: []Class{one("all", all(KeyOutDegree), Strategy{
+				Iterator: IterWedge, Intersection: BinarySearch, Width: 1, Block: 128,
+				Params: map[string]int64{ParamSpread: 5, ParamMatrix: 8192},
+			})},
+		},
 	}
 }
 

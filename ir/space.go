@@ -236,7 +236,7 @@ func randomStrategy(rng *rand.Rand, it Iterator, is Intersection) Strategy {
 		switch {
 		case it == IterEdgeChunk:
 			s.Width = s.Block
-		case it == IterEdge && is == Merge, it == IterWedge && is == Radix:
+		case it == IterEdge && is == Merge, it == IterWedge:
 			s.Width = 1
 		default:
 			// 1..32 by powers of two, or the whole block.
@@ -265,7 +265,7 @@ func randomStrategy(rng *rand.Rand, it Iterator, is Intersection) Strategy {
 		// Keep the drawn parameters, so large tables are drawn as often as
 		// small ones, and make room: one group per block, then smaller
 		// blocks.
-		if it != IterEdgeChunk && !(it == IterEdge && is == Merge) && !(it == IterWedge && is == Radix) {
+		if it != IterEdgeChunk && !(it == IterEdge && is == Merge) && it != IterWedge {
 			for b := s.Block; b >= blockChoices[0]; b /= 2 {
 				t := s
 				t.Block, t.Width = b, b
@@ -280,7 +280,7 @@ func randomStrategy(rng *rand.Rand, it Iterator, is Intersection) Strategy {
 	}
 	// Defaults with one item per block always fit.
 	s := Strategy{Iterator: it, Intersection: is, Width: 32, Block: 32}
-	if it == IterEdge && is == Merge || it == IterWedge && is == Radix {
+	if it == IterEdge && is == Merge || it == IterWedge {
 		s.Width = 1
 	}
 	return s

@@ -71,7 +71,7 @@ func TestRandomPlan(t *testing.T) {
 // A pair the IR holds but the generator cannot make is refused by Validate
 // with a reason (issue 4), and RandomPlan draws every pair it can make.
 func TestValidateRefusesUngenerated(t *testing.T) {
-	// A generator lacking two pairs (as gen does today; ir does not know).
+	// A generator lacking two pairs (ir does not know which gen makes).
 	var some []Pair
 	for _, pr := range Pairs() {
 		if pr != (Pair{IterWedge, BinarySearch}) && pr != (Pair{IterEdgeChunk, Merge}) {

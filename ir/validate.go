@@ -388,6 +388,8 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 			add("the dense rows of an edge are ANDed by one thread: width must be 1, got %d", w)
 		case s.Iterator == IterWedge && s.Intersection == Radix && w != 1:
 			add("the radix phases give each thread its own candidate edges: width must be 1, got %d", w)
+		case s.Iterator == IterWedge && s.Intersection == BinarySearch && w != 1:
+			add("a thread generates its own wedges and checks one at a time: width must be 1, got %d", w)
 		case s.Iterator == IterPivot && w > 32 && Get(s, ParamQueue) > 0:
 			add("queue: a group's first lane takes the items and shuffles them to its group, so width must be at most 32, got %d", w)
 		}

@@ -25,8 +25,8 @@ func TestPresetsValid(t *testing.T) {
 			t.Errorf("Preset(%q) does not give the preset back", p.Prefix)
 		}
 	}
-	if len(names) != 12 {
-		t.Errorf("%d presets, want the 12 of DESIGN.md", len(names))
+	if len(names) != 13 {
+		t.Errorf("%d presets, want the 12 of DESIGN.md and WeTriC", len(names))
 	}
 	if _, ok := Preset("nope"); ok {
 		t.Error("Preset(nope) found something")

@@ -327,6 +327,9 @@ func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 	if ok, err := f.d.tcbwLaunch(f.name, grid, block, args); ok {
 		return err // bitwise_test.go
 	}
+	if ok, err := f.d.wedgeLaunch(f.name, grid, block, shared, args); ok {
+		return err // wedge_search_fake_test.go
+	}
 	c := f.d.kernels[f.name]
 	out := f.d.outputs[f.name] // local_fake_test.go
 	want := len(gen.KernelArgs)

@@ -21,8 +21,9 @@ import (
 // and radixPlans' preset (degree order, relabelled), the unrelabelled
 // degree order (E an id-ordered copy, so a triangle's edge (v, w) may be
 // stored as w -> v), id order, one-bit levels down to threshold 2, a budget
-// of 1 MiB, and the wedge classes beside an edge merge. Each plan counts
-// output o.
+// of 1 MiB, and the wedge classes beside an edge merge; and the wedge
+// searches (wedgeSearchPlans: the matrix, work lists, both orders). Each
+// plan counts output o.
 func localFamilyPlans(t testing.TB, o ir.Output) []ir.Plan {
 	t.Helper()
 	one, err := ir.Load("../../examples/pivot-one.yaml")
@@ -43,6 +44,7 @@ func localFamilyPlans(t testing.TB, o ir.Output) []ir.Plan {
 			plans = append(plans, p)
 		}
 	}
+	plans = append(plans, wedgeSearchPlans()...) // wedge_search_test.go
 	out := make([]ir.Plan, 0, len(plans))
 	for _, p := range plans {
 		q, err := p.WithOutput(o)

@@ -15,6 +15,8 @@ func familyOf(c gen.Class) familyID {
 		return famPivot
 	case gen.KindRadix:
 		return famWedgeRadix
+	case gen.KindWedge:
+		return famWedgeSearch
 	case gen.KindDense:
 		return famEdgeBitmap
 	}

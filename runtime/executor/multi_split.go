@@ -176,7 +176,7 @@ func walkItems(o *graph.Oriented, c gen.Class, l *WorkList, lo, hi uint64, visit
 // itself.
 func vertexItemWork(o *graph.Oriented, c gen.Class, u uint32) uint64 {
 	du := o.Degree(u)
-	if c.Kind == gen.KindRadix {
+	if c.Iterator == ir.IterWedge {
 		return du*(du-1)/2 + du + 1
 	}
 	w := uint64(1)

@@ -22,9 +22,14 @@ import (
 // of the memory left by the other buffers, shared by the wedge classes).
 type wedgeRadix struct {
 	classes []*radixClass // by class position; nil for the other classes
-	// E is the oriented graph in id order, whose edge (v, w), v < w, closes
-	// the candidate (v, w). When the plan's order is not the id order, E is
-	// a second CSR (eOff, eAdj) made here; otherwise it is the plan's own.
+	idOrderE
+}
+
+// idOrderE is E, the oriented graph in id order, whose edge (v, w), v < w,
+// closes a wedge (v, w) of the wedge classes. When the plan's order is not
+// the id order, E is a second CSR (eOff, eAdj) made here; otherwise it is
+// the plan's own.
+type idOrderE struct {
 	eOff []uint64
 	eAdj []uint32
 	// Device copies of E (the plan's buffers when eOff is nil).
@@ -32,6 +37,39 @@ type wedgeRadix struct {
 	// endE is offE's last entry, where the kernels' searches past the last
 	// vertex end: m, raised by RunOptions.IndexBase when E is the plan's.
 	endE uint64
+}
+
+// make builds E when the plan's order is not the id order and some wedge
+// class has wedges (active); what names the classes in errors.
+func (e *idOrderE) make(pl *planning, active bool, what string) error {
+	if !active || pl.man.IDOrdered {
+		return nil
+	}
+	if pl.g == nil {
+		return fmt.Errorf("%s classes of an unrelabelled degree order need the undirected graph; the graph was read oriented", what)
+	}
+	// Unrelabelled degree order: N+(u) is sorted by id, so a wedge is
+	// (v, w) with v < w by id, but the edge between them may be stored as
+	// w -> v. E in id order holds it as v -> w.
+	o := graph.Orient(pl.g, graph.ByID, false)
+	e.eOff, e.eAdj = o.Offsets, o.Adj
+	return nil
+}
+
+// wedgePrefix returns the wedge offsets of a work list's items: entry i is
+// the first wedge of item i (C(d+(u), 2) wedges per vertex u, in list
+// order), the last the total.
+func wedgePrefix(o *graph.Oriented, l *WorkList) []uint64 {
+	wpre := make([]uint64, l.Count+1)
+	for i := range l.Count {
+		u := uint32(i)
+		if !l.All {
+			u = l.Vertices[i]
+		}
+		d := o.Degree(u)
+		wpre[i+1] = wpre[i] + d*(d-1)/2 // 0 for d = 0 too (0 * anything)
+	}
+	return wpre
 }
 
 // radixClass is one wedge/radix class.
@@ -163,16 +201,8 @@ func newWedgeRadix(pl *planning, slots []int) (family, error) {
 		rx.classes[i] = rc
 		active = active || rc.total > 0
 	}
-	idOrdered, g := pl.man.IDOrdered, pl.g
-	if active && !idOrdered && g == nil {
-		return nil, fmt.Errorf("wedge/radix classes of an unrelabelled degree order need the undirected graph; the graph was read oriented")
-	}
-	if active && !idOrdered {
-		// Unrelabelled degree order: N+(u) is sorted by id, so a wedge's
-		// candidate is (v, w) with v < w by id, but the edge between them
-		// may be stored as w -> v. E in id order holds it as v -> w.
-		e := graph.Orient(g, graph.ByID, false)
-		rx.eOff, rx.eAdj = e.Offsets, e.Adj
+	if err := rx.make(pl, active, "wedge/radix"); err != nil {
+		return nil, err
 	}
 	return rx, nil
 }
@@ -199,15 +229,7 @@ func newRadixClass(c gen.Class, o *graph.Oriented, l *WorkList) (*radixClass, er
 	}
 
 	rc.nitems = l.Count
-	rc.wpre = make([]uint64, rc.nitems+1)
-	for i := range rc.nitems {
-		u := uint32(i)
-		if !l.All {
-			u = l.Vertices[i]
-		}
-		d := o.Degree(u)
-		rc.wpre[i+1] = rc.wpre[i] + d*(d-1)/2 // 0 for d = 0 too (0 * anything)
-	}
+	rc.wpre = wedgePrefix(o, l)
 	rc.total = rc.wpre[rc.nitems]
 	return rc, nil
 }
@@ -215,7 +237,7 @@ func newRadixClass(c gen.Class, o *graph.Oriented, l *WorkList) (*radixClass, er
 // buffers lists E in id order when the plan has its own, and each class's
 // wedge offsets and, once reserve has sized them, batch buffers.
 func (rx *wedgeRadix) buffers() []bufferSpec {
-	b := rx.eBuffers()
+	b := rx.idOrderE.buffers()
 	for _, rc := range rx.classes {
 		if rc != nil && rc.total > 0 {
 			b = append(b, rc.buffers()...)
@@ -224,15 +246,34 @@ func (rx *wedgeRadix) buffers() []bufferSpec {
 	return b
 }
 
-// eBuffers lists E in id order, when the plan's order is not the id order.
-func (rx *wedgeRadix) eBuffers() []bufferSpec {
-	if rx.eOff == nil {
+// buffers lists E, when the plan's order is not the id order.
+func (e *idOrderE) buffers() []bufferSpec {
+	if e.eOff == nil {
 		return nil
 	}
 	return []bufferSpec{
-		{name: "E in id order", bytes: uint64(len(rx.eOff)) * 8, dst: &rx.offE},
-		{name: "E in id order", bytes: max(uint64(len(rx.eAdj)), 1) * 4, dst: &rx.adjE},
+		{name: "E in id order", bytes: uint64(len(e.eOff)) * 8, dst: &e.offE},
+		{name: "E in id order", bytes: max(uint64(len(e.eAdj)), 1) * 4, dst: &e.adjE},
 	}
+}
+
+// setup points E at the plan's buffers, or allocates and uploads its own.
+func (e *idOrderE) setup(pr *Prepared) error {
+	e.offE, e.adjE, e.endE = pr.off, pr.adj, pr.m+pr.base
+	if e.eOff == nil {
+		return nil
+	}
+	e.endE = pr.m // E's own copy, uploaded as it is
+	if err := pr.allocate(e.buffers()); err != nil {
+		return fmt.Errorf("plan %s: %w", pr.name, err)
+	}
+	if err := gpu.WriteSlice(e.offE, 0, e.eOff); err != nil {
+		return fmt.Errorf("plan %s: uploading E in id order: %w", pr.name, err)
+	}
+	if err := gpu.WriteSlice(e.adjE, 0, e.eAdj); err != nil {
+		return fmt.Errorf("plan %s: uploading E in id order: %w", pr.name, err)
+	}
+	return nil
 }
 
 // buffers lists the class's wedge offsets and, once sized, its batch
@@ -285,20 +326,8 @@ func (rx *wedgeRadix) reserve(need, have uint64) (uint64, bool) {
 // setup loads the phase kernels, allocates the buffers and uploads the
 // prefix sums and E.
 func (rx *wedgeRadix) setup(pr *Prepared) error {
-	rx.offE, rx.adjE, rx.endE = pr.off, pr.adj, pr.m+pr.base
-	if rx.eOff != nil {
-		rx.endE = pr.m // E's own copy, uploaded as it is
-	}
-	if rx.eOff != nil { // only made when some class has wedges
-		if err := pr.allocate(rx.eBuffers()); err != nil {
-			return fmt.Errorf("plan %s: %w", pr.name, err)
-		}
-		if err := gpu.WriteSlice(rx.offE, 0, rx.eOff); err != nil {
-			return fmt.Errorf("plan %s: uploading E in id order: %w", pr.name, err)
-		}
-		if err := gpu.WriteSlice(rx.adjE, 0, rx.eAdj); err != nil {
-			return fmt.Errorf("plan %s: uploading E in id order: %w", pr.name, err)
-		}
+	if err := rx.idOrderE.setup(pr); err != nil {
+		return err
 	}
 	for _, rc := range rx.classes {
 		if rc == nil || rc.total == 0 {

@@ -1,0 +1,52 @@
+package gen
+
+import "github.com/tcgen/tcgen/ir"
+
+// The wedge iterator with binary search is WeTriC's wedge-parallel count
+// (templates/iter_wedge_search.cu.tmpl): the wedges of the class's items,
+// C(d+(u), 2) of them per vertex u at offsets wpre the host computes, are
+// split evenly over the threads, spread each, so a hub's wedges spread over
+// many blocks. A block generates TILE = BLOCK * spread consecutive wedges
+// into shared memory, then checks them transposed, consecutive threads on
+// consecutive wedges (which share v), each by a binary search of N+(v).
+// The executor launches it once per pass (runtime/executor/wedge_search.go).
+
+// WedgeLaunch is a wedge/binary-search class's part: its kernel takes
+// WedgeArgs and a block takes Tile wedges at a time; Matrix is the highest
+// ids whose edges the host writes into the class's bit matrix (0: none).
+type WedgeLaunch struct {
+	Spread int `json:"spread"`
+	Tile   int `json:"tile"`
+	Matrix int `json:"matrix,omitempty"`
+}
+
+// WedgeArgs are the arguments of a wedge/binary-search kernel: the oriented
+// graph; the class's items (null: item i is vertex i), their wedge offsets
+// wpre (nitems + 1 entries, the last the total); E, the graph in id order
+// that closes a wedge (v, w), v < w by id (the plan's own CSR when its ids
+// follow the orientation); the bit matrix of E's edges among the ids from
+// top = n - min(n, matrix) on, a row of matrix bits per id (null without a
+// matrix); the counts; under a local output, LocalArg after them.
+var WedgeArgs = []string{
+	"off u64*", "adj u32*", "items u32*", "wpre u64*", "nitems u64", "total u64",
+	"offE u64*", "adjE u32*", "mat u32*", "top u32", "counts u64*",
+}
+
+// wedgeSearchData feeds the wedge search's partials.
+type wedgeSearchData struct {
+	Spread, Tile, Matrix int
+}
+
+// lowerWedgeSearch sets the class's spread and its shared memory: two u32
+// arrays of a tile's wedges, one word in 32 spared against bank conflicts.
+// Validate keeps width 1 and spread <= ir.MaxSpread.
+func lowerWedgeSearch(cd *classData, mc *Class, s ir.Strategy, _ Target) {
+	mc.Items, cd.iterPartial, cd.isectPartial = ItemsVertices, "wedge_search", "wedge_search"
+	spread := int(ir.Get(s, ir.ParamSpread))
+	w := &wedgeSearchData{Spread: spread, Tile: cd.Block * spread, Matrix: int(ir.Get(s, ir.ParamMatrix))}
+	cd.Wedge = w
+	cd.SharedBytes = 2 * 4 * (w.Tile + w.Tile/32)
+	mc.Kind, mc.Wedge = KindWedge, &WedgeLaunch{Spread: spread, Tile: w.Tile, Matrix: w.Matrix}
+
+	mc.Grid = Grid{ItemsPerBlock: w.Tile} // of wedges: the executor sizes the grid by the class's total
+}
