@@ -40,7 +40,7 @@ func residentWarps(regs, block int) int {
 // as many warps as the total's; the tiled merges (edge, and the vertex
 // merge by tiles of 4), whose tile steps with a hit take a credit step, at
 // least five sixths (40 of 48 warps; their speed is not measured); the bit slices per
-// edge three quarters (48 of 64). These are NVRTC
+// edge and the wedge search three quarters (48 of 64). These are NVRTC
 // 11.8's numbers (CI's). NVRTC 13 gives the pivot's local class kernels
 // more: 48 registers and a 32-byte spill per vertex (40 warps), 61 per edge
 // (32 warps), against the total's 40 (48 warps); with NVRTC 12 and later
@@ -71,6 +71,9 @@ func TestLocalKernelsOccupancy(t *testing.T) {
 			}
 			if cl.Intersection == ir.Bitwise && o == ir.OutputEdge {
 				want = tw * 3 / 4 // 40 registers against the total's 32 (NVRTC 11.8); its speed is not measured
+			}
+			if cl.Iterator == ir.IterWedge {
+				want = tw * 3 / 4 // the wedge search's credit, out of line so as not to spill: 38-40 registers against 30 (NVRTC 11.8); its speed is not measured
 			}
 			if major >= 12 && cl.Iterator == ir.IterPivot {
 				want = nvrtc13Pivot[o]
