@@ -156,3 +156,41 @@ func TestModelGPUPoints(t *testing.T) {
 		t.Errorf("graph1 left out on b: %+v %v, want its point on a nearest", p, ok)
 	}
 }
+
+// PreferDefault ranks the default first only while the neighbours' best is
+// less than DefaultMargin faster than it; otherwise, or without the
+// default in the ranking, the ranking stands.
+func TestPreferDefault(t *testing.T) {
+	rank := func(scores ...float64) []Prediction {
+		out := make([]Prediction, len(scores))
+		for i, s := range scores {
+			out[i] = Prediction{Plan: string(rune('a' + i)), Score: s}
+		}
+		return out
+	}
+	plans := func(ps []Prediction) string {
+		var s string
+		for _, p := range ps {
+			s += p.Plan
+		}
+		return s
+	}
+	for _, c := range []struct {
+		scores []float64
+		def    string
+		want   string
+	}{
+		{[]float64{1.00, 1.02, 1.04}, "c", "cab"},          // 4% behind: the default
+		{[]float64{1.00, 1.02, 1.06}, "c", "abc"},          // 6% behind: the best
+		{[]float64{1.00, 1.02, 1.04}, "a", "abc"},          // already first
+		{[]float64{1.00, 1.02, 1.04}, "z", "abc"},          // not ranked
+		{[]float64{1.00, 1.00 * DefaultMargin}, "b", "ba"}, // at the margin: the default
+	} {
+		if got := plans(PreferDefault(rank(c.scores...), c.def)); got != c.want {
+			t.Errorf("%v, default %s: %s, want %s", c.scores, c.def, got, c.want)
+		}
+	}
+	if got := PreferDefault(nil, "a"); len(got) != 0 {
+		t.Errorf("empty ranking: %v", got)
+	}
+}

@@ -117,18 +117,3 @@ func TestLeaveOneGPUOut(t *testing.T) {
 		}
 	}
 }
-
-// Without the locality feature the model cannot tell the dense geometric
-// and small-world graphs, where the bit-wise intersection wins, from
-// uniform random ones: a model of the features before AdjWords misses
-// the bar (so the test above measures the features, not luck).
-func TestLeaveOneFamilyOutNeedsLocality(t *testing.T) {
-	rows, _ := readTransfer(t)
-	for i := range rows {
-		rows[i].Features.AdjWords = 0
-	}
-	rep := LeaveOneFamilyOut(rows, DefaultK, defaultPlanName(t))
-	if bar := 1.5 * recordingSpread; rep.Worst <= bar {
-		t.Errorf("without locality: worst %.3f, want above %.3f (checkBar's)", rep.Worst, bar)
-	}
-}

@@ -1,13 +1,15 @@
 package ir
 
-// The twelve published designs of DESIGN.md as Plans. Numbers come from the
-// seed papers under shared/seeds; where a seed leaves a number open the Doc
-// says so and the value is tcgen's default (params.go gives its source).
+// The twelve published designs of DESIGN.md, and WeTriC's, as Plans. Numbers
+// come from the seed papers under shared/seeds; where a seed leaves a number
+// open the Doc says so and the value is tcgen's default (params.go gives its
+// source).
 //
 // Papers: the comparative study (Li et al., shared/seeds/comparative-study-
 // grouptc.txt) for polak, green, bisson, tricore, fox, hu, trust, grouptc;
 // h-index-hashing.txt, skiff-lockfree-hash.txt, tcbw-bitwise.txt and
-// radix-binning.txt for the other four.
+// radix-binning.txt for the next four; wetric from WeTriC's public code as
+// ../shared/peerbench runs it (Euro-Par 2025, DESIGN.md's "Beyond the seeds").
 
 func all(key Key) Selector { return Selector{Key: key, Lo: 0} }
 

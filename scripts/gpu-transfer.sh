@@ -9,7 +9,7 @@
 # Resumable: the shards' stores come back as $OUT/transfer-stores.tgz; put
 # it in .gpu/ (carried there) and run again, and only missing points run.
 # Each shard stops cleanly (SIGINT) after BUDGET seconds.
-#   BUDGET=500 bash scripts/gpu-transfer.sh
+#   BUDGET=500 [SHARDS=N] bash scripts/gpu-transfer.sh
 set -uo pipefail
 start=$(date +%s)
 . "$(dirname "$0")/gpu-lib.sh" # bundle_env
@@ -23,17 +23,26 @@ if [ -f "$G/transfer-stores.tgz" ] && ! ls "$W"/s*.db > /dev/null 2>&1; then
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$OUT/nvidia-smi.txt"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | awk '{print $1 "-" $2}')
-n=${SHARDS:-$(nvidia-smi -L | wc -l)}
+# SHARDS (default: one per GPU) may exceed the GPUs, to resume a recording
+# made on more of them: the shards then run one after another on GPU 0, so
+# no GPU ever times two at once.
+gpus=$(nvidia-smi -L | wc -l)
+n=${SHARDS:-$gpus}
 echo "== transfer on $n x $gpu ($(nproc) cores)"
-left=$(( ${BUDGET:-500} - ($(date +%s) - start) ))
-for k in $(seq 0 $((n - 1))); do
-  CUDA_VISIBLE_DEVICES=$k timeout -s INT "$left" "$T" --store "$W/s$k.db" --cache-dir "$W/cache$k" sweep transfer \
-    --shard "$k/$n" --runs 7 --warmup 2 --datasets "$PWD/$G/datasets" --out "$W/out$k" > "$W/s$k.log" 2>&1 &
-done
+shard() { # K: sweep shard K of n on GPU K, or on GPU 0 when there are more shards than GPUs
+  local left=$(( ${BUDGET:-500} - ($(date +%s) - start) ))
+  CUDA_VISIBLE_DEVICES=$(( n > gpus ? 0 : $1 )) timeout -s INT "$left" "$T" --store "$W/s$1.db" --cache-dir "$W/cache$1" sweep transfer \
+    --shard "$1/$n" --runs 7 --warmup 2 --datasets "$PWD/$G/datasets" --out "$W/out$1" > "$W/s$1.log" 2>&1
+}
 status=0
-for k in $(seq 0 $((n - 1))); do
-  wait -n || status=3
-done
+if [ "$n" -gt "$gpus" ]; then
+  for k in $(seq 0 $((n - 1))); do shard "$k" || status=3; done
+else
+  for k in $(seq 0 $((n - 1))); do shard "$k" & done
+  for k in $(seq 0 $((n - 1))); do
+    wait -n || status=3
+  done
+fi
 for k in $(seq 0 $((n - 1))); do echo "shard $k/$n: $(tail -1 "$W/s$k.log")"; done
 (cd "$W" && tar czf "$OUT/transfer-stores.tgz" s*.db && tar czf "$OUT/transfer-logs.tgz" s*.log)
 if [ $status -ne 0 ]; then

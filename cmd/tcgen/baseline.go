@@ -12,11 +12,16 @@ import (
 // fingerprint fp on the GPU on, trained on rows (of every GPU; the graph's
 // own rows on this GPU do not vote): what count runs when the store has no
 // best for the graph. It is the best-ranked plan that parses and fits
-// target (a plan measured on another GPU may not); ok is false when there
-// is none. m is the model, for what it learned from (Model.Reach).
+// target (a plan measured on another GPU may not), the default ranked first
+// when its score is within autotune.DefaultMargin of the best's; ok is
+// false when there is none. m is the model, for what it learned from (Model.Reach).
 func predictPlan(rows []store.Row, f graph.Features, on autotune.GPUFacts, fp string, target gen.Target) (p ir.Plan, pred autotune.Prediction, m *autotune.Model, ok bool) {
 	m = autotune.Train(rows, 0)
-	for _, pred := range m.Rank(f, on, fp, nil) {
+	def, err := defaultPlan()
+	if err != nil {
+		return ir.Plan{}, autotune.Prediction{}, m, false
+	}
+	for _, pred := range autotune.PreferDefault(m.Rank(f, on, fp, nil), def.Name()) {
 		p, err := ir.Parse([]byte(pred.Spec), "the model's plan "+pred.Plan)
 		if err == nil && autotune.Restrict(p, target) == nil {
 			return p, pred, m, true

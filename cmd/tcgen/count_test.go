@@ -19,7 +19,8 @@ import (
 // small graphs and the rest an edge merge, short lists of even degree and
 // graphs of short out-lists (uniform, block-model and preferential
 // attachment ones, from a million edges) a vertex merge, skewed graphs of
-// any size the pivot, long even lists of local ids the bit slices.
+// any size the pivot, skewed ones below the pivot's wedges with long
+// out-lists the wedge search, long even lists of local ids the bit slices.
 func TestDefaultPlan(t *testing.T) {
 	p, err := PlanArg{}.plan()
 	if err != nil || p.Prefix != "default" || gen.Check(p) != nil {
@@ -30,16 +31,18 @@ func TestDefaultPlan(t *testing.T) {
 		gen  graph.Generator
 		want int
 	}{
-		{"small grid", graph.Grid{Rows: 100, Cols: 100, Diagonals: true}, 2},
-		{"small rmat", graph.DefaultRMAT(12), 2},
+		{"small grid", graph.Grid{Rows: 100, Cols: 100, Diagonals: true}, 3},
+		{"small rmat", graph.DefaultRMAT(12), 3},
 		{"skewed small rmat", graph.DefaultRMAT(17), 0},
-		{"small preferential attachment", graph.BarabasiAlbert{N: 300000, M: 4, Seed: 1}, 1},
-		{"small world, ids along the ring", graph.WattsStrogatz{N: 300000, K: 20, P: 0.05, Seed: 1}, 3},
-		{"rmat", graph.DefaultRMAT(18), 4},
-		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 5},
-		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 6},
-		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 8},
-		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 8},
+		{"small rmat below the pivot's wedges", graph.DefaultRMAT(16), 1},
+		{"small preferential attachment", graph.BarabasiAlbert{N: 300000, M: 4, Seed: 1}, 2},
+		{"small world, ids along the ring", graph.WattsStrogatz{N: 300000, K: 20, P: 0.05, Seed: 1}, 4},
+		{"rmat", graph.DefaultRMAT(18), 5},
+		{"power law with hubs", graph.ChungLu{N: 500000, Degree: 16, Gamma: 2.1, Seed: 1}, 6},
+		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 7},
+		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 8},
+		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 10},
+		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 10},
 	} {
 		g, _, err := graph.Generate(c.gen)
 		if err != nil {
