@@ -42,7 +42,7 @@ __device__ __forceinline__ u64 closes(const u64* __restrict__ offE, const u32* _
   const u32* const list = adjE + e0;
   u32 lo = 0, hi = (u32)(offE[v + 1] - e0);
   while (lo < hi) {
-    const u32 mid = lo + ((hi - lo) >> 1), x = list[mid];
+    const u32 mid = (lo + hi) >> 1, x = list[mid];
     if (x == w) return 1;
     if (x < w) lo = mid + 1; else hi = mid;
   }

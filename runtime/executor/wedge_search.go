@@ -53,6 +53,13 @@ func newWedgeSearch(pl *planning, slots []int) (family, error) {
 	if ws.eOff != nil {
 		off, adj = ws.eOff, ws.eAdj
 	}
+	if active {
+		for v := range len(off) - 1 {
+			if d := off[v+1] - off[v]; d >= maxSearchList {
+				return nil, fmt.Errorf("wedge/binary-search classes search lists of fewer than 2^31 entries in 32-bit steps; vertex %d has %d", v, d)
+			}
+		}
+	}
 	for _, i := range slots {
 		sc, size := ws.classes[i], uint32(pl.classes[i].Wedge.Matrix)
 		if sc.total == 0 {
@@ -62,6 +69,10 @@ func newWedgeSearch(pl *planning, slots []int) (family, error) {
 	}
 	return ws, nil
 }
+
+// maxSearchList bounds a list of E the kernel searches: its midpoint,
+// (lo + hi) / 2 in 32 bits as WeTriC computes it, must not wrap.
+const maxSearchList = 1 << 31
 
 // wedgeMatrix returns the first id of the matrix, top = n - min(n, size),
 // and the matrix: row v - top holds bit w - top for each edge (v, w) of E
