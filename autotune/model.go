@@ -54,8 +54,9 @@ type modelGraph struct {
 // the ids' locality (words per neighbour; the bit-wise intersections win on
 // dense local graphs and lose elsewhere). Without the locality the model
 // cannot tell a geometric graph from a uniform random one of the same
-// degrees: leaving each family out, its worst pick was 2.9x the best
-// (docs/tuning.md).
+// degrees; the default plan now reads the locality itself, so in the
+// transfer recordings the model does as well without it (docs/tuning.md),
+// but a store's tuned plans for such graphs still need it to be told apart.
 func FeatureVector(f graph.Features) []float64 {
 	l := func(v float64) float64 { return math.Log2(1 + v) }
 	return []float64{

@@ -1,6 +1,10 @@
 package gen
 
-import "github.com/tcgen/tcgen/ir"
+import (
+	"slices"
+
+	"github.com/tcgen/tcgen/ir"
+)
 
 // The wedge iterator with binary search is WeTriC's wedge-parallel count
 // (templates/iter_wedge_search.cu.tmpl): the wedges of the class's items,
@@ -15,9 +19,10 @@ import "github.com/tcgen/tcgen/ir"
 // WedgeArgs and a block takes Tile wedges at a time; Matrix is the highest
 // ids whose edges the host writes into the class's bit matrix (0: none).
 type WedgeLaunch struct {
-	Spread int `json:"spread"`
-	Tile   int `json:"tile"`
-	Matrix int `json:"matrix,omitempty"`
+	Spread int      `json:"spread"`
+	Tile   int      `json:"tile"`
+	Matrix int      `json:"matrix,omitempty"`
+	Args   []string `json:"args"` // WedgeArgs, and LocalArg under a local output
 }
 
 // WedgeArgs are the arguments of a wedge/binary-search kernel: the oriented
@@ -46,7 +51,10 @@ func lowerWedgeSearch(cd *classData, mc *Class, s ir.Strategy, _ Target) {
 	w := &wedgeSearchData{Spread: spread, Tile: cd.Block * spread, Matrix: int(ir.Get(s, ir.ParamMatrix))}
 	cd.Wedge = w
 	cd.SharedBytes = 2 * 4 * (w.Tile + w.Tile/32)
-	mc.Kind, mc.Wedge = KindWedge, &WedgeLaunch{Spread: spread, Tile: w.Tile, Matrix: w.Matrix}
+	mc.Kind, mc.Wedge = KindWedge, &WedgeLaunch{Spread: spread, Tile: w.Tile, Matrix: w.Matrix, Args: WedgeArgs}
+	if cd.Local != "" {
+		mc.Wedge.Args = append(slices.Clone(WedgeArgs), LocalArg)
+	}
 
 	mc.Grid = Grid{ItemsPerBlock: w.Tile} // of wedges: the executor sizes the grid by the class's total
 }

@@ -150,9 +150,10 @@ const (
 // refuses strategies whose estimate (Strategy.SharedBytes) exceeds it.
 const SharedLimit = 48 << 10
 
-// MaxSpread bounds spread: a block's wedges, BLOCK * spread, spaced one word
-// in 32 against bank conflicts, fit BLOCK * (spread + 1) words only up to
-// 32 (gen/wedge_search.go).
+// MaxSpread bounds spread (WeTriC takes any): spread 16 was slower than 8
+// on each of eleven corpus graphs (H200, 2026-11-27, an earlier form of the
+// kernel; docs/results/wedge-search-nvidia-h200), so 32 leaves room to
+// search beyond the default's 8 without drawing spreads that only lose.
 const MaxSpread = 32
 
 // ReduceSharedBytes is the shared memory every one-launch kernel declares
@@ -446,9 +447,10 @@ func (s Strategy) SharedBytes() int64 {
 			return items * Get(s, ParamBitmapBits) / 8
 		}
 	case s.Iterator == IterWedge && s.Intersection == BinarySearch:
-		// Two u32 arrays of at most BLOCK * (spread + 1) words
-		// (gen/wedge_search.go).
-		return int64(s.EffectiveBlock()) * (Get(s, ParamSpread) + 1) * 8
+		// Two u32 arrays of a tile's wedges, BLOCK * spread, spaced one
+		// word in 32 (gen/wedge_search.go).
+		t := int64(s.EffectiveBlock()) * Get(s, ParamSpread)
+		return 8 * (t + t/32)
 	case s.Intersection == Radix:
 		// The scatter's rank counters, (warps + 1) x 2^radix_bits u32, and
 		// its cursors, 2^radix_bits u64 (gen/wedge_radix.go): at most 35 KiB.

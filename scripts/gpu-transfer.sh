@@ -31,6 +31,7 @@ n=${SHARDS:-$gpus}
 echo "== transfer on $n x $gpu ($(nproc) cores)"
 shard() { # K: sweep shard K of n on GPU K, or on GPU 0 when there are more shards than GPUs
   local left=$(( ${BUDGET:-500} - ($(date +%s) - start) ))
+  [ "$left" -gt 0 ] || { echo "shard $1: no time left" > "$W/s$1.log"; return 3; }
   CUDA_VISIBLE_DEVICES=$(( n > gpus ? 0 : $1 )) timeout -s INT "$left" "$T" --store "$W/s$1.db" --cache-dir "$W/cache$1" sweep transfer \
     --shard "$1/$n" --runs 7 --warmup 2 --datasets "$PWD/$G/datasets" --out "$W/out$1" > "$W/s$1.log" 2>&1
 }

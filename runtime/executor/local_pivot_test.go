@@ -95,7 +95,7 @@ func TestLocalFakeFamilies(t *testing.T) {
 		for _, p := range localFamilyPlans(t, o) {
 			d := newFakeDevice(t, p, 1<<40)
 			tg := rmat13
-			if d.pv == nil { // the radix plans
+			if d.pv == nil { // the radix and wedge search plans
 				tg = rmat10
 			}
 			executor.SetRadixMaxBatch(wedgesOf(p, tg.g)/29 + 1)

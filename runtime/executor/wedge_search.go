@@ -142,6 +142,7 @@ func (ws *wedgeSearch) launch(_ context.Context, pr *Prepared, pc *prepClass) er
 		return fmt.Errorf("plan %s: class %s is a wedge class but was not prepared", pr.name, pc.c.Name)
 	}
 	grid := max(1, gridFor(sc.total, sc.tile))
+	pc.grid = grid // of tiles, not of the class's vertices (what results and errors report)
 	args := []any{pr.off, pr.adj, pc.listArg(), sc.buf, sc.nitems, sc.total, ws.offE, ws.adjE, bufArg(sc.matBuf), sc.top, pr.counts}
 	if pr.local != nil {
 		args = append(args, pr.localArg()) // gen.LocalArg

@@ -24,8 +24,8 @@ func (d *fakeDevice) wedgeLaunch(name string, grid, block gpu.Dim3, shared uint3
 	if d.outputs[name] != "" {
 		want++ // gen.LocalArg
 	}
-	if len(args) != want {
-		return true, fmt.Errorf("%s: %d args, want %d", name, len(args), want)
+	if len(args) != want || len(c.Wedge.Args) != want {
+		return true, fmt.Errorf("%s: %d args (the manifest lists %d), want %d", name, len(args), len(c.Wedge.Args), want)
 	}
 	off, adj := args[0].(*fakeBuf), args[1].(*fakeBuf)
 	wpre, nitems, total := rxU64s(args[3]), args[4].(uint64), args[5].(uint64)
