@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,9 +15,10 @@ import (
 	"github.com/tcgen/tcgen/tests/gputest"
 )
 
-// TestLocalGPU runs every local plan, per vertex and per edge, on the
-// small graphs, RMAT 16 to 18 and the shared datasets (all of them unless
-// -short), and compares each count with the CPU oracle.
+// TestLocalGPU runs every local plan (those whose prefix matches
+// TCGEN_LOCAL_PLANS, a regular expression, when set), per vertex and per
+// edge, on the small graphs, RMAT 16 to 18 and the shared datasets (all of
+// them unless -short), and compares each count with the CPU oracle.
 func TestLocalGPU(t *testing.T) {
 	dev, comp := openGPU(t)
 	gs := append(localGraphs(t), smallGraphs(t)...)
@@ -40,7 +42,7 @@ func TestLocalGPU(t *testing.T) {
 	// Subtests output/graph, so that a run can take a share of them
 	// (-run 'TestLocalGPU/edge/\.' takes the datasets' per-edge counts).
 	for _, o := range []ir.Output{ir.OutputVertex, ir.OutputEdge} {
-		plans := localPlans(t, o)
+		plans := localPlansMatching(t, localPlans(t, o))
 		t.Run(string(o), func(t *testing.T) {
 			for _, tg := range gs {
 				t.Run(tg.name, func(t *testing.T) {
@@ -69,7 +71,7 @@ func TestLocalGPULarge(t *testing.T) {
 	}
 	dev, comp := openGPU(t)
 	for _, o := range []ir.Output{ir.OutputVertex, ir.OutputEdge} {
-		plans := localPlans(t, o)
+		plans := localPlansMatching(t, localPlans(t, o))
 		t.Run(string(o), func(t *testing.T) {
 			for _, s := range scales {
 				t.Run("rmat"+s, func(t *testing.T) {
@@ -87,4 +89,28 @@ func TestLocalGPULarge(t *testing.T) {
 			}
 		})
 	}
+}
+
+// localPlansMatching keeps the plans whose prefix matches the regular
+// expression TCGEN_LOCAL_PLANS (all of them when it is unset), so that a
+// GPU run can check one family's local kernels alone.
+func localPlansMatching(t *testing.T, plans []ir.Plan) []ir.Plan {
+	expr := os.Getenv("TCGEN_LOCAL_PLANS")
+	if expr == "" {
+		return plans
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		t.Fatalf("TCGEN_LOCAL_PLANS: %v", err)
+	}
+	var out []ir.Plan
+	for _, p := range plans {
+		if re.MatchString(p.Prefix) {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("TCGEN_LOCAL_PLANS %q matches no local plan", expr)
+	}
+	return out
 }
