@@ -30,7 +30,8 @@ type ClassWork struct {
 	// merge d+u + d+v; binary search min * ceil(log2(max+1)); a hash or
 	// bitmap of N+(u) built once per vertex item (d+u) and probed by every
 	// 2-hop neighbour (sum of d+v); edge hash: the shorter list built, the
-	// longer probed.
+	// longer probed; the wedge search: per wedge (v, w) of N+(u) a search of
+	// N+(v), ceil(log2(d+v+1)) (the matrix's single reads not told apart).
 	Accesses uint64 `json:"accesses"`
 	// UniqueBytes is what must be read from device memory at least once:
 	// the offsets (8 B) and the out-lists (4 B per entry) of every vertex
@@ -100,7 +101,11 @@ func countWork(w *ClassWork, o *graph.Oriented, c gen.Class, l *WorkList, seen [
 		du, dv := o.Degree(u), o.Degree(x)
 		w.Intersections++
 		w.Probes += min(du, dv)
-		w.Accesses += accesses(c, du, dv)
+		if c.Kind == gen.KindWedge { // the wedges (x, w), w after x in N+(u): a search of N+(x) each
+			w.Accesses += (o.Offsets[u+1] - e - 1) * uint64(bits.Len64(dv))
+		} else {
+			w.Accesses += accesses(c, du, dv)
+		}
 		touch(x)
 	}
 	vertex := func(u uint32) {

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"math/bits"
 	"testing"
 
 	"github.com/tcgen/tcgen/graph"
@@ -15,7 +16,7 @@ func TestWorkload(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := graph.ComputeFeatures(g)
-	for _, name := range []string{"polak", "trust", "grouptc", "fox", "hu"} {
+	for _, name := range []string{"polak", "trust", "grouptc", "fox", "hu", "wetric"} {
 		p, _ := ir.Preset(name)
 		_, work, err := Workload(p, g)
 		if err != nil {
@@ -51,6 +52,33 @@ func TestWorkload(t *testing.T) {
 		if !hasSkip(p) && probes != want {
 			t.Errorf("%s: %d probes, features say %d", name, probes, want)
 		}
+	}
+}
+
+// TestWorkloadWedge: the wedge search's accesses are a binary search of
+// N+(v) per wedge (v, w) of each N+(u), counted here wedge by wedge.
+func TestWorkloadWedge(t *testing.T) {
+	g, _, err := graph.Generate(graph.DefaultRMAT(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := ir.Preset("wetric")
+	_, work, err := Workload(p, g)
+	if err != nil || len(work) != 1 {
+		t.Fatalf("%v, %d classes", err, len(work))
+	}
+	o := graph.Orient(g, graph.ByDegree, true)
+	var want uint64
+	for u := range o.N() {
+		nu := o.Adj[o.Offsets[u]:o.Offsets[u+1]]
+		for a := range nu {
+			for range nu[a+1:] {
+				want += uint64(bits.Len64(o.Degree(nu[a])))
+			}
+		}
+	}
+	if want == 0 || work[0].Accesses != want {
+		t.Errorf("accesses %d, want %d", work[0].Accesses, want)
 	}
 }
 
