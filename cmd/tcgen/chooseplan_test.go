@@ -116,3 +116,55 @@ func TestChoosePlan(t *testing.T) {
 	g.NoStore = true
 	check("default", def.Name(), "built-in default")
 }
+
+// The model keeps the default plan where its neighbours found another
+// plan less than autotune.DefaultMargin faster, and says so; at 10% it
+// takes the faster plan.
+func TestChoosePlanKeepsDefault(t *testing.T) {
+	gr, _, err := graph.Generate(graph.DefaultRMAT(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	like := graph.DefaultRMAT(8)
+	like.Seed = 7
+	other, _, err := graph.Generate(like)
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts := testFacts
+	key := autotune.GPUKey(facts, 13, 0)
+	def, _ := PlanArg{}.plan()
+	polak, _ := ir.Preset("polak")
+	for _, c := range []struct {
+		defMs      float64
+		want       ir.Plan
+		wantNotice string
+	}{
+		{1.03, def, "the default, as they found no plan 5% faster"},
+		{1.10, polak, "predicted from 1 tuned graphs on 1 GPU "},
+	} {
+		var stderr bytes.Buffer
+		g := &Globals{Store: filepath.Join(t.TempDir(), "tuning.db"), ctx: context.Background(), stderr: &stderr}
+		st, err := store.Open(g.Store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []struct {
+			p  ir.Plan
+			ms float64
+		}{{polak, 1}, {def, c.defMs}} {
+			js, _ := r.p.Canonical().EncodeJSON()
+			h, _ := executor.CodeHash(facts, r.p, "")
+			if err := st.Put(store.Row{Graph: graph.Fingerprint(&other.CSR), GraphName: "other", Features: graph.ComputeFeatures(other),
+				GPU: key, GPUName: facts.Name, SMs: facts.SMs, L2Bytes: 50 << 20, SharedPerSM: 228 << 10, BandwidthGBs: 3352, Version: "v1", Code: h,
+				Plan: r.p.Name(), Spec: string(js), Status: store.StatusOK, MedianMs: r.ms, Runs: 1, Time: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st.Close()
+		p, src := g.choosePlan(def, gr, nil, facts, fakeCompiler{})
+		if src != "model" || p.Name() != c.want.Name() || !strings.Contains(stderr.String(), c.wantNotice) {
+			t.Errorf("default at %.2f ms: %s from %s (%q), want %s (%q)", c.defMs, p.Name(), src, stderr.String(), c.want.Name(), c.wantNotice)
+		}
+	}
+}

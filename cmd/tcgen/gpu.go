@@ -284,6 +284,10 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 	if gpus == 1 {
 		gpuWord = "GPU"
 	}
-	g.notice("plan: %s, predicted from %d tuned graphs on %d %s (nearest: %s; %.2fx their best there)", p.Name(), graphs, gpus, gpuWord, strings.Join(pred.Neighbors, ", "), pred.Score)
+	kept := ""
+	if def, err := defaultPlan(); err == nil && p.Name() == def.Name() {
+		kept = fmt.Sprintf("; the default, as they found no plan %.0f%% faster", (autotune.DefaultMargin-1)*100)
+	}
+	g.notice("plan: %s, predicted from %d tuned graphs on %d %s (nearest: %s; %.2fx their best there%s)", p.Name(), graphs, gpus, gpuWord, strings.Join(pred.Neighbors, ", "), pred.Score, kept)
 	return p, "model"
 }
