@@ -435,14 +435,25 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 		if mb := s.Params[ParamMinBlocks]; mb*int64(s.EffectiveBlock()) > residentThreads {
 			add("min_blocks %d of %d threads is %d threads per SM, more than the %d an SM holds (the compiler would ignore it)", mb, s.EffectiveBlock(), mb*int64(s.EffectiveBlock()), residentThreads)
 		}
-		if sh := s.SharedBytes(); sh > SharedLimit-ReduceSharedBytes && s.Iterator == IterWedge && s.Intersection == BinarySearch {
-			add("block %d x spread %d wedges need %d bytes of shared memory, more than the %d a block may declare beside the count's reduction; lower the spread or the block",
-				s.EffectiveBlock(), Get(s, ParamSpread), sh, SharedLimit-ReduceSharedBytes)
-		} else if sh > SharedLimit-ReduceSharedBytes {
-			add("parameters need %d bytes of shared memory per block (%d items per block), more than the %d a block may declare beside the count's reduction; lower them or the items per block", sh, s.ItemsPerBlock(), SharedLimit-ReduceSharedBytes)
+		if msg := sharedProblem(s); msg != "" {
+			add("%s", msg)
 		}
 	}
 	return errs
+}
+
+// sharedProblem says why the strategy's shared memory exceeds what a block
+// may declare beside the count's reduction; "" when it fits.
+func sharedProblem(s Strategy) string {
+	sh, limit := s.SharedBytes(), int64(SharedLimit-ReduceSharedBytes)
+	switch {
+	case sh <= limit:
+		return ""
+	case s.Iterator == IterWedge && s.Intersection == BinarySearch:
+		return fmt.Sprintf("block %d x spread %d wedges need %d bytes of shared memory, more than the %d a block may declare beside the count's reduction; lower the spread or the block",
+			s.EffectiveBlock(), Get(s, ParamSpread), sh, limit)
+	}
+	return fmt.Sprintf("parameters need %d bytes of shared memory per block (%d items per block), more than the %d a block may declare beside the count's reduction; lower them or the items per block", sh, s.ItemsPerBlock(), limit)
 }
 
 func sortedKeys(m map[string]int64) []string {

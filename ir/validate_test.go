@@ -347,3 +347,19 @@ func TestValidateMinBlocks(t *testing.T) {
 		t.Errorf("8 blocks of 512: %v", err)
 	}
 }
+
+// A wedge search's shared memory is its tile of wedges, block x spread,
+// spaced one word in 32: block 1024 with spread 5 fits, with spread 32 it
+// is refused by block and spread.
+func TestValidateWedgeShared(t *testing.T) {
+	plan := func(block int, spread int64) Plan {
+		return Plan{Prefix: "w", Orientation: OrientDegree, Relabel: true, Classes: []Class{{Name: "all", Select: Selector{Key: KeyOutDegree},
+			Strategy: Strategy{Iterator: IterWedge, Intersection: BinarySearch, Width: 1, Block: block, Params: map[string]int64{ParamSpread: spread}}}}}
+	}
+	if err := plan(1024, 5).Validate(); err != nil {
+		t.Errorf("block 1024, spread 5: %v", err)
+	}
+	if err := plan(1024, 32).Validate(); err == nil || !strings.Contains(err.Error(), "block 1024 x spread 32 wedges need 270336 bytes of shared memory") {
+		t.Errorf("block 1024, spread 32: %v", err)
+	}
+}
