@@ -269,7 +269,7 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 		return fallback("; the model needs the undirected graph's features, this file is oriented")
 	}
 	on := autotune.DeviceGPU(facts, key)
-	p, pred, m, ok := predictPlan(rows, graph.ComputeFeatures(gr), on, fp, target)
+	p, pred, m, ok := predictPlan(rows, graph.ComputeFeatures(gr), on, fp, target, def)
 	graphs, gpus := m.Reach(on)
 	switch {
 	case !ok && graphs == 0:
@@ -285,7 +285,7 @@ func (g *Globals) choosePlan(def ir.Plan, gr *graph.Graph, o *graph.Oriented, fa
 		gpuWord = "GPU"
 	}
 	kept := ""
-	if def, err := defaultPlan(); err == nil && p.Name() == def.Name() {
+	if p.Name() == def.Name() {
 		kept = fmt.Sprintf("; the default, as they found no plan %.0f%% faster", (autotune.DefaultMargin-1)*100)
 	}
 	g.notice("plan: %s, predicted from %d tuned graphs on %d %s (nearest: %s; %.2fx their best there%s)", p.Name(), graphs, gpus, gpuWord, strings.Join(pred.Neighbors, ", "), pred.Score, kept)

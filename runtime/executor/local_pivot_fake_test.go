@@ -211,11 +211,7 @@ type radixLeafLocal struct {
 // idx[i], whose pair must be (v, w).
 func (rl *radixLeafLocal) hit(i uint64, v, w uint32) error {
 	q := rl.idx[i]
-	j := uint64(1)
-	for j < rl.nitems && rl.wpre[j] <= q {
-		j++
-	}
-	j--
+	j := rxItemOf(rl.wpre, rl.nitems, q)
 	u := uint64(j)
 	if rl.items != nil {
 		u = uint64(rl.items[j])

@@ -71,6 +71,22 @@ func rxPutBucket(bk []uint64, i uint64, b rxBucket) {
 	copy(bk[6*i:6*i+6], []uint64{b.start, b.len, b.key, b.e0, b.e1, b.tile0})
 }
 
+// rxItemOf is the item of a wedge class's list that holds wedge q: the
+// last j < nitems with wpre[j] <= q (wpre[0] = 0), found by binary search
+// as the kernels find it.
+func rxItemOf(wpre []uint64, nitems, q uint64) uint64 {
+	lo, hi := uint64(1), nitems // the first j in [1, nitems] with wpre[j] > q
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if wpre[mid] <= q {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo - 1
+}
+
 // rxPairsBefore and rxUnrankPair mirror the template's functions.
 func rxPairsBefore(a, d uint64) uint64 {
 	r := 2*d - a - 1
@@ -209,16 +225,7 @@ func (d *fakeDevice) launchPhase(ph fakePhase, grid, block gpu.Dim3, shared uint
 		}
 		for i := range cnt {
 			q := q0 + i
-			lo, hi := uint64(1), nitems
-			for lo < hi {
-				mid := lo + (hi-lo)/2
-				if wpre[mid] <= q {
-					lo = mid + 1
-				} else {
-					hi = mid
-				}
-			}
-			j := lo - 1
+			j := rxItemOf(wpre, nitems, q)
 			u := uint32(j)
 			if items != nil {
 				u = items[j]

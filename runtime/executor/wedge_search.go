@@ -94,10 +94,15 @@ func wedgeMatrix(off []uint64, adj []uint32, n, size uint32) (uint32, []uint32) 
 	return top, mat
 }
 
-// buffers lists E in id order when the plan has its own and each class's
-// wedge offsets.
+// buffers lists E in id order when the plan has its own and the classes'
+// buffers.
 func (ws *wedgeSearch) buffers() []bufferSpec {
-	b := ws.idOrderE.buffers()
+	return append(ws.idOrderE.buffers(), ws.classBuffers()...)
+}
+
+// classBuffers lists each class's wedge offsets and bit matrix.
+func (ws *wedgeSearch) classBuffers() []bufferSpec {
+	var b []bufferSpec
 	for _, sc := range ws.classes {
 		if sc != nil {
 			b = append(b, bufferSpec{name: "wedge offsets", bytes: (sc.nitems + 1) * 8, dst: &sc.buf})
@@ -109,12 +114,13 @@ func (ws *wedgeSearch) buffers() []bufferSpec {
 	return b
 }
 
-// setup allocates the buffers and uploads E and the wedge offsets.
+// setup allocates the buffers and uploads E, the wedge offsets and the bit
+// matrices.
 func (ws *wedgeSearch) setup(pr *Prepared) error {
 	if err := ws.idOrderE.setup(pr); err != nil {
 		return err
 	}
-	if err := pr.allocate(ws.buffers()[len(ws.idOrderE.buffers()):]); err != nil {
+	if err := pr.allocate(ws.classBuffers()); err != nil {
 		return fmt.Errorf("plan %s: %w", pr.name, err)
 	}
 	for _, sc := range ws.classes {

@@ -74,10 +74,7 @@ func (d *fakeDevice) wedgeLaunch(name string, grid, block gpu.Dim3, shared uint3
 			if q >= qe {
 				continue
 			}
-			j := uint64(0)
-			for j+1 < nitems && wpre[j+1] <= q {
-				j++
-			}
+			j := rxItemOf(wpre, nitems, q)
 			u := item(j)
 			a0, dg := off.u64(u), off.u64(u+1)-off.u64(u)
 			a, b := rxUnrankPair(dg, q-wpre[j])
@@ -121,10 +118,7 @@ func (d *fakeDevice) wedgeLaunch(name string, grid, block gpu.Dim3, shared uint3
 			}
 			found++
 			if loc != nil { // the kernel finds the wedge's origin and pair again
-				j := uint64(0)
-				for j+1 < nitems && wpre[j+1] <= q0+s {
-					j++
-				}
+				j := rxItemOf(wpre, nitems, q0+s)
 				u := item(j)
 				a0 := off.u64(u)
 				a, b := rxUnrankPair(off.u64(u+1)-a0, q0+s-wpre[j])
