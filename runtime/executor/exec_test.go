@@ -30,6 +30,11 @@ import (
 // checked on the GPU (exec_gpu_test.go).
 
 type fakeDevice struct {
+	// mu serializes the fake's calls: the executor uploads the graph from
+	// a goroutine of its own while it compiles and allocates (upload.go),
+	// as the CUDA driver allows. Every method of the gpu interfaces takes
+	// it; the helpers they share do not.
+	mu      sync.Mutex
 	mem     uint64
 	kernels map[string]gen.Class // by symbol
 	srcSyms map[string]bool      // the src kernels of the plans it knows
@@ -119,7 +124,14 @@ func (d *fakeDevice) Facts() gpu.DeviceFacts {
 	return gpu.DeviceFacts{Name: "fake", Major: 9, Minor: 0, SMs: 4, MemoryBytes: d.mem, SharedOptin: 227 << 10, L2Bytes: fakeL2}
 }
 
+// lock takes d.mu and returns its release, for a deferred call.
+func (d *fakeDevice) lock() func() {
+	d.mu.Lock()
+	return d.mu.Unlock
+}
+
 func (d *fakeDevice) Alloc(n uint64) (gpu.Buffer, error) {
+	defer d.lock()()
 	// Disjoint address ranges, so that an address inside a buffer (Ptr()
 	// plus an offset, as pivot.go passes) names it (pivot_fake_test.go).
 	d.next = max(d.next, 1<<40)
@@ -137,6 +149,7 @@ func (d *fakeDevice) Alloc(n uint64) (gpu.Buffer, error) {
 }
 
 func (d *fakeDevice) Load(img gpu.Image) (gpu.Module, error) {
+	defer d.lock()()
 	if img.Kind != "ptx" || len(img.Data) == 0 {
 		return nil, fmt.Errorf("bad image")
 	}
@@ -144,8 +157,9 @@ func (d *fakeDevice) Load(img gpu.Image) (gpu.Module, error) {
 	return &fakeModule{d: d}, nil
 }
 
-func (d *fakeDevice) NewTimer() (gpu.Timer, error) { d.timers++; return &fakeTimer{d: d}, nil }
-func (d *fakeDevice) Synchronize() error           { return d.drain() }
+func (d *fakeDevice) NewTimer() (gpu.Timer, error) { defer d.lock()(); return d.newTimer(), nil }
+func (d *fakeDevice) newTimer() gpu.Timer          { d.timers++; return &fakeTimer{d: d} }
+func (d *fakeDevice) Synchronize() error           { defer d.lock()(); return d.drain() }
 func (d *fakeDevice) Close() error                 { return nil }
 
 type fakeBuf struct {
@@ -157,6 +171,7 @@ type fakeBuf struct {
 func (b *fakeBuf) Ptr() uint64  { return b.addr }
 func (b *fakeBuf) Size() uint64 { return uint64(len(b.data)) }
 func (b *fakeBuf) Write(off uint64, src unsafe.Pointer, n uint64) error {
+	defer b.d.lock()()
 	if err := b.d.drain(); err != nil {
 		return err
 	}
@@ -168,7 +183,9 @@ func (b *fakeBuf) Write(off uint64, src unsafe.Pointer, n uint64) error {
 // WriteFrom fills the buffer as cuda.Buffer.WriteFrom does: pieces of
 // whole 64 KiB units (the last shorter) from several goroutines at once.
 func (b *fakeBuf) WriteFrom(off, n uint64, fill func(dst []byte, pos uint64) error) error {
+	b.d.mu.Lock()
 	b.d.fills++
+	b.d.mu.Unlock()
 	const unit = 64 << 10
 	errs := make([]error, (n+unit-1)/unit)
 	var wg sync.WaitGroup
@@ -181,6 +198,7 @@ func (b *fakeBuf) WriteFrom(off, n uint64, fill func(dst []byte, pos uint64) err
 }
 
 func (b *fakeBuf) Read(off uint64, dst unsafe.Pointer, n uint64) error {
+	defer b.d.lock()()
 	if err := b.d.drain(); err != nil {
 		return err
 	}
@@ -188,6 +206,7 @@ func (b *fakeBuf) Read(off uint64, dst unsafe.Pointer, n uint64) error {
 	return nil
 }
 func (b *fakeBuf) Zero() error {
+	defer b.d.lock()()
 	if err := b.d.drain(); err != nil {
 		return err
 	}
@@ -196,6 +215,7 @@ func (b *fakeBuf) Zero() error {
 	return nil
 }
 func (b *fakeBuf) Free() error {
+	defer b.d.lock()()
 	delete(b.d.live, b)
 	return nil
 }
@@ -205,13 +225,14 @@ func (b *fakeBuf) u32(i uint64) uint32 { return binary.LittleEndian.Uint32(b.dat
 type fakeModule struct{ d *fakeDevice }
 
 func (m *fakeModule) Function(name string) (gpu.Function, error) {
+	defer m.d.lock()()
 	_, rows := m.d.rowsFor[name]
 	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && !isCheckKernel(name) && !isPartKernel(name) {
 		return nil, fmt.Errorf("no kernel %s", name)
 	}
 	return &fakeFunc{d: m.d, name: name}, nil
 }
-func (m *fakeModule) Unload() error { m.d.loaded--; return nil }
+func (m *fakeModule) Unload() error { defer m.d.lock()(); m.d.loaded--; return nil }
 
 // fakeTimer keeps the state rules of cuda.Timer: Stop after Start, Elapsed
 // after Stop.
@@ -222,12 +243,14 @@ type fakeTimer struct {
 }
 
 func (t *fakeTimer) Start() error {
+	defer t.d.lock()()
 	t.state, t.from = 1, len(t.d.launch)
 	t.d.running++
 	t.d.events = append(t.d.events, "start")
 	return nil
 }
 func (t *fakeTimer) Stop() error {
+	defer t.d.lock()()
 	if t.state != 1 {
 		return fmt.Errorf("fake timer stopped before it was started")
 	}
@@ -237,6 +260,7 @@ func (t *fakeTimer) Stop() error {
 	return nil
 }
 func (t *fakeTimer) Elapsed() (float64, error) {
+	defer t.d.lock()()
 	if t.state != 2 {
 		return 0, fmt.Errorf("fake timer read before Start and Stop")
 	}
@@ -245,7 +269,7 @@ func (t *fakeTimer) Elapsed() (float64, error) {
 	}
 	return 0.5, nil
 }
-func (t *fakeTimer) Close() error { t.d.timers--; return nil }
+func (t *fakeTimer) Close() error { defer t.d.lock()(); t.d.timers--; return nil }
 
 type fakeFunc struct {
 	d    *fakeDevice
@@ -274,6 +298,12 @@ func intersect(a, b []uint32) uint64 {
 }
 
 func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) error {
+	defer f.d.lock()()
+	return f.launch(grid, block, shared, args...)
+}
+
+// launch runs the kernel, d.mu held (Launch, or a stream's queue).
+func (f *fakeFunc) launch(grid, block gpu.Dim3, shared uint32, args ...any) error {
 	if err := f.d.drain(); err != nil {
 		return err
 	}

@@ -35,6 +35,7 @@ type fakeEvent struct{ issued, done int }
 func (e *fakeEvent) Close() error { return nil }
 
 func (d *fakeDevice) NewStream() (gpu.Stream, error) {
+	defer d.lock()()
 	s := &fakeStream{d: d, id: len(d.streams)}
 	d.streams = append(d.streams, s)
 	return s, nil
@@ -43,8 +44,9 @@ func (d *fakeDevice) NewStream() (gpu.Stream, error) {
 func (d *fakeDevice) NewEvent() (gpu.Event, error) { return &fakeEvent{}, nil }
 
 func (d *fakeDevice) Pin(p unsafe.Pointer, n uint64) (func() error, error) {
+	defer d.lock()()
 	d.pinned += n
-	return func() error { d.pinned -= n; return nil }, nil
+	return func() error { defer d.lock()(); d.pinned -= n; return nil }, nil
 }
 
 // drain runs the queued work of every stream; an error (or a panic of a
@@ -100,6 +102,7 @@ func (d *fakeDevice) nextStream() (*fakeStream, int) {
 }
 
 func (s *fakeStream) queue(what string, run func() error) error {
+	defer s.d.lock()()
 	s.ops = append(s.ops, fakeOp{what: what, run: run})
 	return nil
 }
@@ -116,7 +119,7 @@ func (s *fakeStream) Write(dst gpu.Buffer, off uint64, src unsafe.Pointer, n uin
 }
 
 func (s *fakeStream) Launch(fn gpu.Function, grid, block gpu.Dim3, shared uint32, args ...any) error {
-	return s.queue("launch "+fn.Name(), func() error { return fn.Launch(grid, block, shared, args...) })
+	return s.queue("launch "+fn.Name(), func() error { return fn.(*fakeFunc).launch(grid, block, shared, args...) })
 }
 
 func (s *fakeStream) Zero(b gpu.Buffer) error {
@@ -125,11 +128,14 @@ func (s *fakeStream) Zero(b gpu.Buffer) error {
 
 func (s *fakeStream) Record(e gpu.Event) error {
 	ev := e.(*fakeEvent)
+	s.d.mu.Lock()
 	ev.issued++
+	s.d.mu.Unlock()
 	return s.queue("record", func() error { ev.done++; return nil })
 }
 
 func (s *fakeStream) Wait(e gpu.Event) error {
+	defer s.d.lock()()
 	ev := e.(*fakeEvent)
 	target := ev.issued
 	if s.d.noWait[s.id] { // a stream that ignores its waits (the tests' broken schedule)
@@ -140,5 +146,5 @@ func (s *fakeStream) Wait(e gpu.Event) error {
 }
 
 func (s *fakeStream) NewTimer() (gpu.Timer, error) { return s.d.NewTimer() }
-func (s *fakeStream) Synchronize() error           { return s.d.drain() }
-func (s *fakeStream) Close() error                 { return s.d.drain() }
+func (s *fakeStream) Synchronize() error           { return s.d.Synchronize() }
+func (s *fakeStream) Close() error                 { return s.d.Synchronize() }
