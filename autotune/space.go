@@ -151,6 +151,9 @@ func (s *SpaceFile) check() error {
 		if st.Name == "" {
 			st.Name = fmt.Sprintf("%s/%s", st.Iterator, st.Intersection)
 		}
+		if err := ir.PairError(st.Iterator, st.Intersection); err != nil {
+			return fmt.Errorf("strategies[%d] (%s): %w", i, st.Name, err)
+		}
 		if len(st.Width) == 0 {
 			st.Width = []string{strconv.Itoa(ir.DefaultWidth)}
 		}

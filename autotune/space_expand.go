@@ -124,6 +124,10 @@ func (s *SpaceFile) Expand(target gen.Target) (*Space, error) {
 		}
 		sp.admit(r.pt, r.plan, names[k], err, seen)
 	}
+	if len(sp.Plans) == 0 && len(sp.Cands.Culled) > 0 {
+		c := sp.Cands.Culled[0]
+		return nil, fmt.Errorf("space %s: every point is refused, the first (%s) because %s", s.Name, c.Label, c.Reason)
+	}
 	return sp, nil
 }
 

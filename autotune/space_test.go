@@ -109,6 +109,8 @@ func TestParseSpaceErrors(t *testing.T) {
 		{"name: x", "strategies or plans"},
 		{"name: x\nbogus: 1", "bogus"},
 		{"name: x\nstrategies: [{iterator: edge, intersection: merge, width: [wide]}]", "width"},
+		{"name: x\nstrategies: [{iterator: nope, intersection: merge}]", `strategies[0] (nope/merge): iterator "nope" unknown`},
+		{"name: x\nstrategies: [{iterator: vertex, intersection: radix}]", "strategies[0] (vertex/radix): intersection radix does not apply"},
 		{"name: x\ncuts: [8.5]\nplans: [preset:polak]", "line 2: cuts[0]: 8.5 is not an integer; allowed: integers"},
 		{"name: x\nstrategies: [{iterator: vertex, intersection: hash, params: {buckets: [64, 1e2]}}]", "strategies[0].params.buckets[1]: 1e2 is not an integer"},
 	} {
@@ -116,6 +118,18 @@ func TestParseSpaceErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "s.yaml: ") {
 			t.Errorf("%q: error %v, want one naming s.yaml and %q", tc.src, err, tc.want)
 		}
+	}
+}
+
+// TestExpandAllRefused: a space whose every point the IR refuses is an
+// error naming the first point's reason, not an empty space.
+func TestExpandAllRefused(t *testing.T) {
+	sf, err := ParseSpace([]byte("name: x\nstrategies: [{iterator: edge, intersection: merge, block: [32], params: {tile: [64]}}]"), "s.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sf.Expand(gen.DefaultTarget()); err == nil || !strings.Contains(err.Error(), "space x: every point is refused, the first") {
+		t.Errorf("Expand: %v, want every point refused", err)
 	}
 }
 

@@ -26,6 +26,46 @@ type WriteOptions struct {
 	// (a regular file, or none yet) is replaced and the link kept. Without
 	// it a link is refused, as every other file that is not a regular one.
 	FollowLinks bool
+	// Batch, when not nil, keeps the finished file under its temporary
+	// name until Batch.Commit, so that several outputs appear together or
+	// not at all.
+	Batch *Batch
+}
+
+// A Batch holds the finished temporary files of several outputs
+// (WriteOptions.Batch): Commit renames them over their paths, Abort
+// removes them. A command that fails on its second output leaves no first.
+type Batch struct {
+	files []batchFile
+}
+
+type batchFile struct {
+	path, tmp, target string
+	followLinks       bool
+}
+
+// Commit renames every file of the batch over its path, in the order
+// written; after an error the files not yet renamed are removed.
+func (b *Batch) Commit() error {
+	for i, f := range b.files {
+		if err := renameTemp(f.tmp, f.target, f.followLinks); err != nil {
+			b.files = b.files[i:]
+			b.Abort()
+			return outputError(f.path, "writing", err)
+		}
+		syncDir(filepath.Dir(f.target))
+	}
+	b.files = nil
+	return nil
+}
+
+// Abort removes the batch's files, none of them renamed.
+func (b *Batch) Abort() {
+	for _, f := range b.files {
+		os.Remove(f.tmp)
+		forgetTemp(f.tmp)
+	}
+	b.files = nil
 }
 
 // OutputError is what the writers return when the path the user named
@@ -89,16 +129,24 @@ func WriteFileAtomicOpt(path string, opt WriteOptions, write func(f *os.File) er
 	if err = os.Chmod(tmp, mode); err != nil {
 		return outputError(path, "writing", err)
 	}
+	if opt.Batch != nil {
+		opt.Batch.files = append(opt.Batch.files, batchFile{path, tmp, target, opt.FollowLinks})
+		return nil
+	}
 	if err = renameTemp(tmp, target, opt.FollowLinks); err != nil {
 		return outputError(path, "writing", err)
 	}
-	// Persist the rename itself; not every system can sync a directory, and
-	// the file is complete either way, so a failure here is not an error.
-	if d, derr := os.Open(dir); derr == nil {
+	syncDir(dir)
+	return nil
+}
+
+// syncDir persists a rename in dir; not every system can sync a directory,
+// and the file is complete either way, so a failure is not an error.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	return nil
 }
 
 // CheckOutputPath returns the file an output named path replaces (path

@@ -298,3 +298,57 @@ func TestWriteEdgesBin32TooWide(t *testing.T) {
 		t.Errorf("directory holds %v", names)
 	}
 }
+
+// TestBatch: a batch's files appear at Commit, all of them; a write that
+// fails aborts the batch and leaves neither the files before it nor any
+// temporary file, and an older file at a path stays as it was.
+func TestBatch(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.tsv"), filepath.Join(dir, "b.tsv")
+	if err := os.WriteFile(a, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write := func(bt *Batch, path, text string, fail bool) error {
+		return WriteFileAtomicOpt(path, WriteOptions{Batch: bt}, func(f *os.File) error {
+			if fail {
+				return errors.New("disk full")
+			}
+			_, err := f.WriteString(text)
+			return err
+		})
+	}
+	var bt Batch
+	if err := write(&bt, a, "new a", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(&bt, b, "new b", true); err == nil {
+		t.Fatal("the failing write returned no error")
+	}
+	bt.Abort()
+	if got, _ := os.ReadFile(a); string(got) != "old" {
+		t.Errorf("after the abort a holds %q, want the old file", got)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 1 {
+		t.Errorf("after the abort the directory holds %d files, want a.tsv alone", len(names))
+	}
+	bt = Batch{}
+	for _, p := range []string{a, b} {
+		if err := write(&bt, p, "new "+filepath.Base(p), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(b); err == nil {
+		t.Error("b.tsv is there before the commit")
+	}
+	if err := bt.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{a, b} {
+		if got, _ := os.ReadFile(p); string(got) != "new "+filepath.Base(p) {
+			t.Errorf("%s holds %q after the commit", p, got)
+		}
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 2 {
+		t.Errorf("after the commit the directory holds %d files, want 2", len(names))
+	}
+}

@@ -95,9 +95,11 @@ func (p RandomGeometric) Validate() error {
 	dmax := float64(max(p.N, 1)-1) * p.area(rmax)
 	switch {
 	case (p.Radius != 0) == (p.Degree != 0):
-		return errors.New("rgg: give exactly one of radius and degree")
+		return errors.New("rgg: give exactly one of radius and degree, a positive number")
 	case p.Radius != 0 && !(p.Radius > 0 && p.Radius <= rmax):
 		return fmt.Errorf("rgg: radius %g must lie in (0, %g]", p.Radius, rmax)
+	case p.Degree != 0 && p.N < 2:
+		return fmt.Errorf("rgg: a mean degree needs at least 2 vertices, not %d", p.N)
 	case p.Degree != 0 && !(p.Degree > 0 && p.Degree <= dmax):
 		return fmt.Errorf("rgg: mean degree %g must lie in (0, %.6g] for %d vertices", p.Degree, dmax, p.N)
 	}

@@ -74,6 +74,9 @@ func (p SBM) probs() (pIn, pOut float64, err error) {
 func (p SBM) insidePairs() (uint64, error) {
 	if len(p.Sizes) == 0 {
 		k := p.Blocks
+		if p.N == 0 {
+			return 0, fmt.Errorf("sbm: 0 vertices; need at least 1")
+		}
 		if k == 0 || k > p.N {
 			return 0, fmt.Errorf("sbm: %d blocks for %d vertices; need 1 to %d", k, p.N, p.N)
 		}

@@ -114,7 +114,13 @@ const (
 // (measured against the sampled peak heap, TestEstimateBytes).
 func buildBytes(records, labels uint64) uint64 {
 	vertices := min(labels, satMul(2, records))
-	idx := uint64(math.Min(math.Ceil(float64(labels)*indexBitsPerID/8), math.MaxUint64))
+	// The bitmap index where ids are dense enough (newVertexIndex), else
+	// the sorted one: each segment's ids (16 bytes a record, held until
+	// the merge) and a segment's sort scratch beside the records.
+	idx := satMul(records, 24)
+	if labels < bitmapMinBits || labels/bitmapIDsPerRecord < records {
+		idx = uint64(math.Min(math.Ceil(float64(labels)*indexBitsPerID/8), math.MaxUint64))
+	}
 	b := satAdd(satAdd(satMul(records, buildBytesPerRecord), satMul(vertices, buildBytesPerVertex)), idx)
 	return satAdd(b, min(satMul(records, recordBytes), freeOSThreshold))
 }

@@ -229,11 +229,12 @@ func newSource(name string, r io.Reader, closer io.Closer, size int64, opt ReadO
 	raw := bufio.NewReaderSize(s.count, sourceBufSize)
 	if magic, _ := raw.Peek(2); bytes.Equal(magic, gzipMagic) {
 		zr, err := gzip.NewReader(raw)
+		s.gz = true // a gzip magic: its errors are gzip's
 		if err != nil {
 			s.close()
 			return nil, s.ioError(err)
 		}
-		s.gz, s.gzr = true, zr
+		s.gzr = zr
 		s.r = bufio.NewReaderSize(zr, sourceBufSize)
 	} else {
 		s.r = raw
@@ -447,13 +448,13 @@ func (s *source) ioError(err error) error {
 	msg := errMsg(err)
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) && s.gz:
-		msg = "truncated gzip data (file cut short?)"
+		msg = "truncated gzip data (file cut short?), or a few stray bytes after it"
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		msg = "unexpected end of file"
 	case errors.Is(err, gzip.ErrChecksum):
 		msg = "gzip checksum mismatch (corrupt file)"
 	case errors.Is(err, gzip.ErrHeader):
-		msg = "invalid gzip header (corrupt file)"
+		msg = "invalid gzip header (corrupt file, or bytes that are not gzip after its data)"
 	case s.gz:
 		msg = "corrupt gzip data: " + msg
 	}

@@ -279,10 +279,16 @@ func TestReadGzip(t *testing.T) {
 		fmt.Fprintf(&big, "%d\t%d\n", i, i+1)
 	}
 	zb := gzipBytes(t, []byte(big.String()))
-	for _, cut := range []int{len(zb) / 2, len(zb) - 9, len(zb) - 1, 11} {
+	for _, cut := range []int{len(zb) / 2, len(zb) - 9, len(zb) - 1, 11, 2} {
 		p := writeFile(t, dir, "cut.txt.gz", zb[:cut])
 		_, _, err := Open(p, ReadOptions{})
-		wantInputError(t, err, p, 0, "gzip")
+		wantInputError(t, err, p, 0, "truncated gzip data")
+	}
+	// Bytes after the last member: too few for a header, or not one.
+	for _, tail := range []string{"junk\n", "not a gzip member at all\n"} {
+		p := writeFile(t, dir, "tail.txt.gz", append(slices.Clone(zb), tail...))
+		_, _, err := Open(p, ReadOptions{})
+		wantInputError(t, err, p, 0, "after")
 	}
 	// Corrupt: a flipped byte in the middle.
 	bad := slices.Clone(zb)
@@ -319,6 +325,12 @@ func TestReadMTX(t *testing.T) {
 			t.Fatalf("%s: report %+v", p, rep)
 		}
 	}
+	// A size line of 3e12 rows over three entries: the ids are sparse, so
+	// the reader takes the sorted index, and the memory estimate with it
+	// (not a bitmap of 3e12 bits) fits in 1 GiB.
+	sparse := "%%MatrixMarket matrix coordinate pattern symmetric\n3000000000000 3000000000000 3\n2 1\n3 2\n3000000000000 1\n"
+	g, rep = mustOpen(t, writeFile(t, dir, "sparse.mtx", []byte(sparse)), ReadOptions{Memory: MemoryLimit{Bytes: 1 << 30}})
+	wantEdges(t, g, [][2]uint64{{1, 2}, {1, 3000000000000}, {2, 3}})
 }
 
 func TestReadBadMTX(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -137,12 +139,12 @@ func DecodeYAML(data []byte, name string, v any) error {
 		if err == io.EOF {
 			return fmt.Errorf("%s: empty file", name) // nothing but comments or blanks
 		}
-		return fmt.Errorf("%s: %s", name, yamlMsg(err))
+		return fmt.Errorf("%s: %s", name, yamlMsg(err, data))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err != io.EOF {
 		if err != nil {
-			return fmt.Errorf("%s: %s", name, yamlMsg(err))
+			return fmt.Errorf("%s: %s", name, yamlMsg(err, data))
 		}
 		return fmt.Errorf("%s: line %d: one YAML document expected, found another", name, extra.Line)
 	}
@@ -197,18 +199,63 @@ func ParseYAML[T any](data []byte, name string, check func(*T) error) (*T, error
 
 // yamlMsg makes yaml.v3's messages one line and drops its "yaml: " prefix;
 // the messages carry "line N:" themselves.
-func yamlMsg(err error) string {
+func yamlMsg(err error, data []byte) string {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
 		parts := make([]string, len(te.Errors))
 		for i, e := range te.Errors {
 			// A quoted value may hold line breaks of the input: escape them
 			// so the message stays one line.
-			parts[i] = strings.ReplaceAll(strings.TrimPrefix(e, "yaml: "), "\n", `\n`)
+			parts[i] = plainTypeError(strings.ReplaceAll(strings.TrimPrefix(e, "yaml: "), "\n", `\n`))
 		}
 		return strings.Join(parts, "; ")
 	}
-	return strings.TrimPrefix(OneLine(err), "yaml: ")
+	msg := strings.TrimPrefix(OneLine(err), "yaml: ")
+	if m := yamlLine.FindStringSubmatch(msg); m != nil && strings.Contains(msg, "cannot start any token") {
+		if n, _ := strconv.Atoi(m[1]); n > 0 && n <= bytes.Count(data, []byte("\n"))+1 &&
+			bytes.ContainsRune(bytes.Split(data, []byte("\n"))[n-1], '\t') {
+			msg += " (a tab: YAML indents with spaces)"
+		}
+	}
+	return msg
+}
+
+var (
+	yamlLine      = regexp.MustCompile(`^line (\d+): `)
+	yamlUnknown   = regexp.MustCompile(`field (\S+) not found in type \S+$`)
+	yamlWrongType = regexp.MustCompile("cannot unmarshal !!\\w+ (`.*`) into (\\S+)$")
+)
+
+// plainTypeError words one of yaml.v3's type errors for a user: "unknown
+// field X" for a misspelt key, "`v` is not an integer" for a value of the
+// wrong kind, and the same text otherwise.
+func plainTypeError(e string) string {
+	if m := yamlUnknown.FindStringSubmatchIndex(e); m != nil {
+		return e[:m[0]] + "unknown field " + e[m[2]:m[3]]
+	}
+	m := yamlWrongType.FindStringSubmatchIndex(e)
+	if m == nil {
+		return e
+	}
+	want := "of the right kind"
+	switch typ := e[m[4]:m[5]]; {
+	case strings.Contains(typ, "int"):
+		want = "an integer (or too large)"
+	case strings.HasPrefix(typ, "float"):
+		want = "a number"
+	case typ == "bool":
+		want = "true or false"
+	case typ == "string":
+		want = "a string"
+	case strings.HasPrefix(typ, "[]"):
+		want = "a list"
+	default:
+		want = "a mapping (key: value lines)"
+	}
+	if v := e[m[2]:m[3]]; v == "`block`" {
+		want += "; a block per item is a width equal to the block"
+	}
+	return e[:m[0]] + e[m[2]:m[3]] + " is not " + want
 }
 
 func parseJSON(data []byte, name string) (Plan, error) {

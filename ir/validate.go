@@ -341,6 +341,29 @@ func validateClasses(cs []Class, ctx string) []error {
 
 var classNameRE = regexp.MustCompile(`^[a-z0-9_]+$`)
 
+// PairError says why a strategy of iterator it and intersection is is
+// refused: an unknown name, a pair the IR does not accept, or one tcgen
+// does not generate yet (pairProblem); nil when it is generated.
+func PairError(it Iterator, is Intersection) error {
+	var msgs []string
+	okIt, okIs := slices.Contains(Iterators, it), slices.Contains(Intersections, is)
+	if !okIt {
+		msgs = append(msgs, fmt.Sprintf("iterator %q unknown; known: %s", it, joinEnum(Iterators)))
+	}
+	if !okIs {
+		msgs = append(msgs, fmt.Sprintf("intersection %q unknown; known: %s", is, joinEnum(Intersections)))
+	}
+	if okIt && okIs {
+		if msg := pairProblem(Pair{it, is}); msg != "" { // pairs.go
+			msgs = append(msgs, msg)
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
+
 func validateStrategy(s Strategy, key Key, who string) []error {
 	var errs []error
 	add := func(format string, args ...any) {
@@ -348,18 +371,10 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 	}
 	okIt := slices.Contains(Iterators, s.Iterator)
 	okIs := slices.Contains(Intersections, s.Intersection)
-	if !okIt {
-		add("iterator %q unknown; known: %s", s.Iterator, joinEnum(Iterators))
-	}
-	if !okIs {
-		add("intersection %q unknown; known: %s", s.Intersection, joinEnum(Intersections))
+	if err := PairError(s.Iterator, s.Intersection); err != nil {
+		add("%v", err)
 	}
 	pairOK := okIt && okIs && s.Pair().Valid()
-	if okIt && okIs {
-		if msg := pairProblem(s.Pair()); msg != "" { // pairs.go
-			add("%s", msg)
-		}
-	}
 	if key == KeyWork && okIt && s.Iterator != IterEdge && s.Iterator != IterEdgeChunk {
 		add("selector key work estimates the cost of an edge; the %s iterator needs key outdeg", s.Iterator)
 	}

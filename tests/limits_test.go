@@ -43,7 +43,7 @@ func TestGenerateTooLarge(t *testing.T) {
 	if code != exitTooLarge {
 		t.Errorf("default limit: exit %d, want %d", code, exitTooLarge)
 	}
-	oneLine(t, "default limit", errs, "generating Complete {N:100000000}: needs about 120 PiB of memory, more than the limit of ")
+	oneLine(t, "default limit", errs, "generating Complete (n 100000000): needs about 120 PiB of memory, more than the limit of ")
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Error("an output was written")
 	}

@@ -17,6 +17,15 @@ type GPUFlags struct {
 	NVRTC  string `help:"Path of libnvrtc.so to use (default: $CUDA_HOME/lib64, /usr/local/cuda/lib64, then libnvrtc.so.13, .12, .11.2)." placeholder:"PATH" type:"path"`
 }
 
+// Validate refuses a negative ordinal before anything runs (kong calls it;
+// a command without a GPU would otherwise ignore it).
+func (f GPUFlags) Validate() error {
+	if f.Device < 0 {
+		return fmt.Errorf("--device %d: a GPU ordinal is 0 or more (tcgen devices lists them)", f.Device)
+	}
+	return nil
+}
+
 // DevicesCmd lists GPUs.
 type DevicesCmd struct {
 	JSON bool `help:"Print as JSON."`

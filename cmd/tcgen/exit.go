@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"strings"
 )
 
 // Exit codes, one place (DESIGN.md "Exit codes"); listed in --help.
@@ -62,4 +64,16 @@ func exitCode(err error) int {
 		return c
 	}
 	return exitInternal
+}
+
+// errorLine is err's message as the user sees it: a file that could not be
+// opened reads "PATH: no such file or directory", as the graph readers say
+// it, not Go's "open PATH: ...".
+func errorLine(err error) string {
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "open" {
+		msg = strings.Replace(msg, "open "+pe.Path+": ", pe.Path+": ", 1)
+	}
+	return msg
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tcgen/tcgen/graph"
 )
@@ -244,6 +246,34 @@ func (g *Globals) fits(gen graph.Generator) error {
 	if err != nil {
 		return err
 	}
-	name := strings.TrimPrefix(fmt.Sprintf("%T", gen), "graph.")
-	return mem.Check(fmt.Sprintf("generating %s %+v", name, gen), sz.EstimateBytes())
+	return mem.Check("generating "+describeGen(gen), sz.EstimateBytes())
+}
+
+// describeGen names a generator and its settings for messages: "RMAT
+// (scale 10, edge factor 16, seed 42, a 0.57, b 0.19, c 0.19)".
+func describeGen(gen graph.Generator) string {
+	v := reflect.Indirect(reflect.ValueOf(gen))
+	if v.Kind() != reflect.Struct {
+		return fmt.Sprint(gen)
+	}
+	var parts []string
+	for i := range v.NumField() {
+		if f := v.Type().Field(i); f.IsExported() {
+			parts = append(parts, fmt.Sprintf("%s %v", camelWords(f.Name), v.Field(i).Interface()))
+		}
+	}
+	return v.Type().Name() + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// camelWords splits a Go name into lower-case words: EdgeFactor, "edge
+// factor".
+func camelWords(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if i > 0 && unicode.IsUpper(r) && !unicode.IsUpper(rune(name[i-1])) {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }

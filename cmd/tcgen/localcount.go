@@ -38,8 +38,8 @@ func (c *CountCmd) localFlag() string {
 	return ""
 }
 
-// checkLocalFlags refuses local outputs on standard output or on one file
-// twice, and files that cannot be written.
+// checkLocalFlags refuses local outputs on standard output, on one file
+// twice or on the input graph, and files that cannot be written.
 func (c *CountCmd) checkLocalFlags(g *Globals) error {
 	flag := c.localFlag()
 	if flag == "" {
@@ -57,6 +57,9 @@ func (c *CountCmd) checkLocalFlags(g *Globals) error {
 			if p.path == o.path {
 				return errorf(exitUsage, "count: %s and %s both name %s", p.flag, o.flag, o.path)
 			}
+		}
+		if err := refuseInput("count", o.flag, o.path, c.Graph); err != nil {
+			return err
 		}
 		if err := g.checkOutput(o.path); err != nil {
 			var oe *graph.OutputError
@@ -85,7 +88,8 @@ func denseIDs(gr *graph.Graph) bool {
 }
 
 // writeLocal derives what the local outputs need from the counts, sets
-// the clustering statistics in res, and writes the files asked.
+// the clustering statistics in res, and writes the files asked: all of
+// them, or none.
 func (c *CountCmd) writeLocal(g *Globals, gr *graph.Graph, loc *localCounts, res *countResult) error {
 	if c.localFlag() == "" {
 		return nil
@@ -104,20 +108,22 @@ func (c *CountCmd) writeLocal(g *Globals, gr *graph.Graph, loc *localCounts, res
 		*res.Transitivity = 3 * float64(res.Triangles) / float64(wedges)
 	}
 	res.AvgClustering = &avg
-	if c.PerVertex != "" {
-		if err := g.writePerVertexAs(c.PerVertex, gr, loc.perVertex); err != nil {
-			return err
+	return g.inBatch(func() error {
+		if c.PerVertex != "" {
+			if err := g.writePerVertexAs(c.PerVertex, gr, loc.perVertex); err != nil {
+				return err
+			}
 		}
-	}
-	if c.PerEdge != "" {
-		if err := g.writePerEdge(c.PerEdge, gr, sym); err != nil {
-			return err
+		if c.PerEdge != "" {
+			if err := g.writePerEdge(c.PerEdge, gr, sym); err != nil {
+				return err
+			}
 		}
-	}
-	if c.Clustering != "" {
-		return g.writeClustering(c.Clustering, gr, coef)
-	}
-	return nil
+		if c.Clustering != "" {
+			return g.writeClustering(c.Clustering, gr, coef)
+		}
+		return nil
+	})
 }
 
 // clustering returns each vertex's local clustering coefficient (its

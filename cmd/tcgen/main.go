@@ -51,7 +51,8 @@ type Globals struct {
 	nvml     *nvml.Session // clocks.go
 	nvmlErr  error
 	endMu    sync.Mutex
-	ends     []func() // run after the command, last first
+	ends     []func()     // run after the command, last first
+	batch    *graph.Batch // while set, outputs wait for each other (inBatch, output.go)
 }
 
 // atEnd runs f when the command ends (worker processes, NVML).
@@ -158,14 +159,14 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = ctx.Err()
 	}
 	if err != nil {
-		code := exitCode(err)
+		code, msg := exitCode(err), errorLine(err)
 		switch code {
 		case exitInterrupted:
 			fmt.Fprintln(stderr, "tcgen: interrupted")
 		case exitUsage:
-			fmt.Fprintf(stderr, "tcgen: %v\n%s\n", err, usageHint(kctx.Selected()))
+			fmt.Fprintf(stderr, "tcgen: %s\n%s\n", msg, usageHint(kctx.Selected()))
 		default:
-			fmt.Fprintf(stderr, "tcgen: %v\n", err)
+			fmt.Fprintf(stderr, "tcgen: %s\n", msg)
 		}
 		return code
 	}
@@ -221,7 +222,7 @@ func parse(parser *kong.Kong, args []string) (kctx *kong.Context, code int, done
 func cliVars() kong.Vars {
 	return kong.Vars{
 		"version":    versionLine(),
-		"formats":    "auto,text,mtx,bin32,bin64,csr",
+		"formats":    "auto," + strings.Join(graph.Formats, ","),
 		"presets":    strings.Join(ir.PresetNames(), ", "),
 		"specs":      strings.Join(examples.Names(examples.Plans), ", "),
 		"spaces":     strings.Join(examples.Names(examples.Spaces), ", "),

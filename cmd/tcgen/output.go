@@ -17,7 +17,19 @@ const stdoutPath = "-"
 // writeOptions: outputs stop when the command is interrupted, and follow
 // symbolic links only with --force.
 func (g *Globals) writeOptions() graph.WriteOptions {
-	return graph.WriteOptions{Context: g.ctx, FollowLinks: g.Force}
+	return graph.WriteOptions{Context: g.ctx, FollowLinks: g.Force, Batch: g.batch}
+}
+
+// inBatch runs write, whose outputs then appear together when it succeeds
+// and not at all when it fails (graph.Batch).
+func (g *Globals) inBatch(write func() error) error {
+	g.batch = &graph.Batch{}
+	defer func() { g.batch = nil }()
+	if err := write(); err != nil {
+		g.batch.Abort()
+		return err
+	}
+	return g.batch.Commit()
 }
 
 // writeAtomic streams write's output through graph.WriteFileAtomicOpt, so
@@ -41,6 +53,21 @@ func (g *Globals) checkOutput(path string) error {
 	}
 	_, _, err := graph.CheckOutputPath(path, g.Force)
 	return err
+}
+
+// refuseInput refuses an output (named by flag) that is the file the
+// command reads: writing it would replace the graph before, or with, what
+// was read from it. Links and other spellings of the path are followed.
+func refuseInput(cmd, flag, out, in string) error {
+	if out == stdoutPath || in == stdoutPath || out == "" {
+		return nil
+	}
+	a, errA := os.Stat(out)
+	b, errB := os.Stat(in)
+	if errA == nil && errB == nil && os.SameFile(a, b) {
+		return errorf(exitUsage, "%s: %s %s is the input graph; name another file", cmd, flag, out)
+	}
+	return nil
 }
 
 // outFormat is the format an output named path gets: format when given

@@ -88,7 +88,8 @@ func (c *CudaCmd) Run(g *Globals) error {
 	if err != nil {
 		return withCode(exitBadInput, err)
 	}
-	if err := outputDir(c.Output); err != nil {
+	undo, err := outputDir(c.Output)
+	if err != nil {
 		return err
 	}
 	man, err := json.MarshalIndent(out.Manifest, "", "  ")
@@ -97,19 +98,27 @@ func (c *CudaCmd) Run(g *Globals) error {
 	}
 	cu := filepath.Join(c.Output, out.FileName)
 	js := strings.TrimSuffix(cu, ".cu") + ".json"
-	if err := g.writeFile(cu, []byte(out.Source)); err != nil {
-		return err
-	}
-	if err := g.writeFile(js, append(man, '\n')); err != nil {
-		return err
-	}
-	fmt.Fprintf(g.stdout, "%s\n%s\n", cu, js)
-	// The header the source includes (tcgen.cuh), so the directory compiles.
+	files := map[string]string{cu: out.Source, js: string(man) + "\n"}
+	paths := []string{cu, js}
+	// The headers the source includes (tcgen.cuh), so the directory compiles.
 	for _, name := range slices.Sorted(maps.Keys(out.Headers)) {
 		path := filepath.Join(c.Output, name)
-		if err := g.writeFile(path, []byte(out.Headers[name])); err != nil {
-			return err
+		files[path] = out.Headers[name]
+		paths = append(paths, path)
+	}
+	err = g.inBatch(func() error {
+		for _, path := range paths {
+			if err := g.writeFile(path, []byte(files[path])); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		undo()
+		return err
+	}
+	for _, path := range paths {
 		fmt.Fprintln(g.stdout, path)
 	}
 	return nil
@@ -187,12 +196,26 @@ func (g *Globals) writeFile(path string, data []byte) error {
 }
 
 // outputDir makes dir, an output directory, if missing; anything else than
-// a directory there is refused as a bad output path.
-func outputDir(dir string) error {
+// a directory there is refused as a bad output path. undo removes the
+// directories it made, for a command that then fails (those still empty).
+func outputDir(dir string) (undo func(), err error) {
 	if dir == stdoutPath {
-		return errorf(exitUsage, "-o -: this command writes several files; name a directory")
+		return nil, errorf(exitUsage, "-o -: this command writes several files; name a directory")
+	}
+	var made []string // the missing directories, deepest first
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		made = append(made, d)
+	}
+	undo = func() {
+		for _, d := range made {
+			os.Remove(d)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		undo()
 		var pe *os.PathError
 		msg := err.Error()
 		if errors.As(err, &pe) {
@@ -201,9 +224,9 @@ func outputDir(dir string) error {
 				msg = pe.Path + ": " + msg
 			}
 		}
-		return &graph.OutputError{Path: dir, Msg: "cannot make the directory: " + msg, Err: err}
+		return nil, &graph.OutputError{Path: dir, Msg: "cannot make the directory: " + msg, Err: err}
 	}
-	return nil
+	return undo, nil
 }
 
 // writeFileAtomic writes data to path through a temporary file and rename.

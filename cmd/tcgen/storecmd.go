@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,7 +33,10 @@ type StoreFilter struct {
 // rows reads the rows f selects: every measurement when history is set,
 // else the newest of each key.
 func (f StoreFilter) rows(g *Globals, history bool) ([]store.Row, error) {
-	st, err := g.openStore()
+	st, err := g.openExistingStore()
+	if errors.Is(err, errNoStoreYet) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +72,9 @@ func (c *StoreExportCmd) Run(g *Globals) error {
 	rows, err := c.rows(g, true) // history too: an export is the whole record
 	if err != nil {
 		return err
+	}
+	if len(rows) == 0 {
+		g.notice("store export: no measurements in the store match; the export is empty")
 	}
 	write := func(w io.Writer) error {
 		if c.Format == "t4" {
@@ -143,7 +150,10 @@ func (c *StoreBestCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	st, err := g.openStore() // rows succeeded: there is a store
+	if len(rows) == 0 {
+		return c.print(g, nil)
+	}
+	st, err := g.openExistingStore()
 	if err != nil {
 		return err
 	}
@@ -166,19 +176,23 @@ func (c *StoreBestCmd) Run(g *Globals) error {
 			order = append(order, k)
 		}
 	}
+	out := make([]store.Row, 0, len(order))
+	for _, k := range order {
+		out = append(out, best[k])
+	}
+	return c.print(g, out)
+}
+
+// print lists the best rows, as JSON or a table.
+func (c *StoreBestCmd) print(g *Globals, best []store.Row) error {
 	if c.JSON {
-		out := make([]store.Row, 0, len(order))
-		for _, k := range order {
-			out = append(out, best[k])
-		}
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return enc.Encode(append([]store.Row{}, best...)) // [] for none
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "graph\tfingerprint\tgpu\tplan\tmedian ms\truns\tversion")
-	for _, k := range order {
-		r := best[k]
+	for _, r := range best {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4f\t%d\t%s\n", r.GraphName, r.Graph, r.GPU, r.Plan, r.MedianMs, r.Runs, r.Version)
 	}
 	return tw.Flush()

@@ -402,7 +402,7 @@ func (c *SweepCmd) dryRun(g *Globals, f *sweep.File) error {
 		case s.Note != "":
 			what = s.Note
 		case what == "":
-			what = fmt.Sprintf("generated %T%+v", s.Gen, s.Gen)
+			what = "generated " + describeGen(s.Gen)
 		}
 		exp := "CPU oracle"
 		if s.Expect != nil {

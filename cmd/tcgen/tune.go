@@ -2,10 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/tcgen/tcgen/runtime/executor"
-	"github.com/tcgen/tcgen/runtime/gpu"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -20,6 +20,8 @@ import (
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/executor"
+	"github.com/tcgen/tcgen/runtime/gpu"
 	"github.com/tcgen/tcgen/store"
 )
 
@@ -458,19 +460,47 @@ func (g *Globals) openStore() (*store.Store, error) {
 	if g.NoStore {
 		return nil, nil
 	}
-	path := g.Store
-	if path == "" {
-		p, err := store.DefaultPath()
-		if err != nil {
-			return nil, err
-		}
-		path = p
+	path, err := g.storePath()
+	if err != nil {
+		return nil, err
 	}
 	st, err := store.Open(path)
 	if err != nil {
 		return nil, withCode(exitBadInput, err)
 	}
 	return st, nil
+}
+
+// storePath is the store's file: --store, else the default.
+func (g *Globals) storePath() (string, error) {
+	if g.Store != "" {
+		return g.Store, nil
+	}
+	return store.DefaultPath()
+}
+
+// errNoStoreYet: the default store is not there yet (nothing was tuned).
+var errNoStoreYet = errors.New("no tuning store yet")
+
+// openExistingStore is openStore for commands that only read the store;
+// it creates none. A --store that is not there is an error (a typo reads
+// as one); the default store not there yet is errNoStoreYet, with a notice.
+func (g *Globals) openExistingStore() (*store.Store, error) {
+	if g.NoStore {
+		return nil, nil
+	}
+	path, err := g.storePath()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if g.Store != "" {
+			return nil, errorf(exitBadInput, "store: %s: no tuning store there (tune and sweep make one)", path)
+		}
+		g.notice("store: no tuning store yet at %s (tune and sweep make one)", path)
+		return nil, errNoStoreYet
+	}
+	return g.openStore()
 }
 
 // writeWinner writes the winning plan's spec and CUDA source into dir.
