@@ -2,8 +2,8 @@ package main
 
 import (
 	"compress/gzip"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
