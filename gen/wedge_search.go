@@ -17,12 +17,27 @@ import (
 
 // WedgeLaunch is a wedge/binary-search class's part: its kernel takes
 // WedgeArgs and a block takes Tile wedges at a time; Matrix is the highest
-// ids whose edges the host writes into the class's bit matrix (0: none).
+// ids whose edges the host writes into the class's bit matrix (0: none),
+// Upper its upper-triangle layout (MatrixWord).
 type WedgeLaunch struct {
 	Spread int      `json:"spread"`
 	Tile   int      `json:"tile"`
 	Matrix int      `json:"matrix,omitempty"`
+	Upper  bool     `json:"matrix_upper,omitempty"`
 	Args   []string `json:"args"` // WedgeArgs, and LocalArg under a local output
+}
+
+// MatrixWord is the index of the u32 word that holds column c of row r of
+// a wedge bit matrix of rowWords words a row. The square layout keeps
+// every word; the upper one (ir.ParamMatrixUpper) keeps, in each band of 32
+// rows k = r/32, the words from k on, as a wedge (v, w) has w > v: the rows
+// before r lack 16k(k-1) + (r%32)k words. The kernel computes the same.
+func MatrixWord(r, c, rowWords uint64, upper bool) uint64 {
+	if !upper {
+		return r*rowWords + c/32
+	}
+	k := r / 32
+	return r*rowWords - 16*k*k + 16*k - r%32*k + c/32 - k
 }
 
 // WedgeArgs are the arguments of a wedge/binary-search kernel: the oriented
@@ -40,6 +55,7 @@ var WedgeArgs = []string{
 // wedgeSearchData feeds the wedge search's partials.
 type wedgeSearchData struct {
 	Spread, Tile, Matrix int
+	Upper                bool
 }
 
 // lowerWedgeSearch sets the class's spread and its shared memory: two u32
@@ -48,10 +64,10 @@ type wedgeSearchData struct {
 func lowerWedgeSearch(cd *classData, mc *Class, s ir.Strategy, _ Target) {
 	mc.Items, cd.iterPartial, cd.isectPartial = ItemsVertices, "wedge_search", "wedge_search"
 	spread := int(ir.Get(s, ir.ParamSpread))
-	w := &wedgeSearchData{Spread: spread, Tile: cd.Block * spread, Matrix: int(ir.Get(s, ir.ParamMatrix))}
+	w := &wedgeSearchData{Spread: spread, Tile: cd.Block * spread, Matrix: int(ir.Get(s, ir.ParamMatrix)), Upper: ir.Get(s, ir.ParamMatrixUpper) == 1}
 	cd.Wedge = w
 	cd.SharedBytes = 2 * 4 * (w.Tile + w.Tile/32)
-	mc.Kind, mc.Wedge = KindWedge, &WedgeLaunch{Spread: spread, Tile: w.Tile, Matrix: w.Matrix, Args: WedgeArgs}
+	mc.Kind, mc.Wedge = KindWedge, &WedgeLaunch{Spread: spread, Tile: w.Tile, Matrix: w.Matrix, Upper: w.Upper, Args: WedgeArgs}
 	if cd.Local != "" {
 		mc.Wedge.Args = append(slices.Clone(WedgeArgs), LocalArg)
 	}

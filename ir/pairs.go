@@ -41,7 +41,7 @@ var pairTable = []struct {
 	{Pair{IterEdgeChunk, Merge}, []ParamSpec{specChunk}},
 	{Pair{IterEdgeChunk, BinarySearch}, []ParamSpec{specChunk}},
 
-	{Pair{IterWedge, BinarySearch}, []ParamSpec{specSpread, specMatrix}}, // WeTriC (gen/wedge_search.go)
+	{Pair{IterWedge, BinarySearch}, []ParamSpec{specSpread, specMatrix, specMatrixUpper}}, // WeTriC (gen/wedge_search.go)
 	{Pair{IterWedge, Radix}, []ParamSpec{specRadixBits, specThreshold, specBudget}},
 
 	{Pair{IterPivot, Hash}, []ParamSpec{specTable, specItemWork, specBuildRatio, specUnroll, specSpill, specHubBits, specQueue}}, // ir/params_pivot_hash.go

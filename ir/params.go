@@ -111,8 +111,9 @@ const (
 	ParamChunk = "chunk"
 
 	// wedge/binary-search
-	ParamSpread = "spread"
-	ParamMatrix = "matrix"
+	ParamSpread      = "spread"
+	ParamMatrix      = "matrix"
+	ParamMatrixUpper = "matrix_upper"
 
 	// merge
 	ParamTile = "tile"
@@ -302,6 +303,11 @@ var (
 		Name: ParamMatrix, Default: 0, Min: 0, Max: 16384, Values: []int64{0, 1024, 2048, 4096, 8192, 16384},
 		Source: "WeTriC's default without -a (no matrix); ../shared/peerbench runs it with -a 8192, the wetric preset",
 		Doc:    "the highest ids whose edges among themselves the host writes into a bit matrix (a row of matrix bits per id, matrix^2 / 8 bytes): a wedge (v, w) among them is one bit lookup instead of a search of N+(v); 0 = none",
+	}
+	specMatrixUpper = ParamSpec{
+		Name: ParamMatrixUpper, Default: 0, Min: 0, Max: 1, Enum: []string{"square", "upper"}, OmitDefault: true,
+		Source: "WeTriC: the full square of matrix^2 bits",
+		Doc:    "the bit matrix's layout: square (a row of matrix bits per id), or upper (a wedge (v, w) has w > v, so each band of 32 rows keeps its words from the diagonal on: about half the bytes, (matrix/32)(matrix/32 + 1) * 64)",
 	}
 	specChunk = ParamSpec{
 		Name: ParamChunk, Default: 0, Min: 0, Max: 8192,

@@ -447,6 +447,9 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 		if msg := radixProblem(s); msg != "" { // ir/params_wedge_radix.go
 			add("%s", msg)
 		}
+		if msg := wedgeSearchProblem(s); msg != "" { // ir/params_wedge_search.go
+			add("%s", msg)
+		}
 		if mb := s.Params[ParamMinBlocks]; mb*int64(s.EffectiveBlock()) > residentThreads {
 			add("min_blocks %d of %d threads is %d threads per SM, more than the %d an SM holds (the compiler would ignore it)", mb, s.EffectiveBlock(), mb*int64(s.EffectiveBlock()), residentThreads)
 		}

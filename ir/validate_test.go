@@ -363,3 +363,21 @@ func TestValidateWedgeShared(t *testing.T) {
 		t.Errorf("block 1024, spread 32: %v", err)
 	}
 }
+
+// TestValidateMatrixUpper: the upper-triangle layout needs a matrix, and
+// left at its default it stays out of the plan's name.
+func TestValidateMatrixUpper(t *testing.T) {
+	plan := func(params map[string]int64) Plan {
+		return Plan{Prefix: "w", Orientation: OrientDegree, Relabel: true, Classes: []Class{{Name: "all", Select: Selector{Key: KeyOutDegree},
+			Strategy: Strategy{Iterator: IterWedge, Intersection: BinarySearch, Width: 1, Block: 128, Params: params}}}}
+	}
+	if err := plan(map[string]int64{ParamMatrix: 1024, ParamMatrixUpper: 1}).Validate(); err != nil {
+		t.Errorf("matrix 1024, upper: %v", err)
+	}
+	if err := plan(map[string]int64{ParamMatrixUpper: 1}).Validate(); err == nil || !strings.Contains(err.Error(), "matrix_upper lays out the bit matrix, and matrix is 0") {
+		t.Errorf("upper without a matrix: %v", err)
+	}
+	if a, b := plan(map[string]int64{ParamMatrix: 1024}).Name(), plan(map[string]int64{ParamMatrix: 1024, ParamMatrixUpper: 0}).Name(); a != b {
+		t.Errorf("matrix_upper 0 changes the name: %s, %s", a, b)
+	}
+}

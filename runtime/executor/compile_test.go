@@ -62,7 +62,8 @@ func compilePlans(t *testing.T, seed uint64) []ir.Plan {
 	// queue. Random draws missed that every pivot group wider than a warp
 	// failed a static_assert (fixed 2026-11-25).
 	plans = append(plans, pivotPlans()...)
-	plans = append(plans, specPlans()...) // the GPU tests' hybrids
+	plans = append(plans, specPlans()...)        // the GPU tests' hybrids
+	plans = append(plans, wedgeSearchPlans()...) // both matrix layouts (wedge_search_test.go)
 	// Every shape of local counts, per vertex and per edge (local_test.go).
 	plans = append(plans, localPlans(t, ir.OutputVertex)...)
 	plans = append(plans, localPlans(t, ir.OutputEdge)...)

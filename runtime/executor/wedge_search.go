@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/runtime/gpu"
 )
 
@@ -65,7 +66,7 @@ func newWedgeSearch(pl *planning, slots []int) (family, error) {
 		if sc.total == 0 {
 			size = 0 // nothing to check (and E may not be in id order)
 		}
-		sc.top, sc.mat = wedgeMatrix(off, adj, uint32(pl.o.N()), size)
+		sc.top, sc.mat = wedgeMatrix(off, adj, uint32(pl.o.N()), size, pl.classes[i].Wedge.Upper)
 	}
 	return ws, nil
 }
@@ -76,19 +77,24 @@ const maxSearchList = 1 << 31
 
 // wedgeMatrix returns the first id of the matrix, top = n - min(n, size),
 // and the matrix: row v - top holds bit w - top for each edge (v, w) of E
-// from v >= top on (so w > v >= top), size bits a row. Without a size, top
-// is n and the matrix nil.
-func wedgeMatrix(off []uint64, adj []uint32, n, size uint32) (uint32, []uint32) {
+// from v >= top on (so w > v >= top), size bits a row, in the square or
+// the upper layout (gen.MatrixWord). Without a size, top is n and the
+// matrix nil.
+func wedgeMatrix(off []uint64, adj []uint32, n, size uint32, upper bool) (uint32, []uint32) {
 	if size == 0 {
 		return n, nil
 	}
 	top, rw := n-min(n, size), uint64(size/32)
-	mat := make([]uint32, max(uint64(n-top)*rw, 1))
+	words := uint64(1)
+	if rows := uint64(n - top); rows > 0 { // one past the last row's last word
+		words = gen.MatrixWord(rows-1, uint64(size)-1, rw, upper) + 1
+	}
+	mat := make([]uint32, words)
 	for v := top; v < n; v++ {
-		row := mat[uint64(v-top)*rw:]
+		r := uint64(v - top)
 		for _, w := range adj[off[v]:off[v+1]] {
-			c := w - top
-			row[c/32] |= 1 << (c % 32)
+			c := uint64(w - top)
+			mat[gen.MatrixWord(r, c, rw, upper)] |= 1 << (c % 32)
 		}
 	}
 	return top, mat

@@ -35,6 +35,22 @@ func (d *fakeDevice) wedgeLaunch(name string, grid, block gpu.Dim3, shared uint3
 	if ok != (size > 0 && total > 0) {
 		return true, fmt.Errorf("%s: matrix %v for a matrix of %d ids", name, args[8], size)
 	}
+	// The matrix word of row r, column col: the square's, or the upper
+	// layout's, where a row keeps its words from its band's diagonal on
+	// (counted here row by row, not by gen.MatrixWord's closed form).
+	word := func(r, col uint64) uint64 { return r*size/32 + col/32 }
+	if c.Wedge.Upper {
+		word = func(r, col uint64) uint64 {
+			var start uint64
+			for i := range r {
+				start += size/32 - i/32
+			}
+			return start + col/32 - r/32
+		}
+	}
+	if n := uint64(len(off.data))/8 - 1; mat != nil && uint64(len(mat.data)) != 4*(word(min(n, size)-1, size-1)+1) {
+		return true, fmt.Errorf("%s: a matrix of %d bytes for %d rows of %d ids (upper %v)", name, len(mat.data), min(n, size), size, c.Wedge.Upper)
+	}
 	var loc *fakeLocal // local_pivot_fake_test.go; nil for the total
 	if out := d.outputs[name]; out != "" {
 		var err error
@@ -109,7 +125,7 @@ func (d *fakeDevice) wedgeLaunch(name string, grid, block gpu.Dim3, shared uint3
 			if mat != nil && v >= int64(top) {
 				// The kernel reads the bit alone: it must say what E says.
 				r, col := uint64(v)-uint64(top), uint64(w)-uint64(top)
-				if bit := mat.u32(r*size/32+col/32)>>(col%32)&1 == 1; bit != in {
+				if bit := mat.u32(word(r, col))>>(col%32)&1 == 1; bit != in {
 					return true, fmt.Errorf("%s: matrix bit (%d, %d) is %v, E says %v", name, v, w, bit, in)
 				}
 			}
