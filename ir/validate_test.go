@@ -364,8 +364,9 @@ func TestValidateWedgeShared(t *testing.T) {
 	}
 }
 
-// TestValidateMatrixUpper: the upper-triangle layout needs a matrix, and
-// left at its default it stays out of the plan's name.
+// TestValidateMatrixUpper: the upper-triangle layout needs a matrix, a
+// matrix above 16384 ids needs it, and left at its default it stays out of
+// the plan's name.
 func TestValidateMatrixUpper(t *testing.T) {
 	plan := func(params map[string]int64) Plan {
 		return Plan{Prefix: "w", Orientation: OrientDegree, Relabel: true, Classes: []Class{{Name: "all", Select: Selector{Key: KeyOutDegree},
@@ -376,6 +377,12 @@ func TestValidateMatrixUpper(t *testing.T) {
 	}
 	if err := plan(map[string]int64{ParamMatrixUpper: 1}).Validate(); err == nil || !strings.Contains(err.Error(), "matrix_upper lays out the bit matrix, and matrix is 0") {
 		t.Errorf("upper without a matrix: %v", err)
+	}
+	if err := plan(map[string]int64{ParamMatrix: 32768, ParamMatrixUpper: 1}).Validate(); err != nil {
+		t.Errorf("matrix 32768, upper: %v", err)
+	}
+	if err := plan(map[string]int64{ParamMatrix: 24576}).Validate(); err == nil || !strings.Contains(err.Error(), "a square matrix of 24576 ids takes 72 MiB; above 16384 ids the matrix needs matrix_upper") {
+		t.Errorf("square 24576: %v", err)
 	}
 	if a, b := plan(map[string]int64{ParamMatrix: 1024}).Name(), plan(map[string]int64{ParamMatrix: 1024, ParamMatrixUpper: 0}).Name(); a != b {
 		t.Errorf("matrix_upper 0 changes the name: %s, %s", a, b)

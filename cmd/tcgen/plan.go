@@ -202,6 +202,9 @@ func outputDir(dir string) (undo func(), err error) {
 	if dir == stdoutPath {
 		return nil, errorf(exitUsage, "-o -: this command writes several files; name a directory")
 	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, &graph.OutputError{Path: dir, Msg: "is a file, not a directory; this command writes several files into a directory"}
+	}
 	var made []string // the missing directories, deepest first
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {

@@ -81,6 +81,13 @@ func TestOutputDirUndo(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "a")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("undo left %s: %v", filepath.Join(root, "a"), err)
 	}
+	file := filepath.Join(root, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := outputDir(file); err == nil || err.Error() != file+": is a file, not a directory; this command writes several files into a directory" {
+		t.Errorf("outputDir of a file: %v", err)
+	}
 	if undo, err = outputDir(root); err != nil {
 		t.Fatal(err)
 	}

@@ -14,16 +14,20 @@ import (
 // graph), and wedge classes on work lists (the items a class selects, many
 // of them without wedges), spreads 1 and 32, a matrix of 1024 ids (a part
 // of the larger graphs), in an unrelabelled degree order (E is the
-// executor's id-order copy) and in id order, and the upper-triangle matrix
-// of 1024 ids in the relabelled degree order.
+// executor's id-order copy) and in id order, and upper-triangle matrices
+// of 1024 and 32768 ids (more than any test graph's) in the relabelled
+// degree order.
 func wedgeSearchPlans() []ir.Plan {
 	pre, _ := ir.Preset("wetric")
 	wedge := func(spread, block, matrix int) ir.Strategy {
 		return ir.Strategy{Iterator: ir.IterWedge, Intersection: ir.BinarySearch, Width: 1, Block: block,
 			Params: map[string]int64{ir.ParamSpread: int64(spread), ir.ParamMatrix: int64(matrix)}}
 	}
-	upper := wedge(8, 64, 1024)
-	upper.Params[ir.ParamMatrixUpper] = 1
+	upper := func(spread, block, matrix int) ir.Strategy {
+		s := wedge(spread, block, matrix)
+		s.Params[ir.ParamMatrixUpper] = 1
+		return s
+	}
 	merge := ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 64}
 	return []ir.Plan{pre,
 		{Prefix: "ws_split", Orientation: ir.OrientDegree, Classes: []ir.Class{
@@ -35,7 +39,8 @@ func wedgeSearchPlans() []ir.Plan {
 			{Name: "high", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 8}, Strategy: wedge(3, 64, 0)},
 		}},
 		{Prefix: "ws_upper", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{
-			{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0}, Strategy: upper},
+			{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 6}, Strategy: upper(2, 32, 32768)},
+			{Name: "high", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 6}, Strategy: upper(8, 64, 1024)},
 		}},
 	}
 }
