@@ -83,7 +83,7 @@ func TestOutputRefusesNonRegular(t *testing.T) {
 	if code != exitBadInput {
 		t.Errorf("cuda -o FILE: exit %d, want %d", code, exitBadInput)
 	}
-	oneLine(t, "cuda -o FILE", errs, target+": cannot make the directory")
+	oneLine(t, "cuda -o FILE", errs, target+": is a file, not a directory")
 	if found := tempFiles(t, dir); len(found) > 0 {
 		t.Errorf("temporary files left: %v", found)
 	}

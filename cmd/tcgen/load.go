@@ -71,6 +71,9 @@ func (g *Globals) loadDeferred(a GraphArg, deferAdj bool) (*loaded, error) {
 	if rep.HeaderLine > 0 {
 		g.notice("%s:%d: skipped header line %q", a.Graph, rep.HeaderLine, rep.Header)
 	}
+	if gr.Edges() == 0 { // a valid, empty graph; or a download that failed
+		g.notice("%s: no edges (an empty file, or only comments, loops or isolated vertices)", a.Graph)
+	}
 	return &loaded{g: gr, rep: rep, loadMs: msSince(start)}, nil
 }
 

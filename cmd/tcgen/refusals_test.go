@@ -126,3 +126,19 @@ func TestNegativeDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyGraphNotice: a graph without edges counts (0 triangles, exit 0)
+// with a notice that says so, which --quiet drops.
+func TestEmptyGraphNotice(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.txt")
+	if err := os.WriteFile(empty, []byte("# nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "--no-cache", "count", empty, "--backend", "cpu")
+	if code != exitOK || !strings.Contains(out, "triangles") || strings.Count(errOut, empty+": no edges") != 1 {
+		t.Errorf("count of an empty file: exit %d, %q %q", code, out, errOut)
+	}
+	if _, _, errOut := runCLI(t, "--no-cache", "-q", "count", empty, "--backend", "cpu"); errOut != "" {
+		t.Errorf("-q: stderr %q", errOut)
+	}
+}
