@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/tcgen/tcgen/autotune"
+	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
@@ -335,6 +336,12 @@ func (f *File) SpaceFile() (*autotune.SpaceFile, error) {
 	p := f.Space
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(f.dir, p)
+	}
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		if b, ok := examples.Lookup(examples.Spaces, f.Space); ok { // a built-in space by name, as tune --space takes it
+			return autotune.LoadSpaceFS(examples.FS, b)
+		}
+		return nil, fmt.Errorf("sweep %s: space %s: no such file (built-in spaces: %s)", f.Name, p, strings.Join(examples.Names(examples.Spaces), ", "))
 	}
 	return autotune.LoadSpace(p)
 }

@@ -323,3 +323,30 @@ space: s.yaml`), "w.yaml")
 		}
 	}
 }
+
+// TestBuiltinSpaceByName: a sweep file on disk may name a built-in space
+// as tune --space does, when no file of that name lies beside it; a name
+// that is neither is an error listing the built-in ones.
+func TestBuiltinSpaceByName(t *testing.T) {
+	dir := t.TempDir()
+	write := func(space string) string {
+		p := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(p, []byte("name: s\nspace: "+space+"\ngraphs:\n  - rmat: {scales: [10]}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	f, err := Load(write("model"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sf, err := f.SpaceFile(); err != nil || sf.Name != "model" {
+		t.Errorf("space: model: %v", err)
+	}
+	if f, err = Load(write("nope")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.SpaceFile(); err == nil || !strings.Contains(err.Error(), "sweep s: space "+filepath.Join(dir, "nope")+": no such file (built-in spaces: default, large, model") {
+		t.Errorf("space: nope: %v", err)
+	}
+}
