@@ -124,11 +124,18 @@ func (s *SpaceFile) Expand(target gen.Target) (*Space, error) {
 		}
 		sp.admit(r.pt, r.plan, names[k], err, seen)
 	}
-	if len(sp.Plans) == 0 && len(sp.Cands.Culled) > 0 {
-		c := sp.Cands.Culled[0]
-		return nil, fmt.Errorf("space %s: every point is refused, the first (%s) because %s", s.Name, c.Label, c.Reason)
-	}
 	return sp, nil
+}
+
+// Refused says why a space has no point left: every point refused, the
+// first for its reason; "" while points remain. (sweep --dry-run lists
+// every reason.)
+func (sp *Space) Refused() string {
+	if len(sp.Plans) > 0 || len(sp.Cands.Culled) == 0 {
+		return ""
+	}
+	c := sp.Cands.Culled[0]
+	return fmt.Sprintf("space %s: every point is refused, the first (%s) because %s", sp.Cands.Name, c.Label, c.Reason)
 }
 
 // admit adds point pt (plan p, named name) to the space, or culls it with

@@ -109,6 +109,8 @@ func TestParseSpaceErrors(t *testing.T) {
 		{"name: x", "strategies or plans"},
 		{"name: x\nbogus: 1", "bogus"},
 		{"name: x\nstrategies: [{iterator: edge, intersection: merge, width: [wide]}]", "width"},
+		{"name: x\nstrategies: [{iterator: edge, intersection: merge, block: 64}]", "`64` is not a list (write [x] for one value)"},
+		{"name: x\nstrategies: [{iterator: edge, intersection: merge, params: {tile: 4}}]", "`4` is not a list (write [x] for one value)"},
 		{"name: x\nstrategies: [{iterator: nope, intersection: merge}]", `strategies[0] (nope/merge): iterator "nope" unknown`},
 		{"name: x\nstrategies: [{iterator: vertex, intersection: radix}]", "strategies[0] (vertex/radix): intersection radix does not apply"},
 		{"name: x\ncuts: [8.5]\nplans: [preset:polak]", "line 2: cuts[0]: 8.5 is not an integer; allowed: integers"},
@@ -121,15 +123,24 @@ func TestParseSpaceErrors(t *testing.T) {
 	}
 }
 
-// TestExpandAllRefused: a space whose every point the IR refuses is an
-// error naming the first point's reason, not an empty space.
+// TestExpandAllRefused: a space whose every point the IR refuses expands
+// to no plan, its culled points with their reasons, and Refused names the
+// first; a space with points has no such reason.
 func TestExpandAllRefused(t *testing.T) {
 	sf, err := ParseSpace([]byte("name: x\nstrategies: [{iterator: edge, intersection: merge, block: [32], params: {tile: [64]}}]"), "s.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sf.Expand(gen.DefaultTarget()); err == nil || !strings.Contains(err.Error(), "space x: every point is refused, the first") {
-		t.Errorf("Expand: %v, want every point refused", err)
+	sp, err := sf.Expand(gen.DefaultTarget())
+	if err != nil || len(sp.Plans) != 0 || len(sp.Cands.Culled) == 0 {
+		t.Fatalf("Expand: %v", err)
+	}
+	if why := sp.Refused(); !strings.HasPrefix(why, "space x: every point is refused, the first (") || !strings.Contains(why, sp.Cands.Culled[0].Reason) {
+		t.Errorf("Refused = %q", why)
+	}
+	sf, _ = ParseSpace([]byte("name: y\nplans: [preset:polak]"), "s.yaml")
+	if sp, err = sf.Expand(gen.DefaultTarget()); err != nil || sp.Refused() != "" {
+		t.Errorf("a space with a point: %v, %q", err, sp.Refused())
 	}
 }
 

@@ -45,7 +45,9 @@ type batchFile struct {
 }
 
 // Commit renames every file of the batch over its path, in the order
-// written; after an error the files not yet renamed are removed.
+// written; after an error the files not yet renamed are removed. The files
+// are complete before the first rename, so only a rename that fails (a
+// directory or FIFO put at a path meanwhile) leaves the earlier ones.
 func (b *Batch) Commit() error {
 	for i, f := range b.files {
 		if err := renameTemp(f.tmp, f.target, f.followLinks); err != nil {

@@ -302,7 +302,7 @@ var (
 	specMatrix = ParamSpec{
 		Name: ParamMatrix, Default: 0, Min: 0, Max: 32768, Values: []int64{0, 1024, 2048, 4096, 8192, 16384, 24576, 32768},
 		Source: "WeTriC's default without -a (no matrix); ../shared/peerbench runs it with -a 8192, the wetric preset",
-		Doc:    "the highest ids whose edges among themselves the host writes into a bit matrix (a row of matrix bits per id, matrix^2 / 8 bytes; above 16384 only with matrix_upper, which halves it): a wedge (v, w) among them is one bit lookup instead of a search of N+(v); 0 = none",
+		Doc:    "the highest ids whose edges among themselves the host writes into a bit matrix (a row of matrix bits per id, matrix^2 / 8 bytes, above 16384 ids only with matrix_upper, which halves it): a wedge (v, w) among them is one bit lookup instead of a search of N+(v); 0 = none",
 	}
 	specMatrixUpper = ParamSpec{
 		Name: ParamMatrixUpper, Default: 0, Min: 0, Max: 1, Enum: []string{"square", "upper"}, OmitDefault: true,

@@ -223,12 +223,12 @@ func yamlMsg(err error, data []byte) string {
 var (
 	yamlLine      = regexp.MustCompile(`^line (\d+): `)
 	yamlUnknown   = regexp.MustCompile(`field (\S+) not found in type \S+$`)
-	yamlWrongType = regexp.MustCompile("cannot unmarshal !!\\w+ (`.*`) into (\\S+)$")
+	yamlWrongType = regexp.MustCompile("cannot unmarshal !!(\\w+)(?: (`.*`))? into (\\S+)$")
 )
 
 // plainTypeError words one of yaml.v3's type errors for a user: "unknown
-// field X" for a misspelt key, "`v` is not an integer" for a value of the
-// wrong kind, and the same text otherwise.
+// field X" for a misspelt key, "`v` is not an integer" (or a list, a
+// mapping, ...) for a value of the wrong kind, and the same text otherwise.
 func plainTypeError(e string) string {
 	if m := yamlUnknown.FindStringSubmatchIndex(e); m != nil {
 		return e[:m[0]] + "unknown field " + e[m[2]:m[3]]
@@ -237,25 +237,32 @@ func plainTypeError(e string) string {
 	if m == nil {
 		return e
 	}
-	want := "of the right kind"
-	switch typ := e[m[4]:m[5]]; {
+	var want string
+	switch typ := e[m[6]:m[7]]; {
+	case strings.HasPrefix(typ, "[]"):
+		want = "a list (write [x] for one value)"
+	case strings.HasPrefix(typ, "map["), strings.Contains(typ, "."):
+		want = "a mapping (key: value)"
 	case strings.Contains(typ, "int"):
 		want = "an integer (or too large)"
 	case strings.HasPrefix(typ, "float"):
 		want = "a number"
 	case typ == "bool":
 		want = "true or false"
-	case typ == "string":
-		want = "a string"
-	case strings.HasPrefix(typ, "[]"):
-		want = "a list"
 	default:
-		want = "a mapping (key: value lines)"
+		want = "a " + typ
 	}
-	if v := e[m[2]:m[3]]; v == "`block`" {
+	what := map[string]string{"seq": "a list", "map": "a mapping"}[e[m[2]:m[3]]] // no value quoted
+	if what == "" {
+		what = "a " + e[m[2]:m[3]]
+	}
+	if m[4] >= 0 {
+		what = e[m[4]:m[5]]
+	}
+	if what == "`block`" {
 		want += "; a block per item is a width equal to the block"
 	}
-	return e[:m[0]] + e[m[2]:m[3]] + " is not " + want
+	return e[:m[0]] + what + " is not " + want
 }
 
 func parseJSON(data []byte, name string) (Plan, error) {

@@ -3,7 +3,9 @@
 package tests
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -163,4 +165,52 @@ func TestOutputErrorNamesPath(t *testing.T) {
 		t.Errorf("exit %d, want %d", code, exitBadInput)
 	}
 	oneLine(t, "read-only dir", errs, out+": cannot create a file in "+dir+": permission denied")
+}
+
+// TestOutputsTogether: a command's outputs appear together or not at all.
+// Under a file-size limit (ulimit -f) count's small per-vertex file fits
+// and its per-edge file does not: neither is left, nor a temporary file;
+// cuda -o into a new directory whose first file does not fit leaves no
+// directory.
+func TestOutputsTogether(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "r12.txt")
+	if code, _, errs := tcgen(t, "-q", "graph", "rmat", "--scale", "12", "-o", g); code != exitOK {
+		t.Fatalf("graph rmat: exit %d: %s", code, errs)
+	}
+	limited := func(blocks string, args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command("sh", append([]string{"-c", `ulimit -f "$1" && shift && exec "$@"`, "sh", blocks, tcgenBin}, args...)...)
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), errb.String()
+	}
+	pv, pe := filepath.Join(dir, "pv.tsv"), filepath.Join(dir, "pe.tsv")
+	code, errs := limited("200", "--no-cache", "-q", "count", g, "--backend", "cpu", "--per-vertex", pv, "--per-edge", pe)
+	if code != exitBadInput {
+		t.Errorf("count under ulimit -f: exit %d, want %d", code, exitBadInput)
+	}
+	oneLine(t, "count under ulimit -f", errs, pe+": writing: file too large")
+	for _, p := range []string{pv, pe} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is there after the failed count: %v", p, err)
+		}
+	}
+	out := filepath.Join(dir, "new", "cuda")
+	code, errs = limited("1", "cuda", "--preset", "polak", "-o", out)
+	if code != exitBadInput {
+		t.Errorf("cuda under ulimit -f: exit %d, want %d", code, exitBadInput)
+	}
+	oneLine(t, "cuda under ulimit -f", errs, "writing: file too large")
+	if _, err := os.Stat(filepath.Join(dir, "new")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cuda left the directories it made: %v", err)
+	}
+	if found := tempFiles(t, dir); len(found) > 0 {
+		t.Errorf("temporary files left: %v", found)
+	}
 }

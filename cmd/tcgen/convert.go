@@ -23,7 +23,7 @@ func (c *ConvertCmd) Run(g *Globals) error {
 	if format, _ := outFormat(c.Output, c.OutFormat); c.Pack == "yes" && format != "csr" {
 		return errorf(exitUsage, "convert: --pack yes writes tcgen's CSR format only; name the output .tcsr")
 	}
-	if err := refuseInput("convert", "-o", c.Output, c.Graph); err != nil {
+	if err := refuseInput("convert", "-o", c.Output, c.Graph, "the input graph"); err != nil {
 		return err
 	}
 	if err := g.checkOutput(c.Output); err != nil {

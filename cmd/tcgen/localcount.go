@@ -58,7 +58,7 @@ func (c *CountCmd) checkLocalFlags(g *Globals) error {
 				return errorf(exitUsage, "count: %s and %s both name %s", p.flag, o.flag, o.path)
 			}
 		}
-		if err := refuseInput("count", o.flag, o.path, c.Graph); err != nil {
+		if err := refuseInput("count", o.flag, o.path, c.Graph, "the input graph"); err != nil {
 			return err
 		}
 		if err := g.checkOutput(o.path); err != nil {

@@ -56,16 +56,17 @@ func (g *Globals) checkOutput(path string) error {
 }
 
 // refuseInput refuses an output (named by flag) that is the file the
-// command reads: writing it would replace the graph before, or with, what
-// was read from it. Links and other spellings of the path are followed.
-func refuseInput(cmd, flag, out, in string) error {
-	if out == stdoutPath || in == stdoutPath || out == "" {
+// command reads (what: "the input graph", "the tuning store"): writing it
+// would replace it with what was read from it. Links and other spellings
+// of the path are followed.
+func refuseInput(cmd, flag, out, in, what string) error {
+	if out == stdoutPath || in == stdoutPath || out == "" || in == "" {
 		return nil
 	}
 	a, errA := os.Stat(out)
 	b, errB := os.Stat(in)
 	if errA == nil && errB == nil && os.SameFile(a, b) {
-		return errorf(exitUsage, "%s: %s %s is the input graph; name another file", cmd, flag, out)
+		return errorf(exitUsage, "%s: %s %s is %s; name another file", cmd, flag, out, what)
 	}
 	return nil
 }

@@ -94,6 +94,7 @@ func (c *CudaCmd) Run(g *Globals) error {
 	}
 	man, err := json.MarshalIndent(out.Manifest, "", "  ")
 	if err != nil {
+		undo()
 		return err
 	}
 	cu := filepath.Join(c.Output, out.FileName)

@@ -39,6 +39,23 @@ func TestOutputIsInput(t *testing.T) {
 	}
 }
 
+// TestExportOverStore: store export -o naming the store itself is refused
+// and the store is left as it was.
+func TestExportOverStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tuning.db")
+	if code, _, errOut := runCLI(t, "--store", path, "store", "import", "../../autotune/testdata/transfer-nvidia-h100.jsonl.gz"); code != exitOK {
+		t.Fatalf("import: exit %d, %s", code, errOut)
+	}
+	before, _ := os.ReadFile(path)
+	code, _, errOut := runCLI(t, "--store", path, "store", "export", "-o", path)
+	if code != exitUsage || !strings.Contains(errOut, "-o "+path+" is the tuning store") {
+		t.Errorf("export over the store: exit %d, %q", code, errOut)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("the store changed")
+	}
+}
+
 // TestReadStoreMissing: the commands that only read the store refuse a
 // --store that is not there, read a default store not made yet as empty,
 // and create neither a store nor its directory.

@@ -69,6 +69,11 @@ type StoreExportCmd struct {
 
 // Run implements the command.
 func (c *StoreExportCmd) Run(g *Globals) error {
+	if path, err := g.storePath(); err == nil && !g.NoStore {
+		if err := refuseInput("store export", "-o", c.Output, path, "the tuning store"); err != nil {
+			return err
+		}
+	}
 	rows, err := c.rows(g, true) // history too: an export is the whole record
 	if err != nil {
 		return err

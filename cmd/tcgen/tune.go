@@ -187,6 +187,9 @@ func (c *TuneCmd) replay(g *Globals, sf *autotune.SpaceFile, strat autotune.Stra
 	if err != nil {
 		return withCode(exitBadInput, err)
 	}
+	if why := full.Refused(); why != "" {
+		return errorf(exitBadInput, "%s", why)
+	}
 	have := map[string]bool{}
 	for _, r := range mine {
 		have[r.Plan] = true
@@ -297,8 +300,8 @@ func (c *TuneCmd) tuneGPU(g *Globals, sf *autotune.SpaceFile, strat autotune.Str
 	if err != nil {
 		return withCode(exitBadInput, err)
 	}
-	if len(sp.Plans) == 0 {
-		return errorf(exitBadInput, "space %s: every point was culled by the restrictions (tcgen sweep --dry-run lists why)", sf.Name)
+	if why := sp.Refused(); why != "" {
+		return errorf(exitBadInput, "%s (tcgen sweep --dry-run lists every point's)", why)
 	}
 	ev, st, err := g.evaluator(dev, comp, l, c.Graph, sp, c.Expect, c.Warmup, "tune")
 	if err != nil {
