@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -164,6 +165,19 @@ func TestStatsGolden(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	golden(t, "stats_k4.json", strings.ReplaceAll(out, in, "k4.txt"))
+}
+
+// TestStatsDefaultChoice: stats --spec default names the variant the
+// default plan takes and the guard features that picked it, as measured
+// (the edge count first; a variant's conditions stop at the first that
+// fails, so a small graph's wedges per edge and no more).
+func TestStatsDefaultChoice(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k4.txt", k4)
+	code, out, errs := tcgen(t, "--no-cache", "stats", in, "--spec", "default")
+	if code != 0 || !regexp.MustCompile(`(?m)^plan +default_[0-9a-f]{8} \(variant \d+, picked by edges \d+, wedges_per_edge [0-9.]+\)$`).MatchString(out) {
+		t.Errorf("stats --spec default: exit %d, %s\n%s", code, errs, out)
+	}
 }
 
 func TestGenAndList(t *testing.T) {

@@ -48,7 +48,7 @@ func TestDefaultPlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, _, err := executor.Workload(p, g)
+		v, _, _, err := executor.Workload(p, g)
 		if err != nil || v != c.want {
 			t.Errorf("%s (%d edges): variant %d, %v; want %d", c.name, g.Edges(), v, err, c.want)
 		}

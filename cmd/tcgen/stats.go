@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/tcgen/tcgen/runtime/executor"
+	"maps"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/executor"
 )
 
 // StatsCmd prints a graph's features.
@@ -24,12 +27,14 @@ type StatsCmd struct {
 
 // planWork is a plan's work on the graph and the floor it implies.
 type planWork struct {
-	Plan    string               `json:"plan"`
-	Variant int                  `json:"variant"`
-	Classes []executor.ClassWork `json:"classes"`
-	FloorMs float64              `json:"floor_ms"`
-	DRAMMs  float64              `json:"dram_ms"`
-	ProbeMs float64              `json:"probe_ms"`
+	Plan    string `json:"plan"`
+	Variant int    `json:"variant"`
+	// Features are the guard's features measured to pick the variant.
+	Features map[string]float64   `json:"guard_features,omitempty"`
+	Classes  []executor.ClassWork `json:"classes"`
+	FloorMs  float64              `json:"floor_ms"`
+	DRAMMs   float64              `json:"dram_ms"`
+	ProbeMs  float64              `json:"probe_ms"`
 }
 
 type statsResult struct {
@@ -71,11 +76,11 @@ func (c *StatsCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		v, work, err := executor.Workload(p, l.g)
+		v, fv, work, err := executor.Workload(p, l.g)
 		if err != nil {
 			return withCode(exitBadInput, err)
 		}
-		w := &planWork{Plan: p.Name(), Variant: v, Classes: work}
+		w := &planWork{Plan: p.Name(), Variant: v, Features: fv, Classes: work}
 		w.FloorMs, w.DRAMMs, w.ProbeMs = executor.Floor(work, c.DRAMTBps*1e12, c.SmemTBps*1e12)
 		r.Work = w
 	}
@@ -111,7 +116,7 @@ func (c *StatsCmd) Run(g *Globals) error {
 			f.AdjWords, float64(f.AdjWords)/float64(2*f.Edges), ir.FeatureWords)
 	}
 	if w := r.Work; w != nil {
-		fmt.Fprintf(tw, "plan\t%s (variant %d)\n", w.Plan, w.Variant)
+		fmt.Fprintf(tw, "plan\t%s (variant %d%s)\n", w.Plan, w.Variant, featureList(w.Features))
 		for _, cw := range w.Classes {
 			if cw.Skip {
 				fmt.Fprintf(tw, "  class %s\t%d items skipped (no triangle)\n", cw.Name, cw.Items)
@@ -124,4 +129,17 @@ func (c *StatsCmd) Run(g *Globals) error {
 			w.FloorMs, c.DRAMTBps, w.DRAMMs, c.SmemTBps, w.ProbeMs)
 	}
 	return tw.Flush()
+}
+
+// featureList is ", picked by name value, ..." for the guard features
+// that chose a variant, in name order; "" without a guard.
+func featureList(fv map[string]float64) string {
+	if len(fv) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(fv))
+	for _, k := range slices.Sorted(maps.Keys(fv)) {
+		parts = append(parts, fmt.Sprintf("%s %.4g", k, fv[k]))
+	}
+	return ", picked by " + strings.Join(parts, ", ")
 }

@@ -39,12 +39,13 @@ type ClassWork struct {
 	UniqueBytes uint64 `json:"unique_bytes"`
 }
 
-// Workload returns the plan's per-class work on g (the guard variant chosen
-// as the executor would choose it).
-func Workload(p ir.Plan, g *graph.Graph) (variant int, work []ClassWork, err error) {
+// Workload returns the plan's per-class work on g, the guard variant
+// chosen as the executor would choose it, and the guard features measured
+// to choose it (nil without a guard).
+func Workload(p ir.Plan, g *graph.Graph) (variant int, features map[string]float64, work []ClassWork, err error) {
 	out, err := gen.Generate(p, gen.Target{MaxSharedPerBlock: 227 << 10})
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	m := out.Manifest
 	made := map[ir.Orientation]*graph.Oriented{} // the features' orientation, kept for the variant's
@@ -59,20 +60,20 @@ func Workload(p ir.Plan, g *graph.Graph) (variant int, work []ClassWork, err err
 		made[o] = graph.Orient(g, by, p.Relabel)
 		return made[o], nil
 	}
-	if variant, _, err = chooseVariant(&m, g, func() (*graph.Oriented, error) { return orient(m.Orientation) }); err != nil {
-		return 0, nil, err
+	if variant, features, err = chooseVariant(&m, g, func() (*graph.Oriented, error) { return orient(m.Orientation) }); err != nil {
+		return 0, nil, nil, err
 	}
 	o, err := orient(m.VariantOrientation(variant))
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	v := m.Variants[variant]
 	if variantHasPivot(v) {
-		return variant, pivotWork(o, v, m.Pivot.VariantCore(variant)), nil
+		return variant, features, pivotWork(o, v, m.Pivot.VariantCore(variant)), nil
 	}
 	lists, err := BuildWorkLists(o, v)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	seen := make([]uint64, (o.N()+63)/64) // per class: lists already counted
 	for i, c := range v.Classes {
@@ -84,7 +85,7 @@ func Workload(p ir.Plan, g *graph.Graph) (variant int, work []ClassWork, err err
 		}
 		work = append(work, w)
 	}
-	return variant, work, nil
+	return variant, features, work, nil
 }
 
 // countWork adds the work of class c over its items l on o to w; seen

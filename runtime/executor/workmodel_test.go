@@ -18,7 +18,7 @@ func TestWorkload(t *testing.T) {
 	f := graph.ComputeFeatures(g)
 	for _, name := range []string{"polak", "trust", "grouptc", "fox", "hu", "wetric"} {
 		p, _ := ir.Preset(name)
-		_, work, err := Workload(p, g)
+		_, _, work, err := Workload(p, g)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -63,7 +63,7 @@ func TestWorkloadWedge(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := ir.Preset("wetric")
-	_, work, err := Workload(p, g)
+	_, _, work, err := Workload(p, g)
 	if err != nil || len(work) != 1 {
 		t.Fatalf("%v, %d classes", err, len(work))
 	}
@@ -113,7 +113,7 @@ func TestWorkloadCore(t *testing.T) {
 	}
 	const core = 1024
 	p.Core = core
-	_, work, err := Workload(p, g)
+	_, _, work, err := Workload(p, g)
 	if err != nil {
 		t.Fatal(err)
 	}
