@@ -131,8 +131,11 @@ func (s *SpaceFile) Expand(target gen.Target) (*Space, error) {
 // first for its reason; "" while points remain. (sweep --dry-run lists
 // every reason.)
 func (sp *Space) Refused() string {
-	if len(sp.Plans) > 0 || len(sp.Cands.Culled) == 0 {
+	if len(sp.Plans) > 0 {
 		return ""
+	}
+	if len(sp.Cands.Culled) == 0 {
+		return fmt.Sprintf("space %s: no point", sp.Cands.Name)
 	}
 	c := sp.Cands.Culled[0]
 	return fmt.Sprintf("space %s: every point is refused, the first (%s) because %s", sp.Cands.Name, c.Label, c.Reason)

@@ -125,7 +125,7 @@ func TestParseSpaceErrors(t *testing.T) {
 
 // TestExpandAllRefused: a space whose every point the IR refuses expands
 // to no plan, its culled points with their reasons, and Refused names the
-// first; a space with points has no such reason.
+// first; a space with points has no such reason, an empty one says so.
 func TestExpandAllRefused(t *testing.T) {
 	sf, err := ParseSpace([]byte("name: x\nstrategies: [{iterator: edge, intersection: merge, block: [32], params: {tile: [64]}}]"), "s.yaml")
 	if err != nil {
@@ -141,6 +141,9 @@ func TestExpandAllRefused(t *testing.T) {
 	sf, _ = ParseSpace([]byte("name: y\nplans: [preset:polak]"), "s.yaml")
 	if sp, err = sf.Expand(gen.DefaultTarget()); err != nil || sp.Refused() != "" {
 		t.Errorf("a space with a point: %v, %q", err, sp.Refused())
+	}
+	if why := (&Space{Cands: Candidates{Name: "z"}}).Refused(); why != "space z: no point" {
+		t.Errorf("a space without points: %q", why)
 	}
 }
 

@@ -99,17 +99,14 @@ func (c *CudaCmd) Run(g *Globals) error {
 	}
 	cu := filepath.Join(c.Output, out.FileName)
 	js := strings.TrimSuffix(cu, ".cu") + ".json"
-	files := map[string]string{cu: out.Source, js: string(man) + "\n"}
-	paths := []string{cu, js}
+	files := [][2]string{{cu, out.Source}, {js, string(man) + "\n"}} // path, text
 	// The headers the source includes (tcgen.cuh), so the directory compiles.
 	for _, name := range slices.Sorted(maps.Keys(out.Headers)) {
-		path := filepath.Join(c.Output, name)
-		files[path] = out.Headers[name]
-		paths = append(paths, path)
+		files = append(files, [2]string{filepath.Join(c.Output, name), out.Headers[name]})
 	}
 	err = g.inBatch(func() error {
-		for _, path := range paths {
-			if err := g.writeFile(path, []byte(files[path])); err != nil {
+		for _, f := range files {
+			if err := g.writeFile(f[0], []byte(f[1])); err != nil {
 				return err
 			}
 		}
@@ -119,8 +116,8 @@ func (c *CudaCmd) Run(g *Globals) error {
 		undo()
 		return err
 	}
-	for _, path := range paths {
-		fmt.Fprintln(g.stdout, path)
+	for _, f := range files {
+		fmt.Fprintln(g.stdout, f[0])
 	}
 	return nil
 }

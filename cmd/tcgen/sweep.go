@@ -189,9 +189,8 @@ func (c *SweepCmd) openSpace(g *Globals, f *sweep.File) (*cuda.Device, gpu.Compi
 		return nil, nil, nil, err
 	}
 	sp, err := f.Expand(executor.Target(dev.Facts(), ""))
-	if err == nil && len(sp.Plans) == 0 {
-		err = fmt.Errorf("sweep %s: no point survives the restrictions and filters (--dry-run says why)", f.Name)
-		if why := sp.Refused(); why != "" {
+	if err == nil {
+		if why := sp.Refused(); why != "" { // the restrictions' or the filters' reasons
 			err = fmt.Errorf("sweep %s: %s (--dry-run lists every point's)", f.Name, why)
 		}
 	}

@@ -457,15 +457,34 @@ func (g *Globals) evaluator(dev gpu.Device, comp gpu.Compiler, l *loaded, path s
 	return ev, st, nil
 }
 
-// openStore opens the tuning store (--store, else the user's data dir);
-// nil with --no-store.
-func (g *Globals) openStore() (*store.Store, error) {
+// openStore opens the tuning store (--store, else the user's data dir),
+// creating it if missing; nil with --no-store.
+func (g *Globals) openStore() (*store.Store, error) { return g.storeOpen(false) }
+
+// errNoStoreYet: the default store is not there yet (nothing was tuned).
+var errNoStoreYet = errors.New("no tuning store yet")
+
+// openExistingStore is openStore for commands that only read the store;
+// it creates none. A --store that is not there is an error (a typo reads
+// as one); the default store not there yet is errNoStoreYet, with a notice.
+func (g *Globals) openExistingStore() (*store.Store, error) { return g.storeOpen(true) }
+
+func (g *Globals) storeOpen(existing bool) (*store.Store, error) {
 	if g.NoStore {
 		return nil, nil
 	}
 	path, err := g.storePath()
 	if err != nil {
 		return nil, err
+	}
+	if existing {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			if g.Store != "" {
+				return nil, errorf(exitBadInput, "store: %s: no tuning store there (tune and sweep make one)", path)
+			}
+			g.notice("store: no tuning store yet at %s (tune and sweep make one)", path)
+			return nil, errNoStoreYet
+		}
 	}
 	st, err := store.Open(path)
 	if err != nil {
@@ -480,30 +499,6 @@ func (g *Globals) storePath() (string, error) {
 		return g.Store, nil
 	}
 	return store.DefaultPath()
-}
-
-// errNoStoreYet: the default store is not there yet (nothing was tuned).
-var errNoStoreYet = errors.New("no tuning store yet")
-
-// openExistingStore is openStore for commands that only read the store;
-// it creates none. A --store that is not there is an error (a typo reads
-// as one); the default store not there yet is errNoStoreYet, with a notice.
-func (g *Globals) openExistingStore() (*store.Store, error) {
-	if g.NoStore {
-		return nil, nil
-	}
-	path, err := g.storePath()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		if g.Store != "" {
-			return nil, errorf(exitBadInput, "store: %s: no tuning store there (tune and sweep make one)", path)
-		}
-		g.notice("store: no tuning store yet at %s (tune and sweep make one)", path)
-		return nil, errNoStoreYet
-	}
-	return g.openStore()
 }
 
 // writeWinner writes the winning plan's spec and CUDA source into dir.
