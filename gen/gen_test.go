@@ -369,7 +369,9 @@ func TestPivotCoreFromList(t *testing.T) {
 
 // TestSourceFor: a guarded plan's source for one variant defines the
 // variant's class kernels and the helpers those classes launch (the src
-// kernel for edge items, the pivot's preparation), and no other kernel.
+// kernel for edge items, the pivot's preparation, the bit slices' builders,
+// a class's own helpers: dense rows' rows kernel, a radix class's phases),
+// and no other kernel.
 func TestSourceFor(t *testing.T) {
 	data, err := os.ReadFile("../examples/default.yaml")
 	if err != nil {
@@ -395,6 +397,14 @@ func TestSourceFor(t *testing.T) {
 			want = append(want, c.Kernel)
 			if c.NeedsSrc && !slices.Contains(want, m.Src.Kernel) {
 				want = append(want, m.Src.Kernel)
+			}
+			if c.Dense != nil { // dense rows: the class's rows kernel
+				want = append(want, c.Dense.Rows.Kernel)
+			}
+			if c.Radix != nil { // the wedge radix's phases after the first, c.Kernel
+				for _, h := range c.Radix.Phases[1:] {
+					want = append(want, h.Kernel)
+				}
 			}
 			pivot = pivot || c.Kind == gen.KindPivot
 			bitwise = bitwise || c.Kind == gen.KindBitwise

@@ -16,7 +16,8 @@ import (
 
 // TestDefaultPlan: the plan count runs without --preset or --spec is
 // examples/default.yaml, valid, and its guard gives each shape its design:
-// small graphs and the rest an edge merge, short lists of even degree and
+// small graphs and the rest an edge merge, small graphs (at most 16384
+// vertices) of long out-lists dense rows, short lists of even degree and
 // graphs of short out-lists (uniform, block-model and preferential
 // attachment ones, from a million edges) a vertex merge, skewed graphs of
 // any size the pivot, skewed ones below the pivot's wedges with long
@@ -31,18 +32,24 @@ func TestDefaultPlan(t *testing.T) {
 		gen  graph.Generator
 		want int
 	}{
-		{"small grid", graph.Grid{Rows: 100, Cols: 100, Diagonals: true}, 3},
-		{"small rmat", graph.DefaultRMAT(12), 3},
+		{"small grid", graph.Grid{Rows: 100, Cols: 100, Diagonals: true}, 4},
+		{"small rmat", graph.DefaultRMAT(12), 4},
 		{"skewed small rmat", graph.DefaultRMAT(17), 0},
-		{"small rmat below the pivot's wedges", graph.DefaultRMAT(16), 1},
-		{"small preferential attachment", graph.BarabasiAlbert{N: 300000, M: 4, Seed: 1}, 2},
-		{"small world, ids along the ring", graph.WattsStrogatz{N: 300000, K: 20, P: 0.05, Seed: 1}, 4},
-		{"rmat", graph.DefaultRMAT(18), 5},
-		{"power law with hubs", graph.ChungLu{N: 500000, Degree: 16, Gamma: 2.1, Seed: 1}, 6},
-		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 7},
-		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 8},
-		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 10},
-		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 10},
+		// 7103 vertices, 32.7 wedges per edge (BlogCatalog3-like): dense rows.
+		{"small dense rmat", graph.RMAT{Scale: 13, EdgeFactor: 32, Seed: graph.DefaultRMATSeed,
+			A: graph.DefaultRMATA, B: graph.DefaultRMATB, C: graph.DefaultRMATC}, 1},
+		// 10000 vertices but 17.8 wedges per edge: below dense rows' 21.
+		{"small dense uniform", graph.ErdosRenyi{N: 10000, M: 300000, Seed: 1}, 4},
+		// 36.6 wedges per edge but 46821 vertices: above dense rows' 16384.
+		{"small rmat below the pivot's wedges", graph.DefaultRMAT(16), 2},
+		{"small preferential attachment", graph.BarabasiAlbert{N: 300000, M: 4, Seed: 1}, 3},
+		{"small world, ids along the ring", graph.WattsStrogatz{N: 300000, K: 20, P: 0.05, Seed: 1}, 5},
+		{"rmat", graph.DefaultRMAT(18), 6},
+		{"power law with hubs", graph.ChungLu{N: 500000, Degree: 16, Gamma: 2.1, Seed: 1}, 7},
+		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 8},
+		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 9},
+		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 11},
+		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 11},
 	} {
 		g, _, err := graph.Generate(c.gen)
 		if err != nil {

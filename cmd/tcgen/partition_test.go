@@ -57,7 +57,9 @@ func TestPartitionNotice(t *testing.T) {
 // boundary of the default plan's guard, the partition plan takes the pivot
 // exactly where the default does, with the same class and core, and the
 // default's tiled edge merge (examples/small.yaml's class) everywhere
-// else, also where the default takes a thread per vertex.
+// else, also where the default takes a thread per vertex or dense rows.
+// The features are those the guards test (a guard on a feature the map
+// lacks fails the test): chooseVariant measures every one of them.
 func TestPartitionPlanFollowsDefault(t *testing.T) {
 	def, err := PlanArg{}.plan()
 	if err != nil {
@@ -71,30 +73,37 @@ func TestPartitionPlanFollowsDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pivots := 0
+	pivots, dense := 0, 0
 	for _, edges := range []float64{1e5, 999999, 1e6, 1999999, 2e6, 5e6, 31999999, 32e6, 1e9} {
-		for _, wpe := range []float64{5, 39.9, 40, 160} {
+		for _, wpe := range []float64{5, 20.9, 21, 39.9, 40, 160} {
 			for _, avg := range []float64{4, 12.9, 13, 16.4, 16.5, 29.9, 30, 60} {
 				for _, cv := range []float64{0.1, 0.29, 0.3, 0.99, 1, 10} {
-					f := map[string]float64{ir.FeatureEdges: edges, ir.FeatureWedges: wpe, ir.FeatureAvgDegree: avg, ir.FeatureDegreeCV: cv,
-						ir.FeatureWords:     1 / cv / 20, // local ids (below 0.3) on the even graphs
-						ir.FeatureMaxOutDeg: 2 * avg}     // short out-lists (below 33) up to average degree 16
-					dv, pv := pickVariant(t, def, f), pickVariant(t, part, f)
-					switch {
-					case dv.Classes[0].Iterator == ir.IterPivot:
-						pivots++
-						if !reflect.DeepEqual(dv.Classes, pv.Classes) || dv.Core != pv.Core {
-							t.Errorf("%v: the default takes %+v (core %d), the partition plan %+v (core %d)", f, dv.Classes, dv.Core, pv.Classes, pv.Core)
+					for _, n := range []float64{16384, 16385} { // dense rows' bound
+						f := map[string]float64{ir.FeatureEdges: edges, ir.FeatureWedges: wpe, ir.FeatureAvgDegree: avg, ir.FeatureDegreeCV: cv,
+							ir.FeatureVertices:  n,
+							ir.FeatureWords:     1 / cv / 20, // local ids (below 0.3) on the even graphs
+							ir.FeatureMaxOutDeg: 2 * avg}     // short out-lists (below 33) up to average degree 16
+						dv, pv := pickVariant(t, def, f), pickVariant(t, part, f)
+						switch {
+						case dv.Classes[0].Iterator == ir.IterPivot:
+							pivots++
+							if !reflect.DeepEqual(dv.Classes, pv.Classes) || dv.Core != pv.Core {
+								t.Errorf("%v: the default takes %+v (core %d), the partition plan %+v (core %d)", f, dv.Classes, dv.Core, pv.Classes, pv.Core)
+							}
+							continue
+						case dv.Classes[0].Iterator == ir.IterEdge && dv.Classes[0].Intersection == ir.Bitmap:
+							dense++ // dense rows (a helper kernel, n x n bits): the edge merge in partitions
 						}
-					case !reflect.DeepEqual(pv.Classes, small.Classes) || pv.Core != 0:
-						t.Errorf("%v: the default takes %s, the partition plan %+v, want the tiled edge merge", f, dv.Classes[0].Iterator, pv.Classes)
+						if !reflect.DeepEqual(pv.Classes, small.Classes) || pv.Core != 0 {
+							t.Errorf("%v: the default takes %s/%s, the partition plan %+v, want the tiled edge merge", f, dv.Classes[0].Iterator, dv.Classes[0].Intersection, pv.Classes)
+						}
 					}
 				}
 			}
 		}
 	}
-	if pivots == 0 {
-		t.Error("the default never took the pivot")
+	if pivots == 0 || dense == 0 {
+		t.Errorf("the default took the pivot %d times and dense rows %d times; want both", pivots, dense)
 	}
 }
 
