@@ -91,14 +91,20 @@ func (g *Globals) openCompiler(opt cuda.Options) (gpu.Compiler, error) {
 // countGPU prepares the plan on the device, runs it once (total_ms), then
 // runs the warm-ups and timed repeats.
 func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, loc *localCounts, start time.Time) error {
-	// NVML starts (nvmlInit is slow) while the CUDA context is
-	// created; its facts are read after the runs (the clocks they ran at).
-	nvs := make(chan *nvml.Session, 1)
-	go func() {
-		s, _ := nvml.Open() // nil without NVML: the facts are then the driver's
-		nvs <- s
-	}()
-	nv := sync.OnceValue(func() *nvml.Session { return <-nvs }) // received once, nil or not
+	// Timed passes (--repeat 2 and more) report the clocks and temperature
+	// they ran at, read from NVML after the runs; NVML starts while the
+	// CUDA context is created. A single count reports the driver's facts:
+	// NVML's start and shutdown cost a short count's process about 40 ms
+	// (docs/performance.md, "End to end").
+	nv := func() *nvml.Session { return nil } // nil: the driver's facts
+	if c.Repeat > 1 {
+		nvs := make(chan *nvml.Session, 1)
+		go func() {
+			s, _ := nvml.Open() // nil without NVML
+			nvs <- s
+		}()
+		nv = sync.OnceValue(func() *nvml.Session { return <-nvs }) // received once, nil or not
+	}
 	defer func() { nv().Close() }()
 	ctxStart := time.Now()
 	og := open()

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Where a short count's process time goes, seen from outside
+# (scripts/process-probe.py: launch, last output byte, exit), on the GPU
+# machine from make bundle BASE=<commit>'s .gpu/: a process that only
+# creates a context (scripts/startup-floor.c, with and without releasing
+# it), this tree's tcgen and the base's on p2p-Gnutella31 with a warm kernel
+# cache (one count, and --repeat 2), ROUNDS interleaved rounds; then the
+# peers' whole processes on the same graph (.peers, peers.py --e2e).
+# DATASETS: a folder holding the graph and MANIFEST.tsv (default
+# .gpu/datasets). Results: $OUT/probe.tsv, $OUT/peers-e2e.tsv.
+#   OUT=out [ROUNDS=8] bash scripts/gpu-process-probe.sh
+set -u
+tar xzf .gpu/bundle.tgz -C .gpu
+OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
+T=$PWD/.gpu/bin/tcgen; B=$PWD/.gpu/bin/tcgen-base; W=/tmp/process-probe; mkdir -p $W
+DS=${DATASETS:-.gpu/datasets}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/device.txt"
+g=$DS/$(awk -F'\t' '$1=="p2p-Gnutella31"{print $2}' "$DS/MANIFEST.tsv")
+$T -q convert "$g" -o $W/p2p.tcsr
+gcc -O2 -I/usr/local/cuda/include scripts/startup-floor.c -o $W/floor -lcuda -lnvidia-ml -lpthread || exit 1
+$T -q --no-store --cache-dir $W/cache count $W/p2p.tcsr --backend gpu > /dev/null # fills the kernel cache
+C="-q --no-store --cache-dir $W/cache count $W/p2p.tcsr --backend gpu --json"
+python3 scripts/process-probe.py "${ROUNDS:-8}" "floor=$W/floor" "floor-release=$W/floor release" \
+  "base=$B $C" "new=$T $C" "new-repeat2=$T $C --repeat 2" "base-repeat2=$B $C --repeat 2" > "$OUT/probe.tsv"
+python3 - "$OUT/probe.tsv" <<'PY'
+import csv, sys, statistics as st, collections
+d = collections.defaultdict(list)
+for r in csv.DictReader(open(sys.argv[1]), delimiter="\t"):
+    d[r["label"]].append(r)
+for k, rs in d.items():
+    med = lambda f: st.median(float(r[f]) for r in rs)
+    print("%-14s wall %6.1f  to output %6.1f  exit after %6.1f ms (medians)" % (k, med("wall_ms"), med("to_last_output_ms"), med("to_exit_after_output_ms")))
+PY
+if [ -d .peers ]; then
+  bash .peers/build.sh > $W/build.log 2>&1 && python3 .peers/peers.py --graphs "$g" --expect p2p-Gnutella31=2024 \
+    --only WeTriC,TRUST,GroupTC-BS,GroupTC-HS --e2e --out "$OUT/peers-e2e.tsv" > $W/peers.log 2>&1
+  cut -f1,2,7,8,10 "$OUT/peers-e2e.tsv"
+fi

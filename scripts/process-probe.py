@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Where a short process's wall time goes, seen from outside: for each
+command, ROUNDS interleaved runs, each timed at launch, at the last byte it
+wrote to stdout and at its exit (the kernel's teardown of its memory, files
+and GPU context comes after its last write). Prints a row per run: label,
+ms to the last output byte, ms from there to the exit, the total, and
+total_ms / context_ms from a tcgen --json output.
+
+Usage: process-probe.py ROUNDS LABEL=COMMAND... (COMMAND split on spaces;
+ENV=VAL words before the program set its environment)."""
+import json, os, subprocess, sys, time
+
+rounds = int(sys.argv[1])
+cmds = []
+for a in sys.argv[2:]:
+    label, cmd = a.split("=", 1)
+    words = cmd.split()
+    env = dict(os.environ)
+    while words and "=" in words[0] and not words[0].startswith("/") and not words[0].startswith("."):
+        k, v = words.pop(0).split("=", 1)
+        env[k] = v
+    cmds.append((label, words, env))
+print("label\tround\tto_last_output_ms\tto_exit_after_output_ms\twall_ms\ttcgen_total_ms\ttcgen_context_ms\trc")
+for r in range(rounds):
+    for label, words, env in cmds:
+        t0 = time.monotonic()
+        p = subprocess.Popen(words, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        out, last = b"", t0
+        while True:
+            chunk = os.read(p.stdout.fileno(), 1 << 16)
+            if not chunk:
+                break
+            out, last = out + chunk, time.monotonic()
+        rc = p.wait()
+        t1 = time.monotonic()
+        total = ctx = ""
+        try:
+            j = json.loads(out)
+            total, ctx = "%.1f" % j.get("total_ms", 0), "%.1f" % j.get("context_ms", 0)
+        except ValueError:
+            pass
+        print("%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%d" % (label, r, (last - t0) * 1e3, (t1 - last) * 1e3, (t1 - t0) * 1e3, total, ctx, rc), flush=True)
