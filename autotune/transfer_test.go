@@ -51,7 +51,7 @@ func readTransfer(t *testing.T) ([]store.Row, map[string][]store.Row) {
 // on one GPU where the recording predates def: an earlier default's row
 // whose guard took, for this graph's recorded features, the same variant
 // (classes, core, orientation) that def takes, so the same kernels ran.
-// It is that row under def's name; false when def was recorded or no
+// It is that row with def's name and spec; false when def was recorded or no
 // earlier default ran the same variant (the graph then needs a new
 // recording).
 func sameVariantRow(t *testing.T, def ir.Plan, rs []store.Row) (store.Row, bool) {
@@ -72,8 +72,12 @@ func sameVariantRow(t *testing.T, def ir.Plan, rs []store.Row) (store.Row, bool)
 		if err != nil {
 			t.Fatalf("%s on %s: the recorded spec of %s: %v", r.GraphName, r.GPUName, r.Plan, err)
 		}
-		if got, ok := takenVariant(old, r.Features); ok && got == want {
-			r.Plan = name
+		if got, ok := takenVariant(old, r.Features); ok && got == want && r.Status == store.StatusOK {
+			spec, err := def.Canonical().EncodeJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Plan, r.Spec, r.Code = name, string(spec), "" // the code hash was the old plan's
 			return r, true
 		}
 	}
@@ -114,7 +118,11 @@ func takenVariant(p ir.Plan, f graph.Features) (string, bool) {
 	i := len(vs) - 1
 next:
 	for k, v := range vs {
-		if in, _ := holds(p.Guard.Feature, v.Lo, v.Hi); !in {
+		in, known := holds(p.Guard.Feature, v.Lo, v.Hi)
+		if !known {
+			return "", false
+		}
+		if !in {
 			continue
 		}
 		unknown := false
@@ -135,9 +143,10 @@ next:
 	b, err := json.Marshal(struct {
 		Orientation, VariantOrientation ir.Orientation
 		Relabel                         bool
+		Output                          ir.Output
 		Core                            int
 		Classes                         []ir.Class
-	}{p.Orientation, v.Orientation, p.Relabel, v.Core, v.Classes})
+	}{p.Orientation, v.Orientation, p.Relabel, p.Output, v.Core, v.Classes})
 	return string(b), err == nil
 }
 

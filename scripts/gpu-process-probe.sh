@@ -15,17 +15,23 @@ OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
 T=$PWD/.gpu/bin/tcgen; B=$PWD/.gpu/bin/tcgen-base; W=/tmp/process-probe; mkdir -p $W
 DS=${DATASETS:-.gpu/datasets}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/device.txt"
-g=$DS/$(awk -F'\t' '$1=="p2p-Gnutella31"{print $2}' "$DS/MANIFEST.tsv")
-$T -q convert "$g" -o $W/p2p.tcsr
-gcc -O2 -I/usr/local/cuda/include scripts/startup-floor.c -o $W/floor -lcuda -lnvidia-ml -lpthread || exit 1
+f=$(awk -F'\t' '$1=="p2p-Gnutella31"{print $2}' "$DS/MANIFEST.tsv")
+[ -n "$f" ] && [ -f "$DS/$f" ] || { echo "p2p-Gnutella31 not in $DS/MANIFEST.tsv"; exit 3; }
+g=$DS/$f
+$T -q convert "$g" -o $W/p2p.tcsr || exit 3
+gcc -O2 -I/usr/local/cuda/include scripts/startup-floor.c -o $W/floor -L/usr/local/cuda/lib64/stubs -lcuda -lnvidia-ml -lpthread 2> $W/gcc.txt ||
+  gcc -O2 -I/usr/local/cuda/include scripts/startup-floor.c -o $W/floor -lcuda -lnvidia-ml -lpthread || exit 1
 $T -q --no-store --cache-dir $W/cache count $W/p2p.tcsr --backend gpu > /dev/null # fills the kernel cache
-C="-q --no-store --cache-dir $W/cache count $W/p2p.tcsr --backend gpu --json"
+C="-q --no-store --cache-dir $W/cache count $W/p2p.tcsr --backend gpu --json --expect 2024" # a wrong count exits 4
 python3 scripts/process-probe.py "${ROUNDS:-8}" "floor=$W/floor" "floor-release=$W/floor release" \
   "base=$B $C" "new=$T $C" "new-repeat2=$T $C --repeat 2" "base-repeat2=$B $C --repeat 2" > "$OUT/probe.tsv"
 python3 - "$OUT/probe.tsv" <<'PY'
 import csv, sys, statistics as st, collections
 d = collections.defaultdict(list)
 for r in csv.DictReader(open(sys.argv[1]), delimiter="\t"):
+    if r["rc"] != "0":
+        print("%s round %s: exit %s" % (r["label"], r["round"], r["rc"]))
+        continue
     d[r["label"]].append(r)
 for k, rs in d.items():
     med = lambda f: st.median(float(r[f]) for r in rs)

@@ -10,6 +10,8 @@ Usage: process-probe.py ROUNDS LABEL=COMMAND... (COMMAND split on spaces;
 ENV=VAL words before the program set its environment)."""
 import json, os, subprocess, sys, time
 
+# A process that outlives its output by this much is killed (rc -9).
+TIMEOUT_S = 60
 rounds = int(sys.argv[1])
 cmds = []
 for a in sys.argv[2:]:
@@ -19,6 +21,8 @@ for a in sys.argv[2:]:
     while words and "=" in words[0] and not words[0].startswith("/") and not words[0].startswith("."):
         k, v = words.pop(0).split("=", 1)
         env[k] = v
+    if not words:
+        sys.exit("process-probe: %s: no command" % a)
     cmds.append((label, words, env))
 print("label\tround\tto_last_output_ms\tto_exit_after_output_ms\twall_ms\ttcgen_total_ms\ttcgen_context_ms\trc")
 for r in range(rounds):
@@ -31,12 +35,17 @@ for r in range(rounds):
             if not chunk:
                 break
             out, last = out + chunk, time.monotonic()
-        rc = p.wait()
+        try:
+            rc = p.wait(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = p.wait()
         t1 = time.monotonic()
         total = ctx = ""
         try:
             j = json.loads(out)
-            total, ctx = "%.1f" % j.get("total_ms", 0), "%.1f" % j.get("context_ms", 0)
         except ValueError:
-            pass
+            j = None
+        if isinstance(j, dict):
+            total, ctx = "%.1f" % j.get("total_ms", 0), "%.1f" % j.get("context_ms", 0)
         print("%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%d" % (label, r, (last - t0) * 1e3, (t1 - last) * 1e3, (t1 - t0) * 1e3, total, ctx, rc), flush=True)

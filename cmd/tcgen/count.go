@@ -75,10 +75,13 @@ type countResult struct {
 	// compilation or kernel-cache hit, module load and upload (gpu.*_ms).
 	ContextMs     float64 `json:"context_ms,omitempty"`
 	ContextWaitMs float64 `json:"context_wait_ms,omitempty"`
-	// PlanMs reads the plan; FactsMs waits for NVML's facts and, without a
-	// plan given, picks one (GPU runs).
-	PlanMs      float64 `json:"plan_ms"`
-	FactsMs     float64 `json:"facts_ms,omitempty"`
+	// PlanMs reads the plan; FactsMs reads the device's facts and, without
+	// a plan given, picks one (GPU runs).
+	PlanMs  float64 `json:"plan_ms"`
+	FactsMs float64 `json:"facts_ms,omitempty"`
+	// ClockSource says where gpu.device's clocks come from: "nvml", read
+	// after the timed runs (--repeat 2 and more), or "driver", nominal.
+	ClockSource string  `json:"clock_source,omitempty"`
 	FirstRunMs  float64 `json:"first_run_ms,omitempty"`
 	CountMs     float64 `json:"count_ms"`
 	EdgesPerSec float64 `json:"edges_per_second"`
@@ -491,7 +494,11 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 		printDevices(tw, r)
 		printPartition(tw, r) // partition.go
 		if d := r.GPU; d != nil && d.Device.ClockMHz > 0 {
-			fmt.Fprintf(tw, "clocks\tSM %d MHz, memory %d MHz (NVML, after the runs)\n", d.Device.ClockMHz, d.Device.MemClockMHz)
+			src := "NVML, after the runs"
+			if r.ClockSource != "nvml" {
+				src = "the driver's nominal"
+			}
+			fmt.Fprintf(tw, "clocks\tSM %d MHz, memory %d MHz (%s)\n", d.Device.ClockMHz, d.Device.MemClockMHz, src)
 		}
 		fmt.Fprintf(tw, "total\t%.3f ms (start to first count)\n", r.TotalMs)
 	} else if r.Runs > 1 {

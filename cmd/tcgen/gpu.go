@@ -94,8 +94,8 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	// Timed passes (--repeat 2 and more) report the clocks and temperature
 	// they ran at, read from NVML after the runs; NVML starts while the
 	// CUDA context is created. A single count reports the driver's facts:
-	// NVML's start and shutdown cost a short count's process about 40 ms
-	// (docs/performance.md, "End to end").
+	// NVML's start and shutdown made a warm count of a small graph 18 ms
+	// longer (docs/performance.md, "End to end").
 	nv := func() *nvml.Session { return nil } // nil: the driver's facts
 	if c.Repeat > 1 {
 		nvs := make(chan *nvml.Session, 1)
@@ -149,8 +149,10 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	if err != nil {
 		return err
 	}
+	res.ClockSource = "driver"
 	if nf, err := nv().Read(facts.UUID); err == nil {
 		nf.Apply(&out.Device)
+		res.ClockSource = "nvml"
 	}
 	loc.o, loc.perVertex, loc.support = out.Oriented, out.LocalPerVertex(), out.LocalSupport()
 	return nil
