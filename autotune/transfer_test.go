@@ -2,6 +2,7 @@ package autotune
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -110,36 +111,18 @@ func takenVariant(p ir.Plan, f graph.Features) (string, bool) {
 	if p.Orientation != ir.OrientDegree {
 		return "", false // out-degrees are recorded for the degree order
 	}
-	holds := func(feature string, lo, hi float64) (holds, known bool) {
+	// A feature the recording lacks leaves the choice undecided.
+	i, err := p.Guard.Choose(func(feature string) (float64, error) {
 		x, ok := vals[feature]
-		return (ir.Cond{Lo: lo, Hi: hi}).Holds(x), ok
+		if !ok {
+			return 0, errors.New("not recorded")
+		}
+		return x, nil
+	})
+	if err != nil {
+		return "", false
 	}
-	vs := p.Guard.Variants
-	i := len(vs) - 1
-next:
-	for k, v := range vs {
-		in, known := holds(p.Guard.Feature, v.Lo, v.Hi)
-		if !known {
-			return "", false
-		}
-		if !in {
-			continue
-		}
-		unknown := false
-		for _, c := range v.When {
-			ok, known := holds(c.Feature, c.Lo, c.Hi)
-			if known && !ok {
-				continue next
-			}
-			unknown = unknown || !known
-		}
-		if unknown {
-			return "", false // every known condition holds: the unknown one decides
-		}
-		i = k
-		break
-	}
-	v := vs[i]
+	v := p.Guard.Variants[i]
 	b, err := json.Marshal(struct {
 		Orientation, VariantOrientation ir.Orientation
 		Relabel                         bool

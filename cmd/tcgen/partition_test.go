@@ -115,22 +115,15 @@ func pickVariant(t *testing.T, p ir.Plan, f map[string]float64) ir.Variant {
 	if p.Guard == nil {
 		t.Fatalf("plan %s has no guard", p.Name())
 	}
-next:
-	for _, v := range p.Guard.Variants {
-		if !(ir.Cond{Lo: v.Lo, Hi: v.Hi}).Holds(f[p.Guard.Feature]) {
-			continue
+	i, err := p.Guard.Choose(func(feature string) (float64, error) {
+		x, ok := f[feature]
+		if !ok {
+			return 0, fmt.Errorf("feature %s not given", feature)
 		}
-		for _, c := range v.When {
-			x, ok := f[c.Feature]
-			if !ok {
-				t.Fatalf("plan %s: feature %s not given", p.Name(), c.Feature)
-			}
-			if !c.Holds(x) {
-				continue next
-			}
-		}
-		return v
+		return x, nil
+	})
+	if err != nil {
+		t.Fatalf("plan %s: %v", p.Name(), err)
 	}
-	t.Fatalf("plan %s: no variant for %v", p.Name(), f)
-	return ir.Variant{}
+	return p.Guard.Variants[i]
 }

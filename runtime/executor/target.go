@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -71,8 +70,14 @@ func Feature(f string, g *graph.Graph, oriented func() (*graph.Oriented, error))
 }
 
 // errUnmeasured marks a feature a graph read oriented cannot give: a
-// condition (when) on it does not hold, the guard's own feature fails.
-var errUnmeasured = errors.New("not measurable on an oriented file")
+// condition (when) on it does not hold (ir.ErrSkipVariant), the guard's own
+// feature fails.
+var errUnmeasured error = unmeasured{}
+
+type unmeasured struct{}
+
+func (unmeasured) Error() string        { return "not measurable on an oriented file" }
+func (unmeasured) Is(target error) bool { return target == ir.ErrSkipVariant }
 
 // sizeFeature is a feature of the sizes and degrees alone, the same under
 // every orientation: from g, or from o when g is nil.
@@ -161,30 +166,14 @@ func chooseVariant(m *gen.Manifest, g *graph.Graph, oriented func() (*graph.Orie
 		vals[f] = x
 		return x, nil
 	}
-	x, err := value(m.Feature)
+	i, err := ir.Choose(m.Feature, len(m.Variants), func(i int) (float64, float64, []ir.Cond) {
+		v := m.Variants[i]
+		return v.Lo, v.Hi, v.When
+	}, value)
 	if err != nil {
 		return 0, nil, err
 	}
-next:
-	for i, v := range m.Variants {
-		if !(ir.Cond{Lo: v.Lo, Hi: v.Hi}).Holds(x) {
-			continue
-		}
-		for _, c := range v.When {
-			y, err := value(c.Feature)
-			if errors.Is(err, errUnmeasured) {
-				continue next // unknown here: the variant is not taken
-			}
-			if err != nil {
-				return 0, nil, err
-			}
-			if !c.Holds(y) {
-				continue next
-			}
-		}
-		return i, vals, nil
-	}
-	return len(m.Variants) - 1, vals, nil
+	return i, vals, nil
 }
 
 // Target is the generator's target for a device: its architecture (arch,
