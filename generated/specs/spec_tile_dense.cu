@@ -31,61 +31,85 @@ __device__ __forceinline__ u32 gindex() { return threadIdx.x / WIDTH; }  // its 
 constexpr u32 TILE = 8;  // entries of each list held in registers (tile)
 static_assert(TILE % 4 == 0, "tiles are read as 16-byte vectors");
 
-// load_tile reads the aligned tile adj[base, base + TILE) with 16-byte loads
-// (the adjacency buffer is padded to a whole tile: runtime adjBytes) and
-// replaces its first skip entries and those from rem on by pad, an id no
-// vertex has. skip is 0 after a list's first tile, and rem is TILE but on
-// its last, so the masks are 32-bit compares with constants.
-__device__ __forceinline__ void load_tile(u32 (&t)[TILE], const u32* __restrict__ adj, u64 base, u32 skip, u32 rem, u32 pad) {
+// load_tile reads the aligned tile p[0, TILE) with 16-byte loads (the
+// adjacency buffer is padded to a whole tile: runtime adjBytes).
+__device__ __forceinline__ void load_tile(u32 (&t)[TILE], const u32* __restrict__ p) {
 #pragma unroll
   for (u32 q = 0; q < TILE; q += 4) {
-    const uint4 w = __ldg(reinterpret_cast<const uint4*>(adj + base + q));
+    const uint4 w = __ldg(reinterpret_cast<const uint4*>(p + q));
     t[q] = w.x;
     t[q + 1] = w.y;
     t[q + 2] = w.z;
     t[q + 3] = w.w;
   }
+}
+
+// pad_tile replaces the tile's first skip entries and those from rem on by
+// pad, an id no vertex has. skip is 0 after a list's first tile, and rem is
+// TILE but on its last, so the masks are 32-bit compares with constants.
+__device__ __forceinline__ void pad_tile(u32 (&t)[TILE], u32 skip, u32 rem, u32 pad) {
 #pragma unroll
   for (u32 k = 0; k < TILE; ++k)
     if (k < skip || k >= rem) t[k] = pad;
 }
 
-// rem_of is how many entries of the tile at base lie before the list's end.
-__device__ __forceinline__ u32 rem_of(u64 base, u64 end) { return (u32)tc::umin(end - base, TILE); }
+// tile_rem is how many of the tile at offset o lie before a list's end n.
+__device__ __forceinline__ u32 tile_rem(u32 n, u32 o) { return n - o < TILE ? n - o : TILE; }
+
+// tile_bits has bit k set for the entries k in [skip, rem) of a tile.
+__device__ __forceinline__ u32 tile_bits(u32 skip, u32 rem) { return ((1u << rem) - 1) & ~((1u << skip) - 1); }
 
 // merge: two sorted lists walked a tile at a time, so a thread's chain of
 // dependent loads is TILE times shorter than one entry per step. Each entry
 // of one tile is compared with every entry of the other (the lists hold no
 // repeats, so the ORed compares count it at most once); the tile whose last
 // entry is smaller (both when equal) is done, since the other list's later
-// entries are all larger. The pads differ (0xffffffff, 0xfffffffe: never
-// ids, n < 2^32 - 2), so a list's padded last tile waits until the other
-// list is used up.
+// entries are all larger. y's entries outside its list are padded; x's are
+// left as read and dropped from the hits by a mask (xv), which costs fewer
+// instructions per tile, and x's last entry, which steers the walk, is the
+// pad on its list's last tile. The pads differ (0xffffffff, 0xfffffffe:
+// never ids, n < 2^32 - 2), so a list's last tile waits until the other
+// list is used up. Positions are 32-bit offsets from each list's first
+// tile (a list is shorter than 2^32), a 64-bit address once per merge.
 __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie, u64 j, u64 je) {
   if (i >= ie || j >= je) return 0;
-  u64 bi = i & ~(u64)(TILE - 1), bj = j & ~(u64)(TILE - 1);
+  const u64 bi = i & ~(u64)(TILE - 1), bj = j & ~(u64)(TILE - 1);
+  const u32* const xs = adj + bi;
+  const u32* const ys = adj + bj;
+  const u32 xn = (u32)(ie - bi), yn = (u32)(je - bj);  // entries from each list's first tile to its end
+  u32 xo = 0, yo = 0;                                  // the current tiles' offsets
   u32 x[TILE], y[TILE];
-  load_tile(x, adj, bi, (u32)(i - bi), rem_of(bi, ie), 0xffffffffu);
-  load_tile(y, adj, bj, (u32)(j - bj), rem_of(bj, je), 0xfffffffeu);
+  load_tile(x, xs);
+  load_tile(y, ys);
+  pad_tile(y, (u32)(j - bj), tile_rem(yn, 0), 0xfffffffeu);
+  u32 xv = tile_bits((u32)(i - bi), tile_rem(xn, 0));
+  u32 xl = xn >= TILE ? x[TILE - 1] : 0xffffffffu;
   u32 c = 0;
   for (;;) {
+    u32 hits = 0;  // bit a: x[a] is in y's tile
 #pragma unroll
     for (u32 a = 0; a < TILE; ++a) {
       bool hit = false;
 #pragma unroll
       for (u32 b = 0; b < TILE; ++b) hit |= x[a] == y[b];
-      c += hit;
+      hits |= (u32)hit << a;
     }
-    const u32 xl = x[TILE - 1], yl = y[TILE - 1];
-    if (xl <= yl) {
-      bi += TILE;
-      if (bi >= ie) break;
-      load_tile(x, adj, bi, 0, rem_of(bi, ie), 0xffffffffu);
+    hits &= xv;
+    c += __popc(hits);
+    const u32 xl0 = xl, yl = y[TILE - 1];
+    if (xl0 <= yl) {
+      xo += TILE;
+      if (xo >= xn) break;
+      load_tile(x, xs + xo);
+      const u32 rem = tile_rem(xn, xo);
+      xv = tile_bits(0, rem);
+      xl = rem == TILE ? x[TILE - 1] : 0xffffffffu;
     }
-    if (yl <= xl) {
-      bj += TILE;
-      if (bj >= je) break;
-      load_tile(y, adj, bj, 0, rem_of(bj, je), 0xfffffffeu);
+    if (yl <= xl0) {
+      yo += TILE;
+      if (yo >= yn) break;
+      load_tile(y, ys + yo);
+      pad_tile(y, 0, tile_rem(yn, yo), 0xfffffffeu);
     }
   }
   return c;
