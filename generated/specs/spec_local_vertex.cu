@@ -127,8 +127,8 @@ __device__ __forceinline__ u32 tile_rem(u32 n, u32 o) { return n - o < TILE ? n 
 // tile_bits has bit k set for the entries k in [skip, rem) of a tile.
 __device__ __forceinline__ u32 tile_bits(u32 skip, u32 rem) { return ((1u << rem) - 1) & ~((1u << skip) - 1); }
 
-// credit_tile credits the triangles of one tile step: bit a of hits says
-// x[a] (at adj position bi + a) is a common neighbour w, in y's tile at bj + b.
+// credit_tile credits the triangles of one tile step: bit b of hits says
+// y[b] (at adj position bj + b) is a common neighbour w, in x's tile at bi + a.
 __device__ __forceinline__ void credit_tile(u64* __restrict__ local, const u32 (&x)[TILE], const u32 (&y)[TILE], u64 bi, u64 bj, u32 hits) {
   // On skewed graphs relabelled by degree the hubs, the highest ids, close
   // most triangles, and atomics on one counter serialize: the lanes here
@@ -139,11 +139,11 @@ __device__ __forceinline__ void credit_tile(u64* __restrict__ local, const u32 (
   while (__any_sync(act, h != 0)) {
     u32 w = 0xffffffffu;  // no vertex (n < 2^32 - 2): this lane's hits are done
     if (h != 0) {
-      const u32 a = 31 - __clz(h);
+      const u32 b = 31 - __clz(h);
 #pragma unroll
       for (u32 k = 0; k < TILE; ++k)
-        if (k == a) w = x[k];  // by selects: x stays in registers
-      h &= ~(1u << a);
+        if (k == b) w = y[k];  // by selects: y stays in registers
+      h &= ~(1u << b);
     }
     const u32 peers = __match_any_sync(act, w);
     if (w != 0xffffffffu && (threadIdx.x % WARP) == (u32)(__ffs(peers) - 1)) credit_x(local, w, __popc(peers));
@@ -155,13 +155,14 @@ __device__ __forceinline__ void credit_tile(u64* __restrict__ local, const u32 (
 // of one tile is compared with every entry of the other (the lists hold no
 // repeats, so the ORed compares count it at most once); the tile whose last
 // entry is smaller (both when equal) is done, since the other list's later
-// entries are all larger. y's entries outside its list are padded; x's are
-// left as read and dropped from the hits by a mask (xv), which costs fewer
-// instructions per tile, and x's last entry, which steers the walk, is the
-// pad on its list's last tile. The pads differ (0xffffffff, 0xfffffffe:
-// never ids, n < 2^32 - 2), so a list's last tile waits until the other
-// list is used up. Positions are 32-bit offsets from each list's first
-// tile (a list is shorter than 2^32), a 64-bit address once per merge.
+// entries are all larger. x's entries outside its list are padded; y's
+// are left as read and dropped from the hits by a mask (yv), fewer
+// instructions per tile than padding (masking x instead measured the same),
+// and y's last entry, which steers the walk, is the pad on its list's last
+// tile. The pads differ (0xffffffff,
+// 0xfffffffe: never ids, n < 2^32 - 2), so a list's last tile waits until
+// the other list is used up. Positions are 32-bit offsets from each list's
+// first tile (a list is shorter than 2^32), a 64-bit address once a merge.
 __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie, u64 j, u64 je, u64* __restrict__ local) {
   if (i >= ie || j >= je) return 0;
   const u64 bi = i & ~(u64)(TILE - 1), bj = j & ~(u64)(TILE - 1);
@@ -172,39 +173,39 @@ __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie,
   u32 x[TILE], y[TILE];
   load_tile(x, xs);
   load_tile(y, ys);
-  pad_tile(y, (u32)(j - bj), tile_rem(yn, 0), 0xfffffffeu);
-  u32 xv = tile_bits((u32)(i - bi), tile_rem(xn, 0));
-  u32 xl = xn >= TILE ? x[TILE - 1] : 0xffffffffu;
+  pad_tile(x, (u32)(i - bi), tile_rem(xn, 0), 0xffffffffu);
+  u32 yv = tile_bits((u32)(j - bj), tile_rem(yn, 0));
+  u32 yl = yn >= TILE ? y[TILE - 1] : 0xfffffffeu;
   u32 c = 0;
   for (;;) {
-    u32 hits = 0;  // bit a: x[a] is in y's tile
+    u32 hits = 0;  // bit b: y[b] is in x's tile
 #pragma unroll
-    for (u32 a = 0; a < TILE; ++a) {
+    for (u32 b = 0; b < TILE; ++b) {
       bool hit = false;
 #pragma unroll
-      for (u32 b = 0; b < TILE; ++b) hit |= x[a] == y[b];
-      hits |= (u32)hit << a;
+      for (u32 a = 0; a < TILE; ++a) hit |= x[a] == y[b];
+      hits |= (u32)hit << b;
     }
-    hits &= xv;
+    hits &= yv;
     // Only a step with a hit takes the credits' branch.
     if (hits != 0) {
       c += __popc(hits);
       credit_tile(local, x, y, bi + xo, bj + yo, hits);
     }
-    const u32 xl0 = xl, yl = y[TILE - 1];
-    if (xl0 <= yl) {
+    const u32 xl = x[TILE - 1], yl0 = yl;
+    if (xl <= yl0) {
       xo += TILE;
       if (xo >= xn) break;
       load_tile(x, xs + xo);
-      const u32 rem = tile_rem(xn, xo);
-      xv = tile_bits(0, rem);
-      xl = rem == TILE ? x[TILE - 1] : 0xffffffffu;
+      pad_tile(x, 0, tile_rem(xn, xo), 0xffffffffu);
     }
-    if (yl <= xl0) {
+    if (yl0 <= xl) {
       yo += TILE;
       if (yo >= yn) break;
       load_tile(y, ys + yo);
-      pad_tile(y, 0, tile_rem(yn, yo), 0xfffffffeu);
+      const u32 rem = tile_rem(yn, yo);
+      yv = tile_bits(0, rem);
+      yl = rem == TILE ? y[TILE - 1] : 0xfffffffeu;
     }
   }
   return c;
