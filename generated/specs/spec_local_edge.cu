@@ -225,12 +225,12 @@ __device__ __forceinline__ void credit_tile(u64* __restrict__ local, const u32 (
 // entry is smaller (both when equal) is done, since the other list's later
 // entries are all larger. x's entries outside its list are padded; y's
 // are left as read and dropped from the hits by a mask (yv), fewer
-// instructions per tile than padding (masking x instead measured the same),
-// and y's last entry, which steers the walk, is the pad on its list's last
-// tile. The pads differ (0xffffffff,
-// 0xfffffffe: never ids, n < 2^32 - 2), so a list's last tile waits until
-// the other list is used up. Positions are 32-bit offsets from each list's
-// first tile (a list is shorter than 2^32), a 64-bit address once a merge.
+// instructions per tile than padding (masking x instead measured the
+// same), and y's last entry, which steers the walk, is the pad on its
+// list's last tile. The pads differ (0xffffffff, 0xfffffffe: never ids,
+// n < 2^32 - 2), so a list's last tile waits until the other list is used
+// up. Positions are 32-bit offsets from each list's first tile (a list is
+// shorter than 2^32): one 64-bit address a merge.
 __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie, u64 j, u64 je, u64* __restrict__ local) {
   if (i >= ie || j >= je) return 0;
   const u64 bi = i & ~(u64)(TILE - 1), bj = j & ~(u64)(TILE - 1);
