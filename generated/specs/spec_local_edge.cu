@@ -198,23 +198,20 @@ __device__ __forceinline__ void pad_tile(u32 (&t)[TILE], u32 skip, u32 rem, u32 
     if (k < skip || k >= rem) t[k] = pad;
 }
 
-// tile_rem is how many of the tile at offset o lie before a list's end n.
-__device__ __forceinline__ u32 tile_rem(u32 n, u32 o) { return n - o < TILE ? n - o : TILE; }
+// rem_of is how many entries of the tile at base lie before the list's end.
+__device__ __forceinline__ u32 rem_of(u64 base, u64 end) { return (u32)tc::umin(end - base, TILE); }
 
-// tile_bits has bit k set for the entries k in [skip, rem) of a tile.
-__device__ __forceinline__ u32 tile_bits(u32 skip, u32 rem) { return ((1u << rem) - 1) & ~((1u << skip) - 1); }
-
-// credit_tile credits the triangles of one tile step: bit b of hits says
-// y[b] (at adj position bj + b) is a common neighbour w, in x's tile at bi + a.
+// credit_tile credits the triangles of one tile step: bit a of hits says
+// x[a] (at adj position bi + a) is a common neighbour w, in y's tile at bj + b.
 __device__ __forceinline__ void credit_tile(u64* __restrict__ local, const u32 (&x)[TILE], const u32 (&y)[TILE], u64 bi, u64 bj, u32 hits) {
 #pragma unroll
-  for (u32 b = 0; b < TILE; ++b) {
-    if ((hits >> b & 1) == 0) continue;
-    // The one entry of x equal to y[b] (a list holds no repeats), found by
+  for (u32 a = 0; a < TILE; ++a) {
+    if ((hits >> a & 1) == 0) continue;
+    // The one entry of y equal to x[a] (a list holds no repeats), found by
     // branches: selects of its index took 4 more registers.
 #pragma unroll
-    for (u32 a = 0; a < TILE; ++a)
-      if (x[a] == y[b]) credit_w(local, bi + a, bj + b, y[b]);
+    for (u32 b = 0; b < TILE; ++b)
+      if (x[a] == y[b]) credit_w(local, bi + a, bj + b, x[a]);
   }
 }
 
@@ -223,57 +220,47 @@ __device__ __forceinline__ void credit_tile(u64* __restrict__ local, const u32 (
 // of one tile is compared with every entry of the other (the lists hold no
 // repeats, so the ORed compares count it at most once); the tile whose last
 // entry is smaller (both when equal) is done, since the other list's later
-// entries are all larger. x's entries outside its list are padded; y's
-// are left as read and dropped from the hits by a mask (yv), fewer
-// instructions per tile than padding (masking x instead measured the
-// same), and y's last entry, which steers the walk, is the pad on its
-// list's last tile. The pads differ (0xffffffff, 0xfffffffe: never ids,
-// n < 2^32 - 2), so a list's last tile waits until the other list is used
-// up. Positions are 32-bit offsets from each list's first tile (a list is
-// shorter than 2^32): one 64-bit address a merge.
+// entries are all larger. The pads differ (0xffffffff, 0xfffffffe: never
+// ids, n < 2^32 - 2), so a list's padded last tile waits until the other
+// list is used up. The credits need each tile's position: the total's
+// 32-bit offsets and end mask beside them took 49-54 registers against 44
+// (NVRTC 11.8, local_regs_test.go), so this merge keeps 64-bit positions.
 __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie, u64 j, u64 je, u64* __restrict__ local) {
   if (i >= ie || j >= je) return 0;
-  const u64 bi = i & ~(u64)(TILE - 1), bj = j & ~(u64)(TILE - 1);
-  const u32* const xs = adj + bi;
-  const u32* const ys = adj + bj;
-  const u32 xn = (u32)(ie - bi), yn = (u32)(je - bj);  // entries from each list's first tile to its end
-  u32 xo = 0, yo = 0;                                  // the current tiles' offsets
+  u64 bi = i & ~(u64)(TILE - 1), bj = j & ~(u64)(TILE - 1);
   u32 x[TILE], y[TILE];
-  load_tile(x, xs);
-  load_tile(y, ys);
-  pad_tile(x, (u32)(i - bi), tile_rem(xn, 0), 0xffffffffu);
-  u32 yv = tile_bits((u32)(j - bj), tile_rem(yn, 0));
-  u32 yl = yn >= TILE ? y[TILE - 1] : 0xfffffffeu;
+  load_tile(x, adj + bi);
+  pad_tile(x, (u32)(i - bi), rem_of(bi, ie), 0xffffffffu);
+  load_tile(y, adj + bj);
+  pad_tile(y, (u32)(j - bj), rem_of(bj, je), 0xfffffffeu);
   u32 c = 0;
   for (;;) {
-    u32 hits = 0;  // bit b: y[b] is in x's tile
+    // The compares stay branch-free as in the total's kernel: the hits
+    // gather in a mask, and only a step with a hit takes the credits' branch.
+    u32 hits = 0;  // bit a: x[a] is in y's tile
 #pragma unroll
-    for (u32 b = 0; b < TILE; ++b) {
+    for (u32 a = 0; a < TILE; ++a) {
       bool hit = false;
 #pragma unroll
-      for (u32 a = 0; a < TILE; ++a) hit |= x[a] == y[b];
-      hits |= (u32)hit << b;
+      for (u32 b = 0; b < TILE; ++b) hit |= x[a] == y[b];
+      hits |= (u32)hit << a;
     }
-    hits &= yv;
-    // Only a step with a hit takes the credits' branch.
     if (hits != 0) {
       c += __popc(hits);
-      credit_tile(local, x, y, bi + xo, bj + yo, hits);
+      credit_tile(local, x, y, bi, bj, hits);
     }
-    const u32 xl = x[TILE - 1], yl0 = yl;
-    if (xl <= yl0) {
-      xo += TILE;
-      if (xo >= xn) break;
-      load_tile(x, xs + xo);
-      pad_tile(x, 0, tile_rem(xn, xo), 0xffffffffu);
+    const u32 xl = x[TILE - 1], yl = y[TILE - 1];
+    if (xl <= yl) {
+      bi += TILE;
+      if (bi >= ie) break;
+      load_tile(x, adj + bi);
+      pad_tile(x, 0, rem_of(bi, ie), 0xffffffffu);
     }
-    if (yl0 <= xl) {
-      yo += TILE;
-      if (yo >= yn) break;
-      load_tile(y, ys + yo);
-      const u32 rem = tile_rem(yn, yo);
-      yv = tile_bits(0, rem);
-      yl = rem == TILE ? y[TILE - 1] : 0xfffffffeu;
+    if (yl <= xl) {
+      bj += TILE;
+      if (bj >= je) break;
+      load_tile(y, adj + bj);
+      pad_tile(y, 0, rem_of(bj, je), 0xfffffffeu);
     }
   }
   return c;
