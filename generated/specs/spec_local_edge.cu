@@ -198,8 +198,25 @@ __device__ __forceinline__ void pad_tile(u32 (&t)[TILE], u32 skip, u32 rem, u32 
     if (k < skip || k >= rem) t[k] = pad;
 }
 
-// rem_of is how many entries of the tile at base lie before the list's end.
-__device__ __forceinline__ u32 rem_of(u64 base, u64 end) { return (u32)tc::umin(end - base, TILE); }
+// tile_rem is how many entries of a tile lie before its list's end, left
+// entries on from the tile's start (u64 in the local merge, u32 offsets in
+// the total's).
+template <typename T>
+__device__ __forceinline__ u32 tile_rem(T left) { return left < TILE ? (u32)left : TILE; }
+
+// tile_hits has bit k set where p[k] is in q: every pair compared, ORed,
+// branch-free (the lists hold no repeats).
+__device__ __forceinline__ u32 tile_hits(const u32 (&p)[TILE], const u32 (&q)[TILE]) {
+  u32 hits = 0;
+#pragma unroll
+  for (u32 k = 0; k < TILE; ++k) {
+    bool hit = false;
+#pragma unroll
+    for (u32 l = 0; l < TILE; ++l) hit |= p[k] == q[l];
+    hits |= (u32)hit << k;
+  }
+  return hits;
+}
 
 // credit_tile credits the triangles of one tile step: bit a of hits says
 // x[a] (at adj position bi + a) is a common neighbour w, in y's tile at bj + b.
@@ -230,21 +247,14 @@ __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie,
   u64 bi = i & ~(u64)(TILE - 1), bj = j & ~(u64)(TILE - 1);
   u32 x[TILE], y[TILE];
   load_tile(x, adj + bi);
-  pad_tile(x, (u32)(i - bi), rem_of(bi, ie), 0xffffffffu);
+  pad_tile(x, (u32)(i - bi), tile_rem(ie - bi), 0xffffffffu);
   load_tile(y, adj + bj);
-  pad_tile(y, (u32)(j - bj), rem_of(bj, je), 0xfffffffeu);
+  pad_tile(y, (u32)(j - bj), tile_rem(je - bj), 0xfffffffeu);
   u32 c = 0;
   for (;;) {
     // The compares stay branch-free as in the total's kernel: the hits
     // gather in a mask, and only a step with a hit takes the credits' branch.
-    u32 hits = 0;  // bit a: x[a] is in y's tile
-#pragma unroll
-    for (u32 a = 0; a < TILE; ++a) {
-      bool hit = false;
-#pragma unroll
-      for (u32 b = 0; b < TILE; ++b) hit |= x[a] == y[b];
-      hits |= (u32)hit << a;
-    }
+    const u32 hits = tile_hits(x, y);  // bit a: x[a] is in y's tile
     if (hits != 0) {
       c += __popc(hits);
       credit_tile(local, x, y, bi, bj, hits);
@@ -254,13 +264,13 @@ __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie,
       bi += TILE;
       if (bi >= ie) break;
       load_tile(x, adj + bi);
-      pad_tile(x, 0, rem_of(bi, ie), 0xffffffffu);
+      pad_tile(x, 0, tile_rem(ie - bi), 0xffffffffu);
     }
     if (yl <= xl) {
       bj += TILE;
       if (bj >= je) break;
       load_tile(y, adj + bj);
-      pad_tile(y, 0, rem_of(bj, je), 0xfffffffeu);
+      pad_tile(y, 0, tile_rem(je - bj), 0xfffffffeu);
     }
   }
   return c;

@@ -53,8 +53,25 @@ __device__ __forceinline__ void pad_tile(u32 (&t)[TILE], u32 skip, u32 rem, u32 
     if (k < skip || k >= rem) t[k] = pad;
 }
 
-// tile_rem is how many of the tile at offset o lie before a list's end n.
-__device__ __forceinline__ u32 tile_rem(u32 n, u32 o) { return n - o < TILE ? n - o : TILE; }
+// tile_rem is how many entries of a tile lie before its list's end, left
+// entries on from the tile's start (u64 in the local merge, u32 offsets in
+// the total's).
+template <typename T>
+__device__ __forceinline__ u32 tile_rem(T left) { return left < TILE ? (u32)left : TILE; }
+
+// tile_hits has bit k set where p[k] is in q: every pair compared, ORed,
+// branch-free (the lists hold no repeats).
+__device__ __forceinline__ u32 tile_hits(const u32 (&p)[TILE], const u32 (&q)[TILE]) {
+  u32 hits = 0;
+#pragma unroll
+  for (u32 k = 0; k < TILE; ++k) {
+    bool hit = false;
+#pragma unroll
+    for (u32 l = 0; l < TILE; ++l) hit |= p[k] == q[l];
+    hits |= (u32)hit << k;
+  }
+  return hits;
+}
 
 // tile_bits has bit k set for the entries k in [skip, rem) of a tile.
 __device__ __forceinline__ u32 tile_bits(u32 skip, u32 rem) { return ((1u << rem) - 1) & ~((1u << skip) - 1); }
@@ -82,33 +99,25 @@ __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie,
   u32 x[TILE], y[TILE];
   load_tile(x, xs);
   load_tile(y, ys);
-  pad_tile(x, (u32)(i - bi), tile_rem(xn, 0), 0xffffffffu);
-  u32 yv = tile_bits((u32)(j - bj), tile_rem(yn, 0));
+  pad_tile(x, (u32)(i - bi), tile_rem(xn), 0xffffffffu);
+  u32 yv = tile_bits((u32)(j - bj), tile_rem(yn));
   u32 yl = yn >= TILE ? y[TILE - 1] : 0xfffffffeu;
   u32 c = 0;
   for (;;) {
-    u32 hits = 0;  // bit b: y[b] is in x's tile
-#pragma unroll
-    for (u32 b = 0; b < TILE; ++b) {
-      bool hit = false;
-#pragma unroll
-      for (u32 a = 0; a < TILE; ++a) hit |= x[a] == y[b];
-      hits |= (u32)hit << b;
-    }
-    hits &= yv;
+    const u32 hits = tile_hits(y, x) & yv;  // bit b: y[b] is in x's tile
     c += __popc(hits);
     const u32 xl = x[TILE - 1], yl0 = yl;
     if (xl <= yl0) {
       xo += TILE;
       if (xo >= xn) break;
       load_tile(x, xs + xo);
-      pad_tile(x, 0, tile_rem(xn, xo), 0xffffffffu);
+      pad_tile(x, 0, tile_rem(xn - xo), 0xffffffffu);
     }
     if (yl0 <= xl) {
       yo += TILE;
       if (yo >= yn) break;
       load_tile(y, ys + yo);
-      const u32 rem = tile_rem(yn, yo);
+      const u32 rem = tile_rem(yn - yo);
       yv = tile_bits(0, rem);
       yl = rem == TILE ? y[TILE - 1] : 0xfffffffeu;
     }
