@@ -19,8 +19,9 @@ import (
 // small graphs and the rest an edge merge, small graphs (at most 16384
 // vertices) of long out-lists dense rows, short lists of even degree and
 // graphs of short out-lists (uniform, block-model and preferential
-// attachment ones, from a million edges) a vertex merge (on the input's id
-// order where the degrees barely vary and the ids are local), skewed graphs of
+// attachment ones, from a million edges, and geometric ones of degree 8 and
+// more) a vertex merge (on the input's id order where the degrees barely vary
+// and the ids are local), skewed graphs of
 // any size the pivot, skewed ones below the pivot's wedges with long
 // out-lists the wedge search, long even lists of local ids the bit slices.
 func TestDefaultPlan(t *testing.T) {
@@ -51,8 +52,10 @@ func TestDefaultPlan(t *testing.T) {
 		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 8},
 		// degree_cv 0.27 under an average degree of 7: the id order too.
 		{"road", graph.Road{Rows: 1000, Cols: 1000, Diagonals: true, Delete: 0.3, Links: 1000, Seed: 1}, 9},
-		// degree_cv 0.29 at an average degree of 12: the degree order.
-		{"geometric", graph.RandomGeometric{N: 500000, Dim: 2, Degree: 12, Seed: 1}, 10},
+		// degree_cv 0.29 at an average degree of 6, random ids: the degree order.
+		{"small world rewired throughout", graph.WattsStrogatz{N: 700000, K: 6, P: 1, Seed: 1}, 10},
+		// degree_cv 0.29 at an average degree of 12: the tiled vertex merge.
+		{"geometric", graph.RandomGeometric{N: 500000, Dim: 2, Degree: 12, Seed: 1}, 11},
 		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 11},
 		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 13},
 		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 13},
