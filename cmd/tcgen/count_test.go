@@ -19,8 +19,8 @@ import (
 // small graphs and the rest an edge merge, small graphs (at most 16384
 // vertices) of long out-lists dense rows, short lists of even degree and
 // graphs of short out-lists (uniform, block-model and preferential
-// attachment ones, from a million edges, and geometric ones of degree 8 and
-// more) a vertex merge (on the input's id order where the degrees barely vary
+// attachment ones, from a million edges, and geometric and uniform ones of
+// degree 8 to 13 whose degrees spread little) a vertex merge (on the input's id order where the degrees barely vary
 // and the ids are local), skewed graphs of
 // any size the pivot, skewed ones below the pivot's wedges with long
 // out-lists the wedge search, long even lists of local ids the bit slices.
