@@ -33,11 +33,10 @@ nvidia-smi --query-gpu=name --format=csv,noheader | head -1 > "$C/device.txt"
 DEVICE=$(cat "$C/device.txt")
 # corpus lines: name family command
 lines() { grep -v "^#" "${CORPUS:-examples/corpus.tsv}" | tail -n +2 | cut -f1-3; }
-dataset_file() { awk -F'\t' -v n="$1" '$1 == n {print $2}' .gpu/datasets/MANIFEST.tsv; }
 # input NAME: the file tcgen reads; text NAME: the edge list the peers read.
 input() { echo "$C/$1.tcsr"; }
 text() { case "$2" in dataset:*) echo "$PWD/$C/$1.txt.gz";; *) echo "$PWD/$C/$1.txt";; esac; }
-. "$(dirname "$0")/gpu-lib.sh" # json, table, oriented_rmat
+. "$(dirname "$0")/gpu-lib.sh" # json, table, dataset_file
 # fail WHAT: note a failure (the run then ends with exit 4).
 fail() { echo "$1: failed"; echo "$1" >> "$C/failures.txt"; }
 

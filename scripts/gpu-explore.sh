@@ -16,25 +16,23 @@ set -uo pipefail
 : "${CORPUS:?CORPUS=FILE names the graphs}"
 start=$(date +%s)
 left() { echo $(( ${DEADLINE:-480} - ($(date +%s) - start) )); }
-[ -f .gpu/bundle.tgz ] && tar xzf .gpu/bundle.tgz -C .gpu
-T=$PWD/.gpu/bin/tcgen
-G=$PWD/.gpu/explore
-OUT=${OUT:-gpu-out}
-mkdir -p "$G" "$OUT"
+. "$(dirname "$0")/gpu-lib.sh" # bundle_env, dataset_file
+bundle_env
+X=$PWD/.gpu/explore
+mkdir -p "$X"
 DEVICE=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1 | sed 's/, / driver /')
 f=$OUT/explore.tsv
 [ -s "$f" ] || printf 'round\tgraph\tspec\tplan\ttriangles\texact\tkernel_ms\tgpu_ms\tvariant\tdevice\n' > "$f"
 failures=0
 lines() { grep -v "^#" "$CORPUS" | tail -n +2 | cut -f1-6 | grep -v '^[[:space:]]*$'; }
-dataset_file() { awk -F'\t' -v n="$1" '$1 == n {print $2}' .gpu/datasets/MANIFEST.tsv; }
 
 while IFS=$'\t' read -r name fam cmd _ _ _ <&3; do
-  [ -f "$G/$name.tcsr" ] && continue
+  [ -f "$X/$name.tcsr" ] && continue
   [ "$(left)" -lt 60 ] && { echo "make: no time left for $name"; break; }
   t0=$(date +%s)
   case "$cmd" in
-    dataset:*) $T -q convert ".gpu/datasets/$(dataset_file "${cmd#dataset:}")" -o "$G/$name.tcsr";;
-    *) $T -q ${cmd#tcgen } -o "$G/$name.tcsr";;
+    dataset:*) $T -q convert ".gpu/datasets/$(dataset_file "${cmd#dataset:}")" -o "$X/$name.tcsr";;
+    *) $T -q ${cmd#tcgen } -o "$X/$name.tcsr";;
   esac || echo "make $name: failed"
   echo "make $name: $(( $(date +%s) - t0 )) s"
 done 3< <(lines)
@@ -65,14 +63,14 @@ PY
 
 for round in $(seq 1 "${ROUNDS:-2}"); do
   while IFS=$'\t' read -r name _ _ _ _ want <&3; do
-    [ -f "$G/$name.tcsr" ] || continue
+    [ -f "$X/$name.tcsr" ] || continue
     for s in default ${SPECS:-}; do
       l=$(left); [ "$l" -lt 20 ] && { echo "explore: deadline"; exit 3; }
       args=(); [ "$s" = default ] || args=(--spec "$s")
       rm -f /tmp/x.json /tmp/x.err
       # A count that would outlast the deadline is stopped (a plan can take
       # seconds a pass on a graph it does not suit).
-      timeout $(( l - 10 )) $T -q --no-store count "$G/$name.tcsr" --backend "${BACKEND:-gpu}" --json --repeat 10 --warmup 3 ${args[@]+"${args[@]}"} > /tmp/x.json 2>/tmp/x.err
+      timeout $(( l - 10 )) $T -q --no-store count "$X/$name.tcsr" --backend "${BACKEND:-gpu}" --json --repeat 10 --warmup 3 ${args[@]+"${args[@]}"} > /tmp/x.json 2>/tmp/x.err
       rc=$?
       if [ "$(row "$round" "$name" "$(basename "$s" .yaml)" "$want" "$rc" 2>/tmp/x.ok >> "$f"; cat /tmp/x.ok)" != ok ]; then
         failures=$((failures + 1))
@@ -87,15 +85,15 @@ if [ -n "${PEERS:-}" ]; then
   for name in ${PEER_GRAPHS:-}; do
     [ "$(left)" -lt 60 ] && { echo "peers: no time left for $name"; break; }
     want=$(awk -F'\t' -v n="$name" '$1 == n {print $6}' "$CORPUS")
-    $T -q convert "$G/$name.tcsr" -o "$G/$name.txt" || { echo "peers: $name: no edge list"; continue; }
-    rm -f "$G/peers-$name.tsv"
-    python3 .peers/peers.py --graphs "$G/$name.txt" --expect "$name=$want" --out "$G/peers-$name.tsv" \
-      --only "$PEERS" --deadline $(( $(left) - 15 )) --timeout 120 > "$G/peers-$name.log" 2>&1
-    if [ ! -s "$G/peers-$name.tsv" ]; then
+    $T -q convert "$X/$name.tcsr" -o "$X/$name.txt" || { echo "peers: $name: no edge list"; continue; }
+    rm -f "$X/peers-$name.tsv"
+    python3 .peers/peers.py --graphs "$X/$name.txt" --expect "$name=$want" --out "$X/peers-$name.tsv" \
+      --only "$PEERS" --deadline $(( $(left) - 15 )) --timeout 120 > "$X/peers-$name.log" 2>&1
+    if [ ! -s "$X/peers-$name.tsv" ]; then
       echo "peers: $name: no rows (peers-$name.log)"; failures=$((failures + 1)); continue
     fi
-    if [ -f "$OUT/peers.tsv" ]; then tail -n +2 "$G/peers-$name.tsv" >> "$OUT/peers.tsv"; else cp "$G/peers-$name.tsv" "$OUT/peers.tsv"; fi
-    grep $'^best\t' "$G/peers-$name.log" | head -1
+    if [ -f "$OUT/peers.tsv" ]; then tail -n +2 "$X/peers-$name.tsv" >> "$OUT/peers.tsv"; else cp "$X/peers-$name.tsv" "$OUT/peers.tsv"; fi
+    grep $'^best\t' "$X/peers-$name.log" | head -1
   done
 fi
 echo "explore: done in $(( $(date +%s) - start )) s, $failures failures"

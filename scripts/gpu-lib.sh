@@ -8,6 +8,10 @@ table() {
   python3 -c 'import sys; rows=[l.rstrip("\n").split("\t") for l in open(sys.argv[1])]; w=[max(len(r[i]) if i < len(r) else 0 for r in rows) for i in range(max(map(len, rows)))]; print("\n".join("  ".join(c.ljust(w[i]) for i, c in enumerate(r)) for r in rows))' "$1"
 }
 
+# dataset_file NAME: the file of the shared dataset NAME (its MANIFEST.tsv
+# line) under .gpu/datasets.
+dataset_file() { awk -F'\t' -v n="$1" '$1 == n {print $2}' .gpu/datasets/MANIFEST.tsv; }
+
 # oriented_rmat TCGEN SCALE FILE: Graph500 RMAT of SCALE (seed 42, edge
 # factor 16), oriented by degree and relabelled, made into FILE unless it
 # is there.

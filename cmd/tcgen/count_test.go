@@ -20,10 +20,11 @@ import (
 // vertices) of long out-lists dense rows, short lists of even degree and
 // graphs of short out-lists (uniform, block-model and preferential
 // attachment ones, from a million edges, and geometric and uniform ones of
-// degree 8 to 13 whose degrees spread little) a vertex merge (on the input's id order where the degrees barely vary
-// and the ids are local), skewed graphs of
-// any size the pivot, skewed ones below the pivot's wedges with long
-// out-lists the wedge search, long even lists of local ids the bit slices.
+// degree 8 to 13 whose degrees spread little) a vertex merge (on the
+// input's id order where the degrees barely vary and the ids are local),
+// skewed graphs of any size the pivot, skewed ones below the pivot's wedges
+// with long out-lists the wedge search, long even lists of local ids the
+// bit slices.
 func TestDefaultPlan(t *testing.T) {
 	p, err := PlanArg{}.plan()
 	if err != nil || p.Prefix != "default" || gen.Check(p) != nil {
