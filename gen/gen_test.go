@@ -149,6 +149,14 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 					t.Errorf("%s: rows kernel %s not defined", who, c.Dense.Rows.Kernel)
 				}
 			}
+			if aligned := c.Params[ir.ParamAlign] > 0 && m.Output != ir.OutputVertex && m.Output != ir.OutputEdge; aligned != (c.Kind == gen.KindAligned) || aligned != (c.Aligned != nil) {
+				t.Errorf("%s: class %s: align %d, kind %s, part %+v", who, c.Name, c.Params[ir.ParamAlign], c.Kind, c.Aligned)
+			} else if aligned {
+				wantKernels++
+				if _, ok := defined[c.Aligned.Copy.Kernel]; !ok || c.Aligned.Tile != int(c.Params[ir.ParamTile]) {
+					t.Errorf("%s: copy kernel %s not defined, or tile %d", who, c.Aligned.Copy.Kernel, c.Aligned.Tile)
+				}
+			}
 			if pivot := c.Pivot != nil; pivot != (c.Iterator == ir.IterPivot) || pivot && (m.Pivot == nil || m.Pivot.Index(vi, c.Slot) < 0) {
 				t.Errorf("%s: class %s: pivot %v, iterator %s, helpers %v", who, c.Name, c.Pivot != nil, c.Iterator, m.Pivot)
 			}

@@ -148,10 +148,20 @@ func layoutGroups(cd *classData, mc *Class, t Target) {
 }
 
 // lowerMerge: a merge of the two sorted lists, tile entries of each held in
-// registers.
-func lowerMerge(cd *classData, _ *Class, s ir.Strategy, _ Target) {
+// registers; with align, N+(v) from the aligned copy (the total's kernels:
+// the local credits need each entry's CSR position).
+func lowerMerge(cd *classData, mc *Class, s ir.Strategy, _ Target) {
 	cd.isectPartial = "merge"
 	cd.Merge.Tile = int(ir.Get(s, ir.ParamTile))
+	if a := int(ir.Get(s, ir.ParamAlign)); a > 0 && cd.Local == "" {
+		cd.Merge.Align, cd.Merge.Bits = a, AlignDegreeBits
+		mc.Kind = KindAligned
+		mc.Aligned = &AlignedLaunch{Tile: cd.Merge.Tile, Copy: Helper{
+			Kernel: cd.Kernel + "_align", Block: cd.Block,
+			Grid: Grid{ItemsPerBlock: cd.Block / 32}, // a warp per vertex
+			Args: AlignArgs,
+		}}
+	}
 	cd.MinBlocks = int(ir.Get(s, ir.ParamMinBlocks))
 	if ir.Get(s, ir.ParamResident) == 1 {
 		// layoutGroups caps the grid by it; the executor caps it again at

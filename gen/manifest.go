@@ -109,6 +109,9 @@ const (
 	// KindWedge: one launch with WedgeArgs over the class's wedges
 	// (Class.Wedge).
 	KindWedge Kind = "wedge"
+	// KindAligned: one launch with KernelArgs, the aligned copy of the
+	// lists as its scratch (Class.Aligned).
+	KindAligned Kind = "aligned"
 )
 
 // Class describes one class's kernel and its work.
@@ -152,12 +155,40 @@ type Class struct {
 	// (the kernel gets a null scratch pointer).
 	Scratch *Scratch `json:"scratch,omitempty"`
 	// The part of the class's family (Kind); nil for the other kinds.
-	Pivot   *PivotLaunch `json:"pivot,omitempty"`
-	Radix   *RadixLaunch `json:"radix,omitempty"`
-	Bitwise *Bitwise     `json:"bitwise,omitempty"` // gen/edge_bitwise.go
-	Dense   *DenseLaunch `json:"dense,omitempty"`
-	Wedge   *WedgeLaunch `json:"wedge,omitempty"` // gen/wedge_search.go
+	Pivot   *PivotLaunch   `json:"pivot,omitempty"`
+	Radix   *RadixLaunch   `json:"radix,omitempty"`
+	Bitwise *Bitwise       `json:"bitwise,omitempty"` // gen/edge_bitwise.go
+	Dense   *DenseLaunch   `json:"dense,omitempty"`
+	Wedge   *WedgeLaunch   `json:"wedge,omitempty"` // gen/wedge_search.go
+	Aligned *AlignedLaunch `json:"aligned,omitempty"`
 }
+
+// AlignedLaunch is the part of a merge class with align on: its kernel
+// reads N+(v) from a copy of the out-lists passed as its scratch: n u64
+// words start << AlignDegreeBits | d+(v) (the start in entries of the
+// lists part), then the lists as u32 from word AlignListsWord(n) on, each
+// spanning as few tiles as its length allows. The executor writes the
+// words on the host and Copy, a warp per vertex, copies the lists once
+// before the passes; the classes of a variant share one copy, laid out for
+// all their tiles (runtime/executor/aligned.go).
+type AlignedLaunch struct {
+	Tile int    `json:"tile"`
+	Copy Helper `json:"copy"`
+}
+
+// AlignDegreeBits are the low bits of an aligned copy's word that hold
+// d+(v): out-degrees below 2^24 (a degree-ordered graph has
+// d+ < sqrt(2m), so up to 2^47 edges), starts below 2^40 entries.
+const AlignDegreeBits = 24
+
+// AlignListsWord is the u64 word of an aligned copy where the lists
+// start: after the n words, rounded to 16 bytes for the tiles' vector
+// loads.
+func AlignListsWord(n uint64) uint64 { return (n + 1) &^ 1 }
+
+// AlignArgs are the arguments of an AlignedLaunch.Copy kernel: the graph
+// and the copy, its words already written.
+var AlignArgs = []string{"off u64*", "adj u32*", "n u32", "aligned u64*"}
 
 // PivotLaunch is a pivot class's part: the kernel takes PivotArgs and its
 // items are built on the device by Manifest.Pivot's kernels

@@ -25,13 +25,13 @@ var pairTable = []struct {
 	pair   Pair
 	params []ParamSpec
 }{
-	{Pair{IterVertex, Merge}, []ParamSpec{specTile, specMinBlocks, specResident}},
+	{Pair{IterVertex, Merge}, []ParamSpec{specTile, specMinBlocks, specResident, specAlign}},
 	{Pair{IterVertex, MergePath}, nil},
 	{Pair{IterVertex, BinarySearch}, []ParamSpec{specCache}},
 	{Pair{IterVertex, Hash}, []ParamSpec{specBuckets, specSlots, specOverflow, specScheme, specHop, specCTA}},
 	{Pair{IterVertex, Bitmap}, []ParamSpec{specBitmapBits, specBitmapShared, specWalkUnroll}},
 
-	{Pair{IterEdge, Merge}, []ParamSpec{specTile, specReverse, specMinBlocks, specResident}},
+	{Pair{IterEdge, Merge}, []ParamSpec{specTile, specReverse, specMinBlocks, specResident, specAlign}},
 	{Pair{IterEdge, MergePath}, nil},
 	{Pair{IterEdge, BinarySearch}, []ParamSpec{specLevels}},
 	{Pair{IterEdge, Hash}, []ParamSpec{specBuckets, specSlots, specOverflow, specScheme, specHop}},

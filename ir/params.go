@@ -122,6 +122,8 @@ const (
 	// ParamResident: a grid of one wave of resident blocks
 	ParamResident = "resident"
 	ParamReverse  = "reverse"
+	// ParamAlign: N+(v) read from a copy whose lists start on tile boundaries
+	ParamAlign = "align"
 )
 
 // Enumerated parameter values.
@@ -353,6 +355,16 @@ var specResident = ParamSpec{
 	Name: ParamResident, Default: 0, Min: 0, Max: 1, Enum: []string{"off", "on"}, OmitDefault: true,
 	Source: "tcgen default: a block per GROUPS items, as every published one-launch design",
 	Doc:    "grid: off = a block per GROUPS items; on = one wave of the blocks that fit on the SMs at once, each thread striding over many items",
+}
+
+// specAlign: a merge walks the tiles of the global tile grid, so a list of
+// d entries at a random position spans up to one tile more than ceil(d /
+// tile), each one more step of tile^2 compares; N+(v), read whole, gains
+// most (N+(u) after v starts mid-list anyway).
+var specAlign = ParamSpec{
+	Name: ParamAlign, Default: 0, Min: 0, Max: 2, Enum: []string{"off", "on", "both"}, OmitDefault: true,
+	Source: "tcgen default: the lists where the CSR puts them, as every published merge reads them",
+	Doc:    "on: N+(v) is read from a copy of the out-lists laid out so that each spans as few tiles as its length allows (a short list inside one tile, a longer one from a tile boundary), built on the device once before the passes (n u64 words and the lists with their padding); both: N+(u) read from the copy too, so the merges touch one copy of the lists; needs tile 4 or 8 and width 1; a plan with a local output reads the CSR",
 }
 
 // Iterators and Intersections list the enum values in a stable order.

@@ -66,8 +66,8 @@ func TestParamsForPairs(t *testing.T) {
 		is   Intersection
 		want []string
 	}{
-		{IterEdge, Merge, []string{"tile", "reverse", "min_blocks", "resident"}},
-		{IterVertex, Merge, []string{"tile", "min_blocks", "resident"}},
+		{IterEdge, Merge, []string{"tile", "reverse", "min_blocks", "resident", "align"}},
+		{IterVertex, Merge, []string{"tile", "min_blocks", "resident", "align"}},
 		{IterEdge, MergePath, nil},
 		{IterEdge, BinarySearch, []string{"levels"}},
 		{IterVertex, BinarySearch, []string{"cache"}},

@@ -348,6 +348,29 @@ func TestValidateMinBlocks(t *testing.T) {
 	}
 }
 
+// TestValidateAlign: the aligned copy is laid out for one thread's tiles,
+// so align needs a tile above 1 and width 1.
+func TestValidateAlign(t *testing.T) {
+	mk := func(width int, tile, align int64) Plan {
+		it := IterEdge
+		if width > 1 {
+			it = IterVertex // an edge merge has width 1
+		}
+		return Plan{Prefix: "a", Classes: []Class{{Name: "all", Select: Selector{Key: KeyOutDegree},
+			Strategy: Strategy{Iterator: it, Intersection: Merge, Width: width, Block: 128, Params: map[string]int64{ParamTile: tile, ParamAlign: align}}}}}
+	}
+	for _, ok := range []Plan{mk(1, 8, 1), mk(1, 4, 2), mk(4, 1, 0)} {
+		if err := ok.Validate(); err != nil {
+			t.Errorf("%+v: %v", ok.Classes[0].Strategy, err)
+		}
+	}
+	for _, bad := range []Plan{mk(1, 1, 1), mk(4, 8, 2)} {
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "align needs tile 4 or 8 and width 1") {
+			t.Errorf("%+v: %v", bad.Classes[0].Strategy, err)
+		}
+	}
+}
+
 // A wedge search's shared memory is its tile of wedges, block x spread,
 // spaced one word in 32: block 1024 with spread 5 fits, with spread 32 it
 // is refused by block and spread.

@@ -88,12 +88,13 @@ __device__ __forceinline__ u32 tile_bits(u32 skip, u32 rem) { return ((1u << rem
 // list's last tile. The pads differ (0xffffffff, 0xfffffffe: never ids,
 // n < 2^32 - 2), so a list's last tile waits until the other list is used
 // up. Positions are 32-bit offsets from each list's first tile (a list is
-// shorter than 2^32): one 64-bit address a merge.
-__device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie, u64 j, u64 je) {
+// shorter than 2^32): one 64-bit address a merge. x is adj[i, ie), y is
+// yadj[j, je): adj, or the aligned copy (align).
+__device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie, const u32* __restrict__ yadj, u64 j, u64 je) {
   if (i >= ie || j >= je) return 0;
   const u64 bi = i & ~(u64)(TILE - 1), bj = j & ~(u64)(TILE - 1);
   const u32* const xs = adj + bi;
-  const u32* const ys = adj + bj;
+  const u32* const ys = yadj + bj;
   const u32 xn = (u32)(ie - bi), yn = (u32)(je - bj);  // entries from each list's first tile to its end
   u32 xo = 0, yo = 0;                                  // the current tiles' offsets
   u32 x[TILE], y[TILE];
@@ -127,7 +128,7 @@ __device__ __forceinline__ u64 merge(const u32* __restrict__ adj, u64 i, u64 ie,
 
 // edge intersects N+(u) = adj[a0, a1) and N+(v) = adj[b0, b1).
 __device__ __forceinline__ u64 edge(const u32* __restrict__ adj, u64 a0, u64 a1, u64 b0, u64 b1, u32 lane, u32* sm) {
-  return merge(adj, a0, a1, b0, b1);
+  return merge(adj, a0, a1, adj, b0, b1);
 }
 
 // tc_spec_tile_dense_fc2b08db_c0: a group of WIDTH threads per oriented edge e = (u, v) of the

@@ -126,6 +126,28 @@ func specPlans() []ir.Plan {
 					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Hash, Width: 32, Block: 256}},
 			},
 		},
+		{ // N+(v) from the aligned copy, laid out for both tiles (aligned.go); the vertex class reads N+(u) there too
+			Prefix: "spec_aligned", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: []ir.Class{
+				{Name: "edge", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 8},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
+						Params: map[string]int64{ir.ParamTile: 8, ir.ParamReverse: 1, ir.ParamAlign: 1}}},
+				{Name: "vertex", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 8},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 1, Block: 256,
+						Params: map[string]int64{ir.ParamTile: 4, ir.ParamAlign: 2}}},
+			},
+		},
+		{ // the same, unordered ids (N+(u) whole for each v), both lists from the copy
+			Prefix: "spec_aligned_unordered", Orientation: ir.OrientDegree,
+			Classes: []ir.Class{
+				{Name: "vertex", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 8},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 1, Block: 128,
+						Params: map[string]int64{ir.ParamTile: 8, ir.ParamAlign: 2}}},
+				{Name: "edge", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 8},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 256,
+						Params: map[string]int64{ir.ParamTile: 4, ir.ParamAlign: 2}}},
+			},
+		},
 		{
 			Prefix: "spec_unordered", Orientation: ir.OrientDegree,
 			Classes: []ir.Class{

@@ -40,6 +40,7 @@ type fakeDevice struct {
 	srcSyms map[string]bool      // the src kernels of the plans it knows
 	outputs map[string]ir.Output // the local output of each class kernel's plan (local_fake_test.go)
 	rowsFor map[string]gen.Class // dense rows kernels, by symbol, and their class (edge_bitmap_test.go)
+	copies  map[string]bool      // the aligned lists' copy kernels (aligned_fake_test.go)
 	slices  *gen.SliceHelpers    // bit-slice helpers (bitwise_test.go)
 	live    map[*fakeBuf]bool
 	allocs  int
@@ -91,7 +92,7 @@ func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, outputs: map[string]ir.Output{}, live: map[*fakeBuf]bool{}, srcSyms: map[string]bool{}, rowsFor: map[string]gen.Class{}}
+	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, outputs: map[string]ir.Output{}, live: map[*fakeBuf]bool{}, srcSyms: map[string]bool{}, rowsFor: map[string]gen.Class{}, copies: map[string]bool{}}
 	d.addPlan(t, out)
 	return d
 }
@@ -107,6 +108,9 @@ func (d *fakeDevice) addPlan(t *testing.T, out *gen.Output) {
 				d.addPhases(c) // wedge_radix_fake_test.go
 				if c.Kind == gen.KindDense {
 					d.rowsFor[c.Dense.Rows.Kernel] = c
+				}
+				if c.Kind == gen.KindAligned {
+					d.copies[c.Aligned.Copy.Kernel] = true
 				}
 			}
 		}
@@ -227,7 +231,7 @@ type fakeModule struct{ d *fakeDevice }
 func (m *fakeModule) Function(name string) (gpu.Function, error) {
 	defer m.d.lock()()
 	_, rows := m.d.rowsFor[name]
-	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && !isCheckKernel(name) && !isPartKernel(name) {
+	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.copies[name] && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && !isCheckKernel(name) && !isPartKernel(name) {
 		return nil, fmt.Errorf("no kernel %s", name)
 	}
 	return &fakeFunc{d: m.d, name: name}, nil
@@ -348,6 +352,9 @@ func (f *fakeFunc) launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 	if c, ok := f.d.rowsFor[f.name]; ok {
 		return f.d.launchRows(c, grid, block, args) // edge_bitmap_test.go
 	}
+	if f.d.copies[f.name] {
+		return launchCopy(args) // aligned_fake_test.go
+	}
 	if ph, ok := f.d.phases[f.name]; ok {
 		return f.d.launchPhase(ph, grid, block, shared, args) // wedge_radix_fake_test.go
 	}
@@ -378,7 +385,11 @@ func (f *fakeFunc) launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 	// Scratch (gen.Scratch): none, or grid * groups slices of scratch_words
 	// u64 words, zeroed at launch when the class needs it so.
 	words := args[9].(uint64)
-	if s := c.Scratch; s == nil {
+	if c.Kind == gen.KindAligned {
+		if err := checkAligned(c, off, adj, n, args[8], words); err != nil { // aligned_fake_test.go
+			return err
+		}
+	} else if s := c.Scratch; s == nil {
 		if args[8] != any(uint64(0)) || words != 0 {
 			return fmt.Errorf("scratch %v, %d words for a class without scratch", args[8], words)
 		}

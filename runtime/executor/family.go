@@ -11,7 +11,8 @@ import (
 // A family runs the classes of one kind that the executor launches its own
 // way: one launch with gen.KernelArgs (single.go), dense rows
 // (edge_bitmap.go), bit slices (bitwise.go), wedge batches and radix levels
-// (wedge_radix.go), wedges searched (wedge_search.go), items built on the device (pivot.go). Prepare makes one
+// (wedge_radix.go), wedges searched (wedge_search.go), items built on the
+// device (pivot.go), merges reading aligned lists (aligned.go). Prepare makes one
 // family per kind among the chosen variant's classes, adds its buffers to
 // the memory plan (memory.go) and sets it up once the graph, the work lists
 // and src are on the device; Run has it launch each of its classes in
@@ -62,6 +63,7 @@ const (
 	famWedgeRadix
 	famWedgeSearch
 	famPivot
+	famAligned
 	numFamilies
 )
 
@@ -91,6 +93,7 @@ var familyKinds = [numFamilies]struct {
 	famWedgeRadix:  {make: newWedgeRadix, readsAdj: true},
 	famWedgeSearch: {make: newWedgeSearch, readsAdj: true}, // the bit matrix
 	famPivot:       {make: newPivotFamily},
+	famAligned:     {make: newAligned},
 }
 
 // newFamilies makes the families of the planned variant's classes, skip

@@ -19,6 +19,8 @@ func familyOf(c gen.Class) familyID {
 		return famWedgeSearch
 	case gen.KindDense:
 		return famEdgeBitmap
+	case gen.KindAligned:
+		return famAligned
 	}
 	return famSingle
 }

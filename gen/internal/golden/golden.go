@@ -96,6 +96,17 @@ func Specs() []ir.Plan {
 						Params: map[string]int64{ir.ParamReverse: 1}}},
 			},
 		},
+		{ // tiled merges reading N+(v) from the aligned copy: a thread per edge (tile 8), a thread per vertex (tile 4)
+			Prefix: "spec_aligned", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: []ir.Class{
+				{Name: "low", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 16},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
+						Params: map[string]int64{ir.ParamTile: 8, ir.ParamReverse: 1, ir.ParamAlign: 1}}},
+				{Name: "high", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 16},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 1, Block: 256,
+						Params: map[string]int64{ir.ParamTile: 4, ir.ParamAlign: 1}}},
+			},
+		},
 		{ // per-vertex counts: a tiled thread-per-edge merge, vertex merges of a thread and a warp (templates/local.cu.tmpl)
 			Prefix: "spec_local_vertex", Orientation: ir.OrientDegree, Relabel: true, Output: ir.OutputVertex,
 			Classes: []ir.Class{

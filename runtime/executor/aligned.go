@@ -1,0 +1,111 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/runtime/gpu"
+)
+
+// alignedLists runs the merge classes with align on (gen.KindAligned):
+// before the first pass the host writes a word per vertex, start <<
+// gen.AlignDegreeBits | d+(v), and the first class's copy kernel copies
+// the lists into the same buffer, laid out for the classes' tiles
+// (alignedWords, gen.AlignedLaunch); every class then launches once with
+// gen.KernelArgs, the buffer as its scratch.
+type alignedLists struct {
+	noStats
+	slots []int
+	words []uint64   // the per-vertex words, written at setup
+	bytes uint64     // the buffer: the words, then the padded lists
+	buf   gpu.Buffer // allocated at setup
+}
+
+func newAligned(pl *planning, slots []int) (family, error) {
+	var tiles []uint64 // the classes' tiles, powers of two
+	for _, i := range slots {
+		if t := uint64(pl.classes[i].Aligned.Tile); !slices.Contains(tiles, t) {
+			tiles = append(tiles, t)
+		}
+	}
+	slices.Sort(tiles)
+	words, entries, err := alignedWords(pl.o, tiles)
+	if err != nil {
+		return nil, err
+	}
+	return &alignedLists{slots: slots, words: words, bytes: gen.AlignListsWord(uint64(len(words)))*8 + entries*4}, nil
+}
+
+// alignedWords lays out o's lists so that each spans as few tiles as its
+// length allows, for each of tiles (powers of two, increasing): a list of
+// at most t entries inside one tile of t (after the previous list where it
+// fits), a longer one from a boundary of t. It returns the word of each
+// vertex (start << gen.AlignDegreeBits | d+) and the entries the lists
+// take, up to a whole last tile (a merge reads whole tiles). An
+// out-degree of 2^AlignDegreeBits or more (a graph oriented by id around
+// a hub) does not fit the word.
+func alignedWords(o *graph.Oriented, tiles []uint64) ([]uint64, uint64, error) {
+	off := o.Offsets
+	n := len(off) - 1
+	words := make([]uint64, n)
+	var start uint64
+	for v := range n {
+		d := off[v+1] - off[v]
+		if d >= 1<<gen.AlignDegreeBits {
+			return nil, 0, fmt.Errorf("align: vertex %d has %d out-neighbours, more than the aligned copy's %d; use align off", v, d, uint64(1)<<gen.AlignDegreeBits-1)
+		}
+		// Moving to a boundary of t keeps every smaller tile's boundaries,
+		// so a pass over the tiles in increasing order settles it.
+		for _, t := range tiles {
+			if r := start % t; r != 0 && r+d > t {
+				start += t - r
+			}
+		}
+		words[v] = start<<gen.AlignDegreeBits | d
+		start += d
+	}
+	last := tiles[len(tiles)-1]
+	start = (start + last - 1) / last * last
+	if start >= 1<<(64-gen.AlignDegreeBits) {
+		return nil, 0, fmt.Errorf("align: %d entries with their padding, more than the aligned copy addresses", start)
+	}
+	return words, start, nil
+}
+
+func (f *alignedLists) buffers() []bufferSpec {
+	return []bufferSpec{{name: "aligned lists", bytes: f.bytes, dst: &f.buf}}
+}
+
+// setup writes the words and copies the lists with the copy kernel of the
+// first class (any class's: they differ in name alone).
+func (f *alignedLists) setup(pr *Prepared) error {
+	if err := pr.allocate(f.buffers()); err != nil {
+		return fmt.Errorf("plan %s: %w", pr.name, err)
+	}
+	if err := gpu.WriteSlice(f.buf, 0, f.words); err != nil {
+		return fmt.Errorf("plan %s: writing the aligned lists' words: %w", pr.name, err)
+	}
+	f.words = nil
+	h := pr.classes[f.slots[0]].c.Aligned.Copy
+	fn, err := pr.mod.Function(h.Kernel)
+	if err != nil {
+		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
+	}
+	if grid := h.Grid.Blocks(uint64(pr.n), pr.sms); grid > 0 {
+		if err := fn.Launch(gpu.Dim3{X: grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(h.Block), Y: 1, Z: 1}, 0, pr.off, pr.adj, pr.n, f.buf); err != nil {
+			return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
+		}
+	}
+	return nil
+}
+
+func (f *alignedLists) launch(_ context.Context, pr *Prepared, pc *prepClass) error {
+	args := []any{pr.off, pr.adj, pr.srcArg(), pr.n, pr.m, pc.listArg(), pc.items, pr.counts, f.buf, uint64(0)}
+	if err := pc.fn.Launch(gpu.Dim3{X: pc.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared, args...); err != nil {
+		return pr.kernelErr(pc, err)
+	}
+	return nil
+}

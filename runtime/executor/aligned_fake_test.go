@@ -1,0 +1,57 @@
+package executor_test
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/tcgen/tcgen/gen"
+)
+
+// launchCopy does what an aligned class's copy kernel does
+// (templates/isect_merge.cu.tmpl): each list into the aligned copy, at
+// the start its word gives.
+func launchCopy(args []any) error {
+	if len(args) != len(gen.AlignArgs) {
+		return fmt.Errorf("copy: %d args, want %d", len(args), len(gen.AlignArgs))
+	}
+	off, adj, n, buf := args[0].(*fakeBuf), args[1].(*fakeBuf), uint64(args[2].(uint32)), args[3].(*fakeBuf)
+	for v := range n {
+		w := buf.u64(v)
+		s, d := w>>gen.AlignDegreeBits, w&(1<<gen.AlignDegreeBits-1)
+		if d != off.u64(v+1)-off.u64(v) {
+			return fmt.Errorf("copy: vertex %d's word says %d entries, its list has %d", v, d, off.u64(v+1)-off.u64(v))
+		}
+		for k := range d {
+			at := 8*gen.AlignListsWord(n) + 4*(s+k)
+			if at+4 > uint64(len(buf.data)) {
+				return fmt.Errorf("copy: vertex %d's entry %d at byte %d, past the buffer's %d", v, k, at, len(buf.data))
+			}
+			binary.LittleEndian.PutUint32(buf.data[at:], adj.u32(off.u64(v)+k))
+		}
+	}
+	return nil
+}
+
+// checkAligned checks an aligned class's scratch: the copy, every list in
+// it within as few of the class's tiles as its length allows, their last
+// one inside the buffer, and scratch_words 0.
+func checkAligned(c gen.Class, off, adj *fakeBuf, n uint32, scratch any, words uint64) error {
+	buf, ok := scratch.(*fakeBuf)
+	if !ok || words != 0 {
+		return fmt.Errorf("aligned class %s: scratch %T, %d words", c.Name, scratch, words)
+	}
+	tile := uint64(c.Aligned.Tile)
+	for v := range uint64(n) {
+		w := buf.u64(v)
+		s, d := w>>gen.AlignDegreeBits, w&(1<<gen.AlignDegreeBits-1)
+		if (s+d+tile-1)/tile-s/tile > max((d+tile-1)/tile, 1) || 8*gen.AlignListsWord(uint64(n))+4*((s+d+tile-1)/tile*tile) > uint64(len(buf.data)) {
+			return fmt.Errorf("aligned class %s: vertex %d's list at %d (%d entries), tile %d, buffer %d bytes", c.Name, v, s, d, tile, len(buf.data))
+		}
+		for k := range d {
+			if got, want := binary.LittleEndian.Uint32(buf.data[8*gen.AlignListsWord(uint64(n))+4*(s+k):]), adj.u32(off.u64(v)+k); got != want {
+				return fmt.Errorf("aligned class %s: vertex %d's entry %d is %d in the copy, %d in the lists", c.Name, v, k, got, want)
+			}
+		}
+	}
+	return nil
+}
