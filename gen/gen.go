@@ -469,7 +469,7 @@ type searchData struct {
 
 // mergeData: the merge's tile.
 type mergeData struct {
-	Tile  int  // entries of each list held in registers
+	Tile  int // entries of each list held in registers
 	Align int // 1: N+(v) read from the aligned copy (Class.Aligned), 2: N+(u) too
 	Bits  int // AlignDegreeBits when Align
 }
