@@ -8,8 +8,10 @@
 #
 # Resumable: the shards' stores come back as $OUT/transfer-stores.tgz; put
 # it in .gpu/ (carried there) and run again, and only missing points run.
-# Each shard stops cleanly (SIGINT) after BUDGET seconds.
-#   BUDGET=500 [SHARDS=N] bash scripts/gpu-transfer.sh
+# Each shard stops cleanly (SIGINT) after BUDGET seconds. SWEEP=FILE runs
+# another sweep of the same graphs instead, named transfer too (e.g. the
+# default alone after it changed: docs/results/align-nvidia-h100/transfer-default.yaml).
+#   BUDGET=500 [SHARDS=N] [SWEEP=FILE] bash scripts/gpu-transfer.sh
 set -uo pipefail
 start=$(date +%s)
 . "$(dirname "$0")/gpu-lib.sh" # bundle_env
@@ -32,7 +34,7 @@ echo "== transfer on $n x $gpu ($(nproc) cores)"
 shard() { # K: sweep shard K of n on GPU K, or on GPU 0 when there are more shards than GPUs
   local left=$(( ${BUDGET:-500} - ($(date +%s) - start) ))
   [ "$left" -gt 0 ] || { echo "shard $1: no time left" > "$W/s$1.log"; return 3; }
-  CUDA_VISIBLE_DEVICES=$(( n > gpus ? 0 : $1 )) timeout -s INT "$left" "$T" --store "$W/s$1.db" --cache-dir "$W/cache$1" sweep transfer \
+  CUDA_VISIBLE_DEVICES=$(( n > gpus ? 0 : $1 )) timeout -s INT "$left" "$T" --store "$W/s$1.db" --cache-dir "$W/cache$1" sweep "${SWEEP:-transfer}" \
     --shard "$1/$n" --runs 7 --warmup 2 --datasets "$PWD/$G/datasets" --out "$W/out$1" > "$W/s$1.log" 2>&1
 }
 status=0
