@@ -178,7 +178,7 @@ type AlignedLaunch struct {
 
 // AlignDegreeBits are the low bits of an aligned copy's word that hold
 // d+(v): out-degrees below 2^24 (a degree-ordered graph has
-// d+ < sqrt(2m), so up to 2^47 edges), starts below 2^40 entries.
+// d+ < sqrt(2m)), starts below 2^40 entries.
 const AlignDegreeBits = 24
 
 // AlignListsWord is the u64 word of an aligned copy where the lists

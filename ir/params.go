@@ -122,7 +122,7 @@ const (
 	// ParamResident: a grid of one wave of resident blocks
 	ParamResident = "resident"
 	ParamReverse  = "reverse"
-	// ParamAlign: N+(v) read from a copy whose lists start on tile boundaries
+	// ParamAlign: the merge's lists read from a copy laid out for its tiles
 	ParamAlign = "align"
 )
 
@@ -364,7 +364,7 @@ var specResident = ParamSpec{
 var specAlign = ParamSpec{
 	Name: ParamAlign, Default: 0, Min: 0, Max: 2, Enum: []string{"off", "on", "both"}, OmitDefault: true,
 	Source: "tcgen default: the lists where the CSR puts them, as every published merge reads them",
-	Doc:    "on: N+(v) is read from a copy of the out-lists laid out so that each spans as few tiles as its length allows (a short list inside one tile, a longer one from a tile boundary), built on the device once before the passes (n u64 words and the lists with their padding); both: N+(u) read from the copy too, so the merges touch one copy of the lists; needs tile 4 or 8 and width 1; a plan with a local output reads the CSR",
+	Doc:    "on: N+(v) is read from a copy of the out-lists laid out so that each spans as few tiles as its length allows (a short list inside one tile, a longer one from a tile boundary), built on the device once before the passes (8 bytes a vertex and the lists with their padding, up to 40% more than the lists at tile 8); both: N+(u) read from the copy too, so the merges touch one copy of the lists; needs tile 4 or 8, width 1 and out-degrees below 2^24; ignored under a local output, whose credits need the CSR's positions",
 }
 
 // Iterators and Intersections list the enum values in a stable order.

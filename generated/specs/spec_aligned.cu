@@ -54,7 +54,8 @@ tc_spec_aligned_74ad0525_c0_align(const u64* __restrict__ off, const u32* __rest
 }
 
 // load_tile reads the aligned tile p[0, TILE) with 16-byte loads (the
-// adjacency buffer is padded to a whole tile: runtime adjBytes).
+// adjacency buffer is padded to a whole tile: runtime adjBytes; the
+// aligned copy ends on one: runtime alignedWords).
 __device__ __forceinline__ void load_tile(u32 (&t)[TILE], const u32* __restrict__ p) {
 #pragma unroll
   for (u32 q = 0; q < TILE; q += 4) {
@@ -220,7 +221,8 @@ tc_spec_aligned_74ad0525_c1_align(const u64* __restrict__ off, const u32* __rest
 }
 
 // load_tile reads the aligned tile p[0, TILE) with 16-byte loads (the
-// adjacency buffer is padded to a whole tile: runtime adjBytes).
+// adjacency buffer is padded to a whole tile: runtime adjBytes; the
+// aligned copy ends on one: runtime alignedWords).
 __device__ __forceinline__ void load_tile(u32 (&t)[TILE], const u32* __restrict__ p) {
 #pragma unroll
   for (u32 q = 0; q < TILE; q += 4) {

@@ -177,7 +177,8 @@ constexpr u32 TILE = 4;  // entries of each list held in registers (tile)
 static_assert(TILE % 4 == 0, "tiles are read as 16-byte vectors");
 
 // load_tile reads the aligned tile p[0, TILE) with 16-byte loads (the
-// adjacency buffer is padded to a whole tile: runtime adjBytes).
+// adjacency buffer is padded to a whole tile: runtime adjBytes; the
+// aligned copy ends on one: runtime alignedWords).
 __device__ __forceinline__ void load_tile(u32 (&t)[TILE], const u32* __restrict__ p) {
 #pragma unroll
   for (u32 q = 0; q < TILE; q += 4) {

@@ -46,7 +46,8 @@ func newAligned(pl *planning, slots []int) (family, error) {
 // vertex (start << gen.AlignDegreeBits | d+) and the entries the lists
 // take, up to a whole last tile (a merge reads whole tiles). An
 // out-degree of 2^AlignDegreeBits or more (a graph oriented by id around
-// a hub) does not fit the word.
+// a hub) does not fit the word: a *LimitError, so that a chosen plan falls
+// back as for memory.
 func alignedWords(o *graph.Oriented, tiles []uint64) ([]uint64, uint64, error) {
 	off := o.Offsets
 	n := len(off) - 1
@@ -55,7 +56,7 @@ func alignedWords(o *graph.Oriented, tiles []uint64) ([]uint64, uint64, error) {
 	for v := range n {
 		d := off[v+1] - off[v]
 		if d >= 1<<gen.AlignDegreeBits {
-			return nil, 0, fmt.Errorf("align: vertex %d has %d out-neighbours, more than the aligned copy's %d; use align off", v, d, uint64(1)<<gen.AlignDegreeBits-1)
+			return nil, 0, &LimitError{Why: fmt.Sprintf("align: a vertex has %d out-neighbours, more than the aligned copy's %d; use align off", d, uint64(1)<<gen.AlignDegreeBits-1)}
 		}
 		// Moving to a boundary of t keeps every smaller tile's boundaries,
 		// so a pass over the tiles in increasing order settles it.
@@ -70,13 +71,14 @@ func alignedWords(o *graph.Oriented, tiles []uint64) ([]uint64, uint64, error) {
 	last := tiles[len(tiles)-1]
 	start = (start + last - 1) / last * last
 	if start >= 1<<(64-gen.AlignDegreeBits) {
-		return nil, 0, fmt.Errorf("align: %d entries with their padding, more than the aligned copy addresses", start)
+		return nil, 0, &LimitError{Why: fmt.Sprintf("align: %d entries with their padding, more than the aligned copy addresses", start)}
 	}
 	return words, start, nil
 }
 
 func (f *alignedLists) buffers() []bufferSpec {
-	return []bufferSpec{{name: "aligned lists", bytes: f.bytes, dst: &f.buf}}
+	// Zeroed: the lists' padding is read with their tiles (and masked).
+	return []bufferSpec{{name: "aligned lists", bytes: f.bytes, dst: &f.buf, zero: true}}
 }
 
 // setup writes the words and copies the lists with the copy kernel of the

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -40,7 +41,7 @@ func TestAlignedWords(t *testing.T) {
 		t.Errorf("the lists of 5 vertices start at word %d, want 6 (16 bytes)", got)
 	}
 	hub := &graph.Oriented{CSR: graph.CSR{Offsets: []uint64{0, 1 << 24}}}
-	if _, _, err := alignedWords(hub, []uint64{4}); err == nil || !strings.Contains(err.Error(), "16777216 out-neighbours") {
+	if _, _, err := alignedWords(hub, []uint64{4}); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "16777216 out-neighbours") {
 		t.Errorf("a hub of 2^24 out-neighbours: %v", err)
 	}
 }

@@ -137,6 +137,17 @@ func specPlans() []ir.Plan {
 						Params: map[string]int64{ir.ParamTile: 4, ir.ParamAlign: 2}}},
 			},
 		},
+		{ // the other values: both lists for the edges, N+(v) alone for the vertices
+			Prefix: "spec_aligned_swap", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: []ir.Class{
+				{Name: "edge", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 8},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
+						Params: map[string]int64{ir.ParamTile: 4, ir.ParamAlign: 2}}},
+				{Name: "vertex", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 8},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 1, Block: 256,
+						Params: map[string]int64{ir.ParamTile: 8, ir.ParamAlign: 1}}},
+			},
+		},
 		{ // the same, unordered ids (N+(u) whole for each v), both lists from the copy
 			Prefix: "spec_aligned_unordered", Orientation: ir.OrientDegree,
 			Classes: []ir.Class{
