@@ -40,6 +40,13 @@ constexpr u64 ALIGN_DEG = (1ull << ALIGN_BITS) - 1;
 // 16-byte boundary (the tiles' vector loads), gen.AlignListsWord.
 __device__ __forceinline__ u32* aligned_lists(u64* aligned, u32 n) { return reinterpret_cast<u32*>(aligned + (((u64)n + 1) & ~1ull)); }
 
+// aligned_span gives vertex x's list in the copy, [b0, b1), from its word.
+__device__ __forceinline__ void aligned_span(const u64* __restrict__ words, u32 x, u64& b0, u64& b1) {
+  const u64 w = words[x];
+  b0 = w >> ALIGN_BITS;
+  b1 = b0 + (w & ALIGN_DEG);
+}
+
 // tc_spec_aligned_74ad0525_c0_align copies the lists into the aligned copy, whose words the
 // host wrote, a warp per vertex, once before the passes (runtime:
 // Class.Aligned.Copy). A list's padding is never read as entries.
@@ -48,8 +55,9 @@ tc_spec_aligned_74ad0525_c0_align(const u64* __restrict__ off, const u32* __rest
   u32* const lists = aligned_lists(aligned, n);
   const u32 lane = threadIdx.x % 32;
   for (u64 v = ((u64)blockIdx.x * BLOCK + threadIdx.x) / 32; v < n; v += (u64)gridDim.x * (BLOCK / 32)) {
-    const u64 pv = aligned[v], s = pv >> ALIGN_BITS, d = pv & ALIGN_DEG, b = off[v];
-    for (u64 k = lane; k < d; k += 32) lists[s + k] = adj[b + k];
+    u64 s, e;
+    aligned_span(aligned, (u32)v, s, e);
+    for (u64 k = lane, b = off[v]; s + k < e; k += 32) lists[s + k] = adj[b + k];
   }
 }
 
@@ -170,8 +178,8 @@ tc_spec_aligned_74ad0525_c0(const u64* __restrict__ off, const u32* __restrict__
     // id order: a common neighbour w is > v, so only N+(u) after v (at e) can hold it.
     const u64 a0 = ID_ORDERED ? e + 1 : off[u];
     const u64 a1 = off[u + 1];
-    const u64 pv = scratch[v];  // the aligned copy: start << ALIGN_BITS | d+(v)
-    const u64 b0 = pv >> ALIGN_BITS, b1 = b0 + (pv & ALIGN_DEG);
+    u64 b0, b1;  // N+(v) in the aligned copy
+    aligned_span(scratch, v, b0, b1);
     if (a0 >= a1 || b0 >= b1) continue;  // an empty list: no triangle (same for the group)
     c += edge(adj, a0, a1, aligned_lists(scratch, n), b0, b1, lane, gsm);
   }
@@ -207,6 +215,13 @@ constexpr u64 ALIGN_DEG = (1ull << ALIGN_BITS) - 1;
 // 16-byte boundary (the tiles' vector loads), gen.AlignListsWord.
 __device__ __forceinline__ u32* aligned_lists(u64* aligned, u32 n) { return reinterpret_cast<u32*>(aligned + (((u64)n + 1) & ~1ull)); }
 
+// aligned_span gives vertex x's list in the copy, [b0, b1), from its word.
+__device__ __forceinline__ void aligned_span(const u64* __restrict__ words, u32 x, u64& b0, u64& b1) {
+  const u64 w = words[x];
+  b0 = w >> ALIGN_BITS;
+  b1 = b0 + (w & ALIGN_DEG);
+}
+
 // tc_spec_aligned_74ad0525_c1_align copies the lists into the aligned copy, whose words the
 // host wrote, a warp per vertex, once before the passes (runtime:
 // Class.Aligned.Copy). A list's padding is never read as entries.
@@ -215,8 +230,9 @@ tc_spec_aligned_74ad0525_c1_align(const u64* __restrict__ off, const u32* __rest
   u32* const lists = aligned_lists(aligned, n);
   const u32 lane = threadIdx.x % 32;
   for (u64 v = ((u64)blockIdx.x * BLOCK + threadIdx.x) / 32; v < n; v += (u64)gridDim.x * (BLOCK / 32)) {
-    const u64 pv = aligned[v], s = pv >> ALIGN_BITS, d = pv & ALIGN_DEG, b = off[v];
-    for (u64 k = lane; k < d; k += 32) lists[s + k] = adj[b + k];
+    u64 s, e;
+    aligned_span(aligned, (u32)v, s, e);
+    for (u64 k = lane, b = off[v]; s + k < e; k += 32) lists[s + k] = adj[b + k];
   }
 }
 
@@ -328,17 +344,15 @@ __device__ __forceinline__ u64 vertex(const u64* __restrict__ off, const u32* __
   u64 j = a0 + lane;
   if (j >= end) return 0;
   u32 v = adj[j];
-  const u64 pv0 = apk[v];
-  u64 b0 = pv0 >> ALIGN_BITS, b1 = b0 + (pv0 & ALIGN_DEG);
+  u64 b0, b1;
+  aligned_span(apk, v, b0, b1);
   u64 c = 0;
   for (;;) {
     const u64 jn = j + WIDTH;
     u64 nb0 = 0, nb1 = 0;
     if (jn < end) {
       v = adj[jn];
-      const u64 pv = apk[v];
-      nb0 = pv >> ALIGN_BITS;
-      nb1 = nb0 + (pv & ALIGN_DEG);
+      aligned_span(apk, v, nb0, nb1);
     }
     c += merge(adj, ID_ORDERED ? j + 1 : a0, a1, yadj, b0, b1);
     if (jn >= end) break;

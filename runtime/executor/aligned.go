@@ -105,9 +105,5 @@ func (f *alignedLists) setup(pr *Prepared) error {
 }
 
 func (f *alignedLists) launch(_ context.Context, pr *Prepared, pc *prepClass) error {
-	args := []any{pr.off, pr.adj, pr.srcArg(), pr.n, pr.m, pc.listArg(), pc.items, pr.counts, f.buf, uint64(0)}
-	if err := pc.fn.Launch(gpu.Dim3{X: pc.grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(pc.c.Block), Y: 1, Z: 1}, pc.shared, args...); err != nil {
-		return pr.kernelErr(pc, err)
-	}
-	return nil
+	return pr.launchWith(pc, f.buf, 0)
 }

@@ -40,15 +40,15 @@ func checkAligned(c gen.Class, off, adj *fakeBuf, n uint32, scratch any, words u
 	if !ok || words != 0 {
 		return fmt.Errorf("aligned class %s: scratch %T, %d words", c.Name, scratch, words)
 	}
-	tile := uint64(c.Aligned.Tile)
+	tile, lists := uint64(c.Aligned.Tile), 8*gen.AlignListsWord(uint64(n)) // the lists' first byte
 	for v := range uint64(n) {
 		w := buf.u64(v)
 		s, d := w>>gen.AlignDegreeBits, w&(1<<gen.AlignDegreeBits-1)
-		if (s+d+tile-1)/tile-s/tile > max((d+tile-1)/tile, 1) || 8*gen.AlignListsWord(uint64(n))+4*((s+d+tile-1)/tile*tile) > uint64(len(buf.data)) {
+		if (s+d+tile-1)/tile-s/tile > max((d+tile-1)/tile, 1) || lists+4*((s+d+tile-1)/tile*tile) > uint64(len(buf.data)) {
 			return fmt.Errorf("aligned class %s: vertex %d's list at %d (%d entries), tile %d, buffer %d bytes", c.Name, v, s, d, tile, len(buf.data))
 		}
 		for k := range d {
-			if got, want := binary.LittleEndian.Uint32(buf.data[8*gen.AlignListsWord(uint64(n))+4*(s+k):]), adj.u32(off.u64(v)+k); got != want {
+			if got, want := binary.LittleEndian.Uint32(buf.data[lists+4*(s+k):]), adj.u32(off.u64(v)+k); got != want {
 				return fmt.Errorf("aligned class %s: vertex %d's entry %d is %d in the copy, %d in the lists", c.Name, v, k, got, want)
 			}
 		}

@@ -24,7 +24,13 @@ func (singleLaunch) launch(_ context.Context, pr *Prepared, pc *prepClass) error
 // launchOne launches class pc's kernel once with gen.KernelArgs, and the
 // local counters (gen.LocalArg) under a local output.
 func (pr *Prepared) launchOne(pc *prepClass) error {
-	args := []any{pr.off, pr.adj, pr.srcArg(), pr.n, pr.m, pc.listArg(), pc.items, pr.counts, pr.scratchArg(pc), pc.scratchWords}
+	return pr.launchWith(pc, pr.scratchArg(pc), pc.scratchWords)
+}
+
+// launchWith is launchOne with the scratch and scratch_words arguments
+// given (the aligned copy: aligned.go).
+func (pr *Prepared) launchWith(pc *prepClass, scratch any, words uint64) error {
+	args := []any{pr.off, pr.adj, pr.srcArg(), pr.n, pr.m, pc.listArg(), pc.items, pr.counts, scratch, words}
 	if pr.local != nil {
 		args = append(args, pr.localArg()) // gen.LocalArg
 	}
