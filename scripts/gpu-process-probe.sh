@@ -3,7 +3,8 @@
 # (scripts/process-probe.py: launch, last output byte, exit), on the GPU
 # machine from make bundle BASE=<commit>'s .gpu/: a process that only
 # creates a context (scripts/startup-floor.c, with and without releasing
-# it), this tree's tcgen and the base's on p2p-Gnutella31 with a warm kernel
+# it, and loading NVRTC beside it), this tree's tcgen and the base's (when
+# the bundle has one) on p2p-Gnutella31 with a warm kernel
 # cache (one count, and --repeat 2), ROUNDS interleaved rounds; then the
 # peers' whole processes on the same graph (.peers, peers.py --e2e).
 # DATASETS: a folder holding the graph and MANIFEST.tsv (default
@@ -19,12 +20,16 @@ f=$(awk -F'\t' '$1=="p2p-Gnutella31"{print $2}' "$DS/MANIFEST.tsv")
 [ -n "$f" ] && [ -f "$DS/$f" ] || { echo "p2p-Gnutella31 not in $DS/MANIFEST.tsv"; exit 3; }
 g=$DS/$f
 $T -q convert "$g" -o $W/p2p.tcsr || exit 3
-gcc -O2 -I/usr/local/cuda/include scripts/startup-floor.c -o $W/floor -L/usr/local/cuda/lib64/stubs -lcuda -lnvidia-ml -lpthread 2> $W/gcc.txt ||
-  gcc -O2 -I/usr/local/cuda/include scripts/startup-floor.c -o $W/floor -lcuda -lnvidia-ml -lpthread || exit 1
+gcc -O2 -I/usr/local/cuda/include scripts/startup-floor.c -o $W/floor -L/usr/local/cuda/lib64/stubs -lcuda -lnvidia-ml -lpthread -ldl 2> $W/gcc.txt ||
+  gcc -O2 -I/usr/local/cuda/include scripts/startup-floor.c -o $W/floor -lcuda -lnvidia-ml -lpthread -ldl || exit 1
 $T -q --no-store --cache-dir $W/cache count $W/p2p.tcsr --backend gpu > /dev/null # fills the kernel cache
 C="-q --no-store --cache-dir $W/cache count $W/p2p.tcsr --backend gpu --json --expect 2024" # a wrong count exits 4
-python3 scripts/process-probe.py "${ROUNDS:-8}" "floor=$W/floor" "floor-release=$W/floor release" \
-  "base=$B $C" "new=$T $C" "new-repeat2=$T $C --repeat 2" "base-repeat2=$B $C --repeat 2" > "$OUT/probe.tsv"
+# floor-nvrtc: the floor loading NVRTC beside the context, as tcgen does.
+nv=/usr/local/cuda/lib64/libnvrtc.so.13
+[ -f $nv ] || nv=libnvrtc.so.13
+labels=("floor=$W/floor" "floor-release=$W/floor release" "floor-nvrtc=NVRTC=$nv $W/floor parallel-nvrtc" "new=$T $C" "new-repeat2=$T $C --repeat 2")
+[ -x "$B" ] && labels+=("base=$B $C" "base-repeat2=$B $C --repeat 2") # make bundle BASE=<commit>
+python3 scripts/process-probe.py "${ROUNDS:-8}" "${labels[@]}" > "$OUT/probe.tsv"
 python3 - "$OUT/probe.tsv" <<'PY'
 import csv, sys, statistics as st, collections
 d = collections.defaultdict(list)
@@ -35,7 +40,8 @@ for r in csv.DictReader(open(sys.argv[1]), delimiter="\t"):
     d[r["label"]].append(r)
 for k, rs in d.items():
     med = lambda f: st.median(float(r[f]) for r in rs)
-    print("%-14s wall %6.1f  to output %6.1f  exit after %6.1f ms (medians)" % (k, med("wall_ms"), med("to_last_output_ms"), med("to_exit_after_output_ms")))
+    extra = "".join("  %s %6.1f" % (f[6:], med(f)) for f in ("tcgen_total_ms", "tcgen_context_ms", "tcgen_release_ms") if rs[0][f])
+    print("%-14s wall %6.1f  to output %6.1f  exit after %6.1f ms%s (medians)" % (k, med("wall_ms"), med("to_last_output_ms"), med("to_exit_after_output_ms"), extra))
 PY
 if [ -d .peers ]; then
   bash .peers/build.sh > $W/build.log 2>&1 && python3 .peers/peers.py --graphs "$g" --expect p2p-Gnutella31=2024 \

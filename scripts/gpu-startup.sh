@@ -94,8 +94,8 @@ for g in $GRAPHS; do
 done
 
 # 4. The floor: what any process pays for a context (and NVML).
-if gcc -O2 -I/usr/local/cuda/include scripts/startup-floor.c -o "$R/floor" -L/usr/local/cuda/lib64/stubs -lcuda -lnvidia-ml -lpthread 2> "$R/floor-build.txt" ||
-   gcc -O2 -I/usr/local/cuda/include scripts/startup-floor.c -o "$R/floor" -lcuda -lnvidia-ml -lpthread 2>> "$R/floor-build.txt"; then
+if gcc -O2 -I/usr/local/cuda/include scripts/startup-floor.c -o "$R/floor" -L/usr/local/cuda/lib64/stubs -lcuda -lnvidia-ml -lpthread -ldl 2> "$R/floor-build.txt" ||
+   gcc -O2 -I/usr/local/cuda/include scripts/startup-floor.c -o "$R/floor" -lcuda -lnvidia-ml -lpthread -ldl 2>> "$R/floor-build.txt"; then
   for i in 1 2 3 4 5; do
     for mode in "" "release" "quick-exit" "nvml release" "parallel-nvml release" "parallel-nvml quick-exit"; do
       t0=$(date +%s%N); line=$("$R/floor" $mode); t1=$(date +%s%N)

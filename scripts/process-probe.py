@@ -4,7 +4,7 @@ command, ROUNDS interleaved runs, each timed at launch, at the last byte it
 wrote to stdout and at its exit (the kernel's teardown of its memory, files
 and GPU context comes after its last write). Prints a row per run: label,
 ms to the last output byte, ms from there to the exit, the total, and
-total_ms / context_ms from a tcgen --json output.
+total_ms / context_ms / release_ms from a tcgen --json output.
 
 Usage: process-probe.py ROUNDS LABEL=COMMAND... (COMMAND split on spaces;
 ENV=VAL words before the program set its environment)."""
@@ -24,7 +24,7 @@ for a in sys.argv[2:]:
     if not words:
         sys.exit("process-probe: %s: no command" % a)
     cmds.append((label, words, env))
-print("label\tround\tto_last_output_ms\tto_exit_after_output_ms\twall_ms\ttcgen_total_ms\ttcgen_context_ms\trc")
+print("label\tround\tto_last_output_ms\tto_exit_after_output_ms\twall_ms\ttcgen_total_ms\ttcgen_context_ms\ttcgen_release_ms\trc")
 for r in range(rounds):
     for label, words, env in cmds:
         t0 = time.monotonic()
@@ -41,11 +41,12 @@ for r in range(rounds):
             p.kill()
             rc = p.wait()
         t1 = time.monotonic()
-        total = ctx = ""
+        total = ctx = rel = ""
         try:
             j = json.loads(out)
         except ValueError:
             j = None
         if isinstance(j, dict):
             total, ctx = "%.1f" % j.get("total_ms", 0), "%.1f" % j.get("context_ms", 0)
-        print("%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%d" % (label, r, (last - t0) * 1e3, (t1 - last) * 1e3, (t1 - t0) * 1e3, total, ctx, rc), flush=True)
+            rel = "%.1f" % j.get("release_ms", 0)
+        print("%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%d" % (label, r, (last - t0) * 1e3, (t1 - last) * 1e3, (t1 - t0) * 1e3, total, ctx, rel, rc), flush=True)

@@ -95,11 +95,14 @@ type countResult struct {
 	// gpu_ms: one event pair around a whole pass (counters zeroed, lists
 	// built on the device, every class kernel, the reduction): median, min
 	// and max over the timed runs (executor.Result.GPUMs).
-	GPUMs      float64          `json:"gpu_ms,omitempty"`
-	GPUMinMs   float64          `json:"gpu_min_ms,omitempty"`
-	GPUMaxMs   float64          `json:"gpu_max_ms,omitempty"`
-	Runs       int              `json:"runs,omitempty"`
-	TotalMs    float64          `json:"total_ms,omitempty"`
+	GPUMs    float64 `json:"gpu_ms,omitempty"`
+	GPUMinMs float64 `json:"gpu_min_ms,omitempty"`
+	GPUMaxMs float64 `json:"gpu_max_ms,omitempty"`
+	Runs     int     `json:"runs,omitempty"`
+	TotalMs  float64 `json:"total_ms,omitempty"`
+	// ReleaseMs (GPU runs): freeing the plan's buffers and modules and
+	// releasing the context after the runs, before the output.
+	ReleaseMs  float64          `json:"release_ms,omitempty"`
 	GPU        *executor.Result `json:"gpu,omitempty"`
 	Reference  *uint64          `json:"reference,omitempty"`
 	Checked    string           `json:"checked,omitempty"` // what the count was compared with
@@ -501,6 +504,9 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 			fmt.Fprintf(tw, "clocks\tSM %d MHz, memory %d MHz (%s)\n", d.Device.ClockMHz, d.Device.MemClockMHz, src)
 		}
 		fmt.Fprintf(tw, "total\t%.3f ms (start to first count)\n", r.TotalMs)
+		if r.ReleaseMs > 0 {
+			fmt.Fprintf(tw, "release\t%.3f ms (buffers, modules and context, after the runs)\n", r.ReleaseMs)
+		}
 	} else if r.Runs > 1 {
 		fmt.Fprintf(tw, "count\t%.3f ms median of %d runs (min %.3f, max %.3f)\n", r.CountMs, r.Runs, r.CountMinMs, r.CountMaxMs)
 		if m := r.Measurement; m != nil {

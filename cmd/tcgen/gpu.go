@@ -112,7 +112,15 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	if err != nil {
 		return err
 	}
-	defer dev.Close()
+	var ran countRunner // closed before the device, both before the output
+	defer func() {
+		t := time.Now()
+		if ran != nil {
+			ran.Close()
+		}
+		dev.Close()
+		res.ReleaseMs = msSince(t)
+	}()
 	res.ContextMs, res.ContextWaitMs = og.ms, msSince(ctxStart)
 	factsStart := time.Now()
 	facts := dev.Facts()
@@ -141,7 +149,7 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	if err != nil {
 		return gpuError(err)
 	}
-	defer run.Close()
+	ran = run
 	res.Plan, res.PlanSource = p.Name(), src
 	res.PrepareMs = msSince(prepStart)
 	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2}
