@@ -67,9 +67,11 @@ type countResult struct {
 	CleanMs   float64 `json:"clean_ms,omitempty"`
 	FromCache bool    `json:"from_cache"`
 	PrepareMs float64 `json:"prepare_ms"`
-	// GPU runs: context_ms opens the device (driver, context, NVRTC), in
-	// the background from the start while the graph is read;
-	// context_wait_ms is what the count then still waited for it;
+	// GPU runs: context_ms opens the device (the driver's start, then the
+	// context), in the background from the start while the graph is read
+	// and, once the driver gives the device's facts, the plan is prepared
+	// on the host (NVRTC loads beside it); context_wait_ms is what the count
+	// waited for the facts and NVRTC, and then for the context;
 	// first_run_ms is the wall time of the first pass (launches, count read
 	// back). prepare_ms holds orientation, host lists, generation,
 	// compilation or kernel-cache hit, module load and upload (gpu.*_ms).
@@ -157,9 +159,9 @@ func (c *CountCmd) Run(g *Globals) error {
 		return c.countMPI(g, p, start, planMs)
 	}
 	gpu := c.Backend != "cpu"
-	var open func() openedGPU
+	var gs startedGPU
 	if gpu && c.GPUs == "" {
-		open = g.startGPU(c.GPUFlags)
+		gs = g.startGPU(c.GPUFlags)
 	}
 	// On the GPU, the checks of an oriented CSR file's lists are made by
 	// the upload, as it reads them (executor.Prepare): one pass over the
@@ -190,7 +192,7 @@ func (c *CountCmd) Run(g *Globals) error {
 		}
 	}
 	if gpu {
-		if gpu, err = c.dispatchGPU(g, open, p, l.g, o, &res, &loc, start); err != nil {
+		if gpu, err = c.dispatchGPU(g, gs, p, l.g, o, &res, &loc, start); err != nil {
 			return err
 		}
 	}
@@ -252,12 +254,12 @@ func (c *CountCmd) newResult(l *loaded, o *graph.Oriented, planMs float64) count
 
 // dispatchGPU counts on the GPU (several with --gpus). It reports false, and
 // no error, when --backend auto finds no usable GPU: the CPU oracle counts.
-func (c *CountCmd) dispatchGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, loc *localCounts, start time.Time) (bool, error) {
+func (c *CountCmd) dispatchGPU(g *Globals, gs startedGPU, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, loc *localCounts, start time.Time) (bool, error) {
 	var err error
 	if c.GPUs != "" {
 		err = c.countGPUs(g, p, gr, o, res, start)
 	} else {
-		err = c.countGPU(g, open, p, gr, o, res, loc, start)
+		err = c.countGPU(g, gs, p, gr, o, res, loc, start)
 	}
 	switch {
 	case err == nil:
@@ -476,7 +478,7 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 		fmt.Fprintf(tw, "\t%.3f ms parsing on %d cores, %.3f ms cleaning\n", r.ParseMs, goruntime.GOMAXPROCS(0), r.CleanMs)
 	}
 	if r.Backend == "gpu" {
-		fmt.Fprintf(tw, "context\t%.3f ms (driver, context, NVRTC), %.3f ms of it after the graph was read\n", r.ContextMs, r.ContextWaitMs)
+		fmt.Fprintf(tw, "context\t%.3f ms (driver and context; NVRTC beside it), %.3f ms of it waited for\n", r.ContextMs, r.ContextWaitMs)
 	}
 	fmt.Fprintf(tw, "prepare\t%.3f ms\n", r.PrepareMs)
 	if d := r.GPU; d != nil && len(d.Phases) > 0 {

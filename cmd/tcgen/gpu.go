@@ -52,26 +52,74 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 	return dev, nc.c, nil
 }
 
-// openedGPU is openGPU's result and how long it took.
-type openedGPU struct {
-	dev  *cuda.Device
-	comp gpu.Compiler
-	err  error
-	ms   float64
+// startedGPU is a device being opened in the background (startGPU):
+// ahead gives its facts and the compiler once the driver has started and
+// NVRTC is loaded, open the device once its context is made.
+type startedGPU struct {
+	ahead func() aheadGPU
+	open  func() openedGPU
 }
 
-// startGPU starts openGPU in the background, so the driver creates the
-// context (200-230 ms on an H100) while the graph is read and the plan
-// chosen, and returns its result's getter. A command that ends before it
-// asks leaves the context to the process's exit.
-func (g *Globals) startGPU(f GPUFlags) func() openedGPU {
-	ch := make(chan openedGPU, 1)
+// aheadGPU is what a count can plan with before the context is made.
+type aheadGPU struct {
+	facts gpu.DeviceFacts
+	comp  gpu.Compiler
+	err   error
+}
+
+// openedGPU is the open device and how long it took from the start.
+type openedGPU struct {
+	dev *cuda.Device
+	err error
+	ms  float64
+}
+
+// startGPU opens the device and the compiler in the background, so the
+// driver starts (cuInit, the device's facts) and creates the context
+// (200-250 ms in all on an H100) while the graph is read, and the plan is
+// chosen, generated and compiled once the facts are known, about half way.
+// A command that ends before it asks leaves the context to the process's
+// exit.
+func (g *Globals) startGPU(f GPUFlags) startedGPU {
+	opt := cuda.Options{NVRTCPath: f.NVRTC}
+	type compiler struct {
+		c   gpu.Compiler
+		err error
+	}
+	cc, fc, dc := make(chan compiler, 1), make(chan aheadGPU, 1), make(chan openedGPU, 1)
+	t := time.Now()
 	go func() {
-		t := time.Now()
-		dev, comp, err := g.openGPU(f)
-		ch <- openedGPU{dev, comp, err, msSince(t)}
+		c, err := g.openCompiler(opt)
+		cc <- compiler{c, err}
 	}()
-	return sync.OnceValue(func() openedGPU { return <-ch })
+	go func() {
+		op, err := cuda.Start(f.Device, opt)
+		if err != nil {
+			err = withCode(exitNoGPU, err)
+			fc <- aheadGPU{err: err}
+			dc <- openedGPU{err: err}
+			return
+		}
+		fc <- aheadGPU{facts: op.Facts()}
+		dev, err := op.Context()
+		if err != nil {
+			err = withCode(exitNoGPU, err)
+		}
+		dc <- openedGPU{dev, err, msSince(t)}
+	}()
+	comp := sync.OnceValue(func() compiler { return <-cc })
+	return startedGPU{
+		ahead: sync.OnceValue(func() aheadGPU {
+			a, c := <-fc, comp()
+			if a.err == nil && c.err != nil {
+				a.err = c.err
+			}
+			a.comp = c.c
+			return a
+		}),
+		// The device's own time: NVRTC has loaded by then (ahead).
+		open: sync.OnceValue(func() openedGPU { return <-dc }),
+	}
 }
 
 // openCompiler opens NVRTC behind the kernel cache.
@@ -90,27 +138,33 @@ func (g *Globals) openCompiler(opt cuda.Options) (gpu.Compiler, error) {
 
 // countGPU prepares the plan on the device, runs it once (total_ms), then
 // runs the warm-ups and timed repeats.
-func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, loc *localCounts, start time.Time) error {
-	// Timed passes (--repeat 2 and more) report the clocks and temperature
-	// they ran at, read from NVML after the runs; NVML starts while the
-	// CUDA context is created. A single count reports the driver's facts:
-	// NVML's start and shutdown made a warm count of a small graph 18 ms
-	// longer (docs/performance.md, "End to end").
-	nv := func() *nvml.Session { return nil } // nil: the driver's facts
-	if c.Repeat > 1 {
-		nvs := make(chan *nvml.Session, 1)
-		go func() {
-			s, _ := nvml.Open() // nil without NVML
-			nvs <- s
-		}()
-		nv = sync.OnceValue(func() *nvml.Session { return <-nvs }) // received once, nil or not
-	}
+func (c *CountCmd) countGPU(g *Globals, gs startedGPU, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult, loc *localCounts, start time.Time) error {
+	nv := c.startNVML()
 	defer func() { nv().Close() }()
-	ctxStart := time.Now()
-	og := open()
-	dev, comp, err := og.dev, og.comp, og.err
-	if err != nil {
-		return err
+	// The plan is chosen, generated and compiled on the device's facts
+	// while the driver makes the context; the count waits for it only to
+	// finish the preparation on the device.
+	waitStart := time.Now()
+	ah := gs.ahead()
+	if ah.err != nil {
+		return ah.err
+	}
+	facts, comp := ah.facts, ah.comp
+	res.ContextWaitMs = msSince(waitStart)
+	var dev *cuda.Device
+	var waited float64 // for the context, in the preparation
+	device := func() (*cuda.Device, error) {
+		if dev == nil {
+			t := time.Now()
+			og := gs.open()
+			if og.err != nil {
+				return nil, og.err
+			}
+			dev, res.ContextMs = og.dev, og.ms
+			waited = msSince(t)
+			res.ContextWaitMs += waited
+		}
+		return dev, nil
 	}
 	var ran countRunner // closed before the device, both before the output
 	defer func() {
@@ -118,12 +172,12 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 		if ran != nil {
 			ran.Close()
 		}
-		dev.Close()
+		if dev != nil {
+			dev.Close()
+		}
 		res.ReleaseMs = msSince(t)
 	}()
-	res.ContextMs, res.ContextWaitMs = og.ms, msSince(ctxStart)
 	factsStart := time.Now()
-	facts := dev.Facts()
 	switch {
 	case c.localOutput() != ir.OutputTotal: // p is the local plan (localgpu.go)
 	case c.Preset == "" && c.Spec == "":
@@ -139,19 +193,31 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 		gr, popt.Oriented = nil, o // already oriented: the plan must match it
 	}
 	pr, p, src, err := g.prepareChosen(p, res.PlanSource, func(p ir.Plan) (*executor.Prepared, error) {
-		return executor.Prepare(g.ctx, dev, comp, p, gr, popt)
+		hp, err := executor.PrepareHost(g.ctx, facts, comp, p, gr, popt)
+		if err != nil {
+			return nil, err
+		}
+		d, err := device()
+		if err != nil {
+			return nil, err
+		}
+		return hp.OnDevice(d)
 	})
 	var run countRunner = pr
 	if err != nil && c.partitionable(err) { // partition.go
-		run, p, err = c.preparePartitioned(g, dev, comp, p, gr, popt, err)
-		src = "partition"
+		unfit := err
+		var d *cuda.Device
+		if d, err = device(); err == nil {
+			run, p, err = c.preparePartitioned(g, d, comp, p, gr, popt, unfit)
+			src = "partition"
+		}
 	}
 	if err != nil {
 		return gpuError(err)
 	}
 	ran = run
 	res.Plan, res.PlanSource = p.Name(), src
-	res.PrepareMs = msSince(prepStart)
+	res.PrepareMs = msSince(prepStart) - waited
 	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2}
 	out, err := c.runGPU(g, run, p, timed, res, start, nil)
 	if err != nil {
@@ -164,6 +230,24 @@ func (c *CountCmd) countGPU(g *Globals, open func() openedGPU, p ir.Plan, gr *gr
 	}
 	loc.o, loc.perVertex, loc.support = out.Oriented, out.LocalPerVertex(), out.LocalSupport()
 	return nil
+}
+
+// startNVML starts NVML for timed passes (--repeat 2 and more), which
+// report the clocks and temperature they ran at, read after the runs; it
+// starts while the CUDA context is created. A single count reports the
+// driver's facts: NVML's start and shutdown made a warm count of a small
+// graph 18 ms longer (docs/performance.md, "End to end"). The session is
+// nil without NVML or for a single count.
+func (c *CountCmd) startNVML() func() *nvml.Session {
+	if c.Repeat <= 1 {
+		return func() *nvml.Session { return nil }
+	}
+	nvs := make(chan *nvml.Session, 1)
+	go func() {
+		s, _ := nvml.Open() // nil without NVML
+		nvs <- s
+	}()
+	return sync.OnceValue(func() *nvml.Session { return <-nvs }) // received once, nil or not
 }
 
 // countRunner is a plan prepared on the device: the whole graph

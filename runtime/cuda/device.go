@@ -98,6 +98,35 @@ func Devices() ([]gpu.DeviceFacts, error) {
 
 // Open retains device ordinal's primary context. Close releases it.
 func Open(ordinal int, opt Options) (*Device, error) {
+	o, err := Start(ordinal, opt)
+	if err != nil {
+		return nil, err
+	}
+	return o.Context()
+}
+
+// Opening is a device whose facts are read and whose context is not made
+// yet: its user can plan work on the facts (generate and compile code)
+// while the driver creates the context, about half of the 200-250 ms a
+// device takes to open (docs/performance.md, "End to end").
+type Opening struct{ d *Device }
+
+// Facts are the device's facts, as its Device will give them.
+func (o *Opening) Facts() gpu.DeviceFacts { return o.d.facts }
+
+// Context retains the device's primary context: the open Device, which
+// Close releases.
+func (o *Opening) Context() (*Device, error) {
+	d := o.d
+	if err := d.drv.cuDevicePrimaryCtxRetain(&d.ctx, d.dev); err != nil {
+		return nil, fmt.Errorf("cuda: device %d (%s): %w", d.ordinal, d.facts.Name, err)
+	}
+	return d, nil
+}
+
+// Start initializes the driver and reads device ordinal's facts, without a
+// context (Opening.Context makes it).
+func Start(ordinal int, opt Options) (*Opening, error) {
 	_ = opt // the driver is always libcuda.so.1; Options is for symmetry with NewCompiler
 	drv, err := initDriver()
 	if err != nil {
@@ -117,10 +146,7 @@ func Open(ordinal int, opt Options) (*Device, error) {
 	if d.facts, err = deviceFacts(drv, d.dev); err != nil {
 		return nil, fmt.Errorf("cuda: device %d: %w", ordinal, err)
 	}
-	if err := drv.cuDevicePrimaryCtxRetain(&d.ctx, d.dev); err != nil {
-		return nil, fmt.Errorf("cuda: device %d (%s): %w", ordinal, d.facts.Name, err)
-	}
-	return d, nil
+	return &Opening{d}, nil
 }
 
 func deviceFacts(drv *driverLib, dev cuDevice) (gpu.DeviceFacts, error) {

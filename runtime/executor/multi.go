@@ -143,6 +143,7 @@ func (s0 *preparation) forDevice(p ir.Plan, d gpu.Device, shares []devicePart, k
 		}
 		s.out = out
 	}
+	s.img = nil // compiled for this device's target by its own compile
 	s.needSrc = false
 	for i, c := range s.out.Manifest.Variants[s.variant].Classes {
 		s.needSrc = s.needSrc || (c.NeedsSrc && s.lists[i].Count > 0)

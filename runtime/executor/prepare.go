@@ -27,8 +27,16 @@ func Prepare(ctx context.Context, dev gpu.Device, comp gpu.Compiler, p ir.Plan, 
 }
 
 func newPreparation(ctx context.Context, dev gpu.Device, comp gpu.Compiler, name string, g *graph.Graph, opt RunOptions) *preparation {
-	s := &preparation{ctx: ctx, dev: dev, comp: comp, opt: opt, g: g, facts: dev.Facts(), name: name, clk: newPhaseClock()}
-	s.target = Target(s.facts, opt.Arch)
+	s := hostPreparation(ctx, dev.Facts(), comp, name, g, opt)
+	s.dev = dev
+	return s
+}
+
+// hostPreparation is a preparation for a device with facts, before the
+// device is open (PrepareHost).
+func hostPreparation(ctx context.Context, facts gpu.DeviceFacts, comp gpu.Compiler, name string, g *graph.Graph, opt RunOptions) *preparation {
+	s := &preparation{ctx: ctx, comp: comp, opt: opt, g: g, facts: facts, name: name, clk: newPhaseClock()}
+	s.target = Target(facts, opt.Arch)
 	return s
 }
 
@@ -73,6 +81,7 @@ type preparation struct {
 	needSrc bool
 	sp      scratchPlan
 	times   struct{ gen, orient, lists float64 }
+	img     *compiled // the variant's image, compiled ahead (PrepareHost) or by compile
 	pr      *Prepared
 	lc      *listChecker // checks the lists on the device when their checks were deferred (upload.go)
 	part    *devicePart  // this device's share of a run on several (multi.go); nil: all of it
@@ -374,24 +383,44 @@ func (s *preparation) device() error {
 	return nil
 }
 
-// compile compiles the plan (or finds it in the compiler's cache) and
-// loads the module, and the list check's when the upload needs it.
-func (s *preparation) compile() error {
-	pr, out := s.pr, s.out
+// compiled is the variant's compiled image.
+type compiled struct {
+	name  string // the source's file name
+	img   gpu.Image
+	nvrtc [2]int
+	ms    float64
+}
+
+// compileImage compiles the variant (or finds it in the compiler's cache).
+func (s *preparation) compileImage() error {
 	t0 := time.Now()
 	major, minor := s.comp.Version()
-	in, err := compileInput(out, s.variant, s.target.Arch)
+	in, err := compileInput(s.out, s.variant, s.target.Arch)
 	if err != nil {
 		return s.fail("%v", err)
 	}
 	img, err := s.comp.Compile(in)
 	if err != nil {
-		return s.fail("compiling %s (kernels %s): %w", in.Name, kernelNames(out.Manifest.Variants[s.variant]), err)
+		return s.fail("compiling %s (kernels %s): %w", in.Name, kernelNames(s.out.Manifest.Variants[s.variant]), err)
 	}
-	pr.res.NVRTC, pr.res.CompileMs = [2]int{major, minor}, msSince(t0)
+	s.img = &compiled{in.Name, img, [2]int{major, minor}, msSince(t0)}
 	s.clk.mark("compile")
-	if pr.mod, err = s.dev.Load(img); err != nil {
-		return s.fail("loading %s: %w (NVRTC log: %s)", in.Name, err, img.Log)
+	return nil
+}
+
+// compile compiles the plan unless PrepareHost did and loads the module,
+// and the list check's when the upload needs it.
+func (s *preparation) compile() error {
+	if s.img == nil {
+		if err := s.compileImage(); err != nil {
+			return err
+		}
+	}
+	pr, c := s.pr, s.img
+	pr.res.NVRTC, pr.res.CompileMs = c.nvrtc, c.ms
+	var err error
+	if pr.mod, err = s.dev.Load(c.img); err != nil {
+		return s.fail("loading %s: %w (NVRTC log: %s)", c.name, err, c.img.Log)
 	}
 	s.clk.mark("module load")
 	if s.ck != nil {
