@@ -5,8 +5,9 @@
 # creates a context (scripts/startup-floor.c, with and without releasing
 # it, and loading NVRTC beside it), this tree's tcgen and the base's (when
 # the bundle has one) on p2p-Gnutella31 with a warm kernel
-# cache (one count, and --repeat 2), ROUNDS interleaved rounds; then the
-# peers' whole processes on the same graph (.peers, peers.py --e2e).
+# cache (one count, and --repeat 2), and the peers' whole processes on the
+# same graph (.peers, peers.py --e2e, then their commands again), ROUNDS
+# interleaved rounds.
 # DATASETS: a folder holding the graph and MANIFEST.tsv (default
 # .gpu/datasets). Results: $OUT/probe.tsv, $OUT/peers-e2e.tsv.
 #   OUT=out [ROUNDS=8] bash scripts/gpu-process-probe.sh
@@ -29,6 +30,16 @@ nv=/usr/local/cuda/lib64/libnvrtc.so.13
 [ -f $nv ] || nv=libnvrtc.so.13
 labels=("floor=$W/floor" "floor-release=$W/floor release" "floor-nvrtc=NVRTC=$nv $W/floor parallel-nvrtc" "new=$T $C" "new-repeat2=$T $C --repeat 2")
 [ -x "$B" ] && labels+=("base=$B $C" "base-repeat2=$B $C --repeat 2") # make bundle BASE=<commit>
+# The peers' whole processes (peers.py --e2e, one count each), then the same
+# commands again inside the rounds, interleaved with tcgen's.
+if [ -d .peers ]; then
+  bash .peers/build.sh > $W/build.log 2>&1 && python3 .peers/peers.py --graphs "$g" --expect p2p-Gnutella31=2024 \
+    --only WeTriC,TRUST,GroupTC-BS,GroupTC-HS --e2e --out "$OUT/peers-e2e.tsv" > $W/peers.log 2>&1
+  cut -f1,2,7,8,10 "$OUT/peers-e2e.tsv"
+  for lf in /tmp/peers-work/logs/*/*-e2e.log; do
+    [ -f "$lf" ] && labels+=("peer-$(basename "$lf" -e2e.log)=$(head -1 "$lf" | sed 's/^\$ //')")
+  done
+fi
 python3 scripts/process-probe.py "${ROUNDS:-8}" "${labels[@]}" > "$OUT/probe.tsv"
 python3 - "$OUT/probe.tsv" <<'PY'
 import csv, sys, statistics as st, collections
@@ -43,8 +54,3 @@ for k, rs in d.items():
     extra = "".join("  %s %6.1f" % (f[6:], med(f)) for f in ("tcgen_total_ms", "tcgen_context_ms", "tcgen_release_ms") if rs[0][f])
     print("%-14s wall %6.1f  to output %6.1f  exit after %6.1f ms%s (medians)" % (k, med("wall_ms"), med("to_last_output_ms"), med("to_exit_after_output_ms"), extra))
 PY
-if [ -d .peers ]; then
-  bash .peers/build.sh > $W/build.log 2>&1 && python3 .peers/peers.py --graphs "$g" --expect p2p-Gnutella31=2024 \
-    --only WeTriC,TRUST,GroupTC-BS,GroupTC-HS --e2e --out "$OUT/peers-e2e.tsv" > $W/peers.log 2>&1
-  cut -f1,2,7,8,10 "$OUT/peers-e2e.tsv"
-fi
