@@ -10,7 +10,7 @@
 # interleaved rounds.
 # DATASETS: a folder holding the graph and MANIFEST.tsv (default
 # .gpu/datasets). Results: $OUT/probe.tsv, $OUT/peers-e2e.tsv.
-#   OUT=out [ROUNDS=8] bash scripts/gpu-process-probe.sh
+#   OUT=out [ROUNDS=8] [BASE_ENV="K=V"] bash scripts/gpu-process-probe.sh
 set -u
 tar xzf .gpu/bundle.tgz -C .gpu
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
@@ -29,7 +29,8 @@ C="-q --no-store --cache-dir $W/cache count $W/p2p.tcsr --backend gpu --json --e
 nv=/usr/local/cuda/lib64/libnvrtc.so.13
 [ -f $nv ] || nv=libnvrtc.so.13
 labels=("floor=$W/floor" "floor-release=$W/floor release" "floor-nvrtc=NVRTC=$nv $W/floor parallel-nvrtc" "new=$T $C" "new-repeat2=$T $C --repeat 2")
-[ -x "$B" ] && labels+=("base=$B $C" "base-repeat2=$B $C --repeat 2") # make bundle BASE=<commit>
+# make bundle BASE=<commit>; BASE_ENV: environment words for it (K=V ...).
+[ -x "$B" ] && labels+=("base=${BASE_ENV:-} $B $C" "base-repeat2=${BASE_ENV:-} $B $C --repeat 2")
 # The peers' whole processes (peers.py --e2e, one count each), then the same
 # commands again inside the rounds, interleaved with tcgen's.
 if [ -d .peers ]; then

@@ -142,7 +142,7 @@ func (g *Globals) openGPUs(f GPUFlags, spec string) ([]gpu.Device, []int, gpu.Co
 		}
 		devs = append(devs, d)
 	}
-	comp, err := g.openCompiler(opt)
+	comp, err := g.openCompiler(opt, false)
 	if err != nil {
 		closeAll()
 		return nil, nil, nil, err

@@ -37,7 +37,7 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 	}
 	cc := make(chan compiler, 1)
 	go func() {
-		c, err := g.openCompiler(opt)
+		c, err := g.openCompiler(opt, false)
 		cc <- compiler{c, err}
 	}()
 	dev, err := cuda.Open(f.Device, opt)
@@ -78,8 +78,9 @@ type openedGPU struct {
 // driver starts (cuInit, the device's facts) and creates the context
 // (200-250 ms in all on an H100) while the graph is read, and the plan is
 // chosen, generated and compiled once the facts are known, about half way.
-// A command that ends before it asks leaves the context to the process's
-// exit.
+// NVRTC loads beside them only where its version is not on record, else
+// when a kernel is not in the cache. A command that ends before it asks
+// leaves the context to the process's exit.
 func (g *Globals) startGPU(f GPUFlags) startedGPU {
 	opt := cuda.Options{NVRTCPath: f.NVRTC}
 	type compiler struct {
@@ -89,7 +90,7 @@ func (g *Globals) startGPU(f GPUFlags) startedGPU {
 	cc, fc, dc := make(chan compiler, 1), make(chan aheadGPU, 1), make(chan openedGPU, 1)
 	t := time.Now()
 	go func() {
-		c, err := g.openCompiler(opt)
+		c, err := g.openCompiler(opt, true)
 		cc <- compiler{c, err}
 	}()
 	go func() {
@@ -117,22 +118,29 @@ func (g *Globals) startGPU(f GPUFlags) startedGPU {
 			a.comp = c.c
 			return a
 		}),
-		// The device's own time: NVRTC has loaded by then (ahead).
 		open: sync.OnceValue(func() openedGPU { return <-dc }),
 	}
 }
 
-// openCompiler opens NVRTC behind the kernel cache.
-func (g *Globals) openCompiler(opt cuda.Options) (gpu.Compiler, error) {
-	comp, err := cuda.NewCompiler(opt)
-	if err != nil {
-		return nil, withCode(exitNoGPU, err)
-	}
+// openCompiler opens NVRTC behind the kernel cache; lazy, only once a
+// kernel is not in the cache where its version is on record
+// (cuda.LazyCompiler: a count whose kernels are cached never loads it).
+func (g *Globals) openCompiler(opt cuda.Options, lazy bool) (gpu.Compiler, error) {
 	dir, err := g.cacheDir()
 	if err != nil {
 		return nil, err
 	}
-	return &cuda.CachingCompiler{Inner: comp, Dir: filepath.Join(dir, "kernels"),
+	dir = filepath.Join(dir, "kernels")
+	var comp gpu.Compiler
+	if lazy {
+		comp, err = cuda.NewLazyCompiler(opt, dir)
+	} else {
+		comp, err = cuda.NewCompiler(opt)
+	}
+	if err != nil {
+		return nil, withCode(exitNoGPU, err)
+	}
+	return &cuda.CachingCompiler{Inner: comp, Dir: dir,
 		Warn: func(err error) { g.notice("kernel cache: %v", err) }}, nil
 }
 
