@@ -113,19 +113,26 @@ func (c *CachingCompiler) warn(err error) {
 	}
 }
 
-// store writes the entry to a temporary file and renames it into place, so
-// readers (other processes too) see either nothing or a whole entry.
+// store writes the entry into place atomically (writeAtomic).
 func (c *CachingCompiler) store(path string, img gpu.Image) error {
-	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+	return writeAtomic(path, encodeEntry(img))
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it
+// into place, so readers (other processes too) see either nothing or the
+// whole file. The pid in the temporary name tells a later run whether the
+// writer is gone, so a file left by a killed process can be removed
+// (graph.RemoveStaleTemps).
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	// The pid in the name tells a later run whether the writer is gone, so
-	// a file left by a killed process can be removed (graph.RemoveStaleTemps).
-	tmp, err := os.CreateTemp(c.Dir, ".tmp-"+strconv.Itoa(os.Getpid())+"-*.kernel")
+	tmp, err := os.CreateTemp(dir, ".tmp-"+strconv.Itoa(os.Getpid())+"-*"+filepath.Ext(path))
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(encodeEntry(img))
+	_, werr := tmp.Write(data)
 	cerr := tmp.Close()
 	if werr == nil {
 		werr = cerr

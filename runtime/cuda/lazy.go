@@ -48,7 +48,7 @@ func NewLazyCompiler(opt Options, dir string) (*LazyCompiler, error) {
 	lc.once.Do(func() { lc.c = c })
 	lc.major, lc.minor = c.Version()
 	if rec != "" && c.Path() == lib {
-		writeRecord(rec, fmt.Sprintf("nvrtc %d.%d\n", lc.major, lc.minor)) // a record not written is made next time
+		_ = writeAtomic(rec, fmt.Appendf(nil, "nvrtc %d.%d\n", lc.major, lc.minor)) // one not written is made next time
 	}
 	return lc, nil
 }
@@ -79,26 +79,4 @@ func nvrtcRecord(opt Options, dir string) (rec, lib string) {
 	}
 	h := sha256.Sum256([]byte(cands[0] + "\x00" + strconv.FormatInt(fi.Size(), 10) + "\x00" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)))
 	return filepath.Join(dir, "nvrtc-"+hex.EncodeToString(h[:8])+".version"), cands[0]
-}
-
-// writeRecord writes data to path through a temporary file and a rename, so
-// a reader sees the whole record or none.
-func writeRecord(path, data string) {
-	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+strconv.Itoa(os.Getpid())+"-*.version")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.WriteString(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp.Name())
-	}
 }
