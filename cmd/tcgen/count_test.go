@@ -104,3 +104,23 @@ func TestPrintCountGuardedPlan(t *testing.T) {
 		t.Errorf("output:\n%s", out.String())
 	}
 }
+
+// TestGPUCount: the driver starts ahead for a count that may use the GPU
+// and not for a CPU count or another command.
+func TestGPUCount(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"count", "g.txt"}, true},
+		{[]string{"-q", "--no-store", "--cache-dir", "d", "count", "g.tcsr", "--backend", "gpu"}, true},
+		{[]string{"count", "g.txt", "--backend", "cpu"}, false},
+		{[]string{"count", "--backend=cpu", "g.txt"}, false},
+		{[]string{"stats", "g.txt"}, false},
+		{[]string{"convert", "--", "count"}, false},
+	} {
+		if got := gpuCount(c.args); got != c.want {
+			t.Errorf("gpuCount(%q) = %v, want %v", c.args, got, c.want)
+		}
+	}
+}

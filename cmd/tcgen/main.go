@@ -20,6 +20,7 @@ import (
 	"github.com/tcgen/tcgen/examples"
 	"github.com/tcgen/tcgen/graph"
 	"github.com/tcgen/tcgen/ir"
+	"github.com/tcgen/tcgen/runtime/cuda"
 	"github.com/tcgen/tcgen/runtime/nvml"
 )
 
@@ -123,6 +124,11 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	setToolVersion()
+	if gpuCount(args) {
+		// The driver's start beside the command line's and the plan's
+		// parsing: count's own cuda.Start finds it done (or reports why not).
+		go func() { _ = cuda.Init() }()
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -171,6 +177,24 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return code
 	}
 	return exitOK
+}
+
+// gpuCount reports whether args look like a count that may use the GPU:
+// "count" among them and no CPU backend. A wrong guess costs a driver
+// start in the background, or its wait in count.
+func gpuCount(args []string) bool {
+	count := false
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return count
+		case a == "count":
+			count = true
+		case a == "--backend=cpu", a == "--backend" && i+1 < len(args) && args[i+1] == "cpu":
+			return false
+		}
+	}
+	return count
 }
 
 // newParser is kong's parser of the command tree.

@@ -59,6 +59,14 @@ func initDriver() (*driverLib, error) {
 	return drv, nil
 }
 
+// Init loads and initializes the driver (cuInit), the first half of
+// opening a device (about 100 ms on an H100): a caller may start it before
+// it knows which device it wants, and Start then finds it done.
+func Init() error {
+	_, err := initDriver()
+	return err
+}
+
 func deviceCount(drv *driverLib) (int, error) {
 	var n int32
 	if err := drv.cuDeviceGetCount(&n); err != nil {
