@@ -70,15 +70,15 @@ type countResult struct {
 	// GPU runs: context_ms opens the device (the driver's start, then the
 	// context), in the background from the start while the graph is read
 	// and, once the driver gives the device's facts, the plan is prepared
-	// on the host (NVRTC loads beside it); context_wait_ms is what the count
-	// waited for the facts and NVRTC, and then for the context;
+	// on the host; context_wait_ms is what the count waited for the facts
+	// and the compiler (NVRTC where it loads), and then for the context;
 	// first_run_ms is the wall time of the first pass (launches, count read
 	// back). prepare_ms holds orientation, host lists, generation,
 	// compilation or kernel-cache hit, module load and upload (gpu.*_ms).
 	ContextMs     float64 `json:"context_ms,omitempty"`
 	ContextWaitMs float64 `json:"context_wait_ms,omitempty"`
-	// PlanMs reads the plan; FactsMs reads the device's facts and, without
-	// a plan given, picks one (GPU runs).
+	// PlanMs reads the plan; FactsMs, without a plan given, picks one on
+	// the device's facts (GPU runs).
 	PlanMs  float64 `json:"plan_ms"`
 	FactsMs float64 `json:"facts_ms,omitempty"`
 	// ClockSource says where gpu.device's clocks come from: "nvml", read
@@ -478,7 +478,7 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 		fmt.Fprintf(tw, "\t%.3f ms parsing on %d cores, %.3f ms cleaning\n", r.ParseMs, goruntime.GOMAXPROCS(0), r.CleanMs)
 	}
 	if r.Backend == "gpu" {
-		fmt.Fprintf(tw, "context\t%.3f ms (driver and context; NVRTC beside it), %.3f ms of it waited for\n", r.ContextMs, r.ContextWaitMs)
+		fmt.Fprintf(tw, "context\t%.3f ms (driver and context), %.3f ms waited for it and the compiler\n", r.ContextMs, r.ContextWaitMs)
 	}
 	fmt.Fprintf(tw, "prepare\t%.3f ms\n", r.PrepareMs)
 	if d := r.GPU; d != nil && len(d.Phases) > 0 {

@@ -83,7 +83,7 @@ func TestPrintCountGPUPhases(t *testing.T) {
 	if err := printCount(g, false, r); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"250.000 ms (driver and context; NVRTC beside it)", "generate 2.0, host lists 5.0 ms; the graph's upload ran 70.0 ms of that in the background"} {
+	for _, want := range []string{"250.000 ms (driver and context)", "generate 2.0, host lists 5.0 ms; the graph's upload ran 70.0 ms of that in the background"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

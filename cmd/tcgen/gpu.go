@@ -56,8 +56,9 @@ func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
 // ahead gives its facts and the compiler once the driver has started and
 // NVRTC is loaded, open the device once its context is made.
 type startedGPU struct {
-	ahead func() aheadGPU
-	open  func() openedGPU
+	ahead  func() aheadGPU
+	open   func() openedGPU
+	opened chan struct{} // closed once open has its result
 }
 
 // aheadGPU is what a count can plan with before the context is made.
@@ -88,12 +89,14 @@ func (g *Globals) startGPU(f GPUFlags) startedGPU {
 		err error
 	}
 	cc, fc, dc := make(chan compiler, 1), make(chan aheadGPU, 1), make(chan openedGPU, 1)
+	opened := make(chan struct{})
 	t := time.Now()
 	go func() {
 		c, err := g.openCompiler(opt, true)
 		cc <- compiler{c, err}
 	}()
 	go func() {
+		defer close(opened)
 		op, err := cuda.Start(f.Device, opt)
 		if err != nil {
 			err = withCode(exitNoGPU, err)
@@ -118,8 +121,61 @@ func (g *Globals) startGPU(f GPUFlags) startedGPU {
 			a.comp = c.c
 			return a
 		}),
-		open: sync.OnceValue(func() openedGPU { return <-dc }),
+		open:   sync.OnceValue(func() openedGPU { return <-dc }),
+		opened: opened,
 	}
+}
+
+// deviceWait is count's device, waited for once it is needed (get).
+type deviceWait struct {
+	gs     startedGPU
+	dev    *cuda.Device
+	err    error   // the context's failure
+	waited float64 // ms waited for it
+}
+
+// errContext stands for the context's failure inside the preparation, so
+// that it is not taken for a plan that does not fit (deviceWait.err is
+// the error count reports).
+var errContext = errors.New("the GPU context failed")
+
+// get waits for the device, once; its time goes to res.
+func (w *deviceWait) get(res *countResult) (*cuda.Device, error) {
+	if w.dev == nil && w.err == nil {
+		t := time.Now()
+		og := w.gs.open()
+		w.waited = msSince(t)
+		w.dev, w.err, res.ContextMs = og.dev, og.err, og.ms
+		res.ContextWaitMs += w.waited
+	}
+	if w.err != nil {
+		return nil, errContext
+	}
+	return w.dev, nil
+}
+
+// ready reports whether the context is made already.
+func (w *deviceWait) ready() bool {
+	select {
+	case <-w.gs.opened:
+		return true
+	default:
+		return false
+	}
+}
+
+// release closes the device, or, when the count ended without it, closes
+// what the background open makes.
+func (w *deviceWait) release() {
+	if w.dev != nil {
+		w.dev.Close()
+		return
+	}
+	go func() {
+		if og := w.gs.open(); og.dev != nil {
+			og.dev.Close()
+		}
+	}()
 }
 
 // openCompiler opens NVRTC behind the kernel cache; lazy, only once a
@@ -159,30 +215,14 @@ func (c *CountCmd) countGPU(g *Globals, gs startedGPU, p ir.Plan, gr *graph.Grap
 	}
 	facts, comp := ah.facts, ah.comp
 	res.ContextWaitMs = msSince(waitStart)
-	var dev *cuda.Device
-	var waited float64 // for the context, in the preparation
-	device := func() (*cuda.Device, error) {
-		if dev == nil {
-			t := time.Now()
-			og := gs.open()
-			if og.err != nil {
-				return nil, og.err
-			}
-			dev, res.ContextMs = og.dev, og.ms
-			waited = msSince(t)
-			res.ContextWaitMs += waited
-		}
-		return dev, nil
-	}
+	w := &deviceWait{gs: gs}
 	var ran countRunner // closed before the device, both before the output
 	defer func() {
 		t := time.Now()
 		if ran != nil {
 			ran.Close()
 		}
-		if dev != nil {
-			dev.Close()
-		}
+		w.release()
 		res.ReleaseMs = msSince(t)
 	}()
 	factsStart := time.Now()
@@ -196,36 +236,13 @@ func (c *CountCmd) countGPU(g *Globals, gs startedGPU, p ir.Plan, gr *graph.Grap
 	res.Backend, res.Device, res.Plan = "gpu", facts.Name, p.Name()
 	res.FactsMs = msSince(factsStart)
 	prepStart := time.Now()
-	popt := executor.RunOptions{DeviceMemory: c.deviceMemory(), ChunkBytes: c.chunkBytes()}
-	if o != nil {
-		gr, popt.Oriented = nil, o // already oriented: the plan must match it
-	}
-	pr, p, src, err := g.prepareChosen(p, res.PlanSource, func(p ir.Plan) (*executor.Prepared, error) {
-		hp, err := executor.PrepareHost(g.ctx, facts, comp, p, gr, popt)
-		if err != nil {
-			return nil, err
-		}
-		d, err := device()
-		if err != nil {
-			return nil, err
-		}
-		return hp.OnDevice(d)
-	})
-	var run countRunner = pr
-	if err != nil && c.partitionable(err) { // partition.go
-		unfit := err
-		var d *cuda.Device
-		if d, err = device(); err == nil {
-			run, p, err = c.preparePartitioned(g, d, comp, p, gr, popt, unfit)
-			src = "partition"
-		}
-	}
+	run, p, src, err := c.prepareGPU(g, w, facts, comp, p, gr, o, res)
 	if err != nil {
-		return gpuError(err)
+		return err
 	}
 	ran = run
 	res.Plan, res.PlanSource = p.Name(), src
-	res.PrepareMs = msSince(prepStart) - waited
+	res.PrepareMs = msSince(prepStart) - w.waited
 	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2}
 	out, err := c.runGPU(g, run, p, timed, res, start, nil)
 	if err != nil {
@@ -238,6 +255,56 @@ func (c *CountCmd) countGPU(g *Globals, gs startedGPU, p ir.Plan, gr *graph.Grap
 	}
 	loc.o, loc.perVertex, loc.support = out.Oriented, out.LocalPerVertex(), out.LocalSupport()
 	return nil
+}
+
+// prepareGPU prepares p (or, where it cannot take the graph, a fallback
+// plan, or the partitioned count) for w's device with facts: on the host
+// while the context is made, then on the device; whole, as before, when
+// the context came first (a large graph's read), so that the upload's
+// buffers are pinned beside the host's work and the compile runs beside
+// the upload.
+func (c *CountCmd) prepareGPU(g *Globals, w *deviceWait, facts gpu.DeviceFacts, comp gpu.Compiler, p ir.Plan, gr *graph.Graph, o *graph.Oriented, res *countResult) (countRunner, ir.Plan, string, error) {
+	popt := executor.RunOptions{DeviceMemory: c.deviceMemory(), ChunkBytes: c.chunkBytes()}
+	if o != nil {
+		gr, popt.Oriented = nil, o // already oriented: the plan must match it
+	}
+	pr, p, src, err := g.prepareChosen(p, res.PlanSource, func(p ir.Plan) (*executor.Prepared, error) {
+		if w.ready() {
+			d, err := w.get(res)
+			if err != nil {
+				return nil, err
+			}
+			return executor.Prepare(g.ctx, d, comp, p, gr, popt)
+		}
+		hp, err := executor.PrepareHost(g.ctx, facts, comp, p, gr, popt)
+		if err != nil {
+			return nil, err
+		}
+		d, err := w.get(res)
+		if err != nil {
+			return nil, err
+		}
+		return hp.OnDevice(d)
+	})
+	if w.err != nil {
+		return nil, p, src, w.err
+	}
+	var run countRunner = pr
+	if err != nil && c.partitionable(err) { // partition.go
+		unfit := err
+		d, err := w.get(res)
+		if err != nil {
+			return nil, p, src, w.err
+		}
+		if run, p, err = c.preparePartitioned(g, d, comp, p, gr, popt, unfit); err != nil {
+			return nil, p, "partition", gpuError(err)
+		}
+		return run, p, "partition", nil
+	}
+	if err != nil {
+		return nil, p, src, gpuError(err)
+	}
+	return run, p, src, nil
 }
 
 // startNVML starts NVML for timed passes (--repeat 2 and more), which

@@ -117,15 +117,22 @@ func Open(ordinal int, opt Options) (*Device, error) {
 // yet: its user can plan work on the facts (generate and compile code)
 // while the driver creates the context, about half of the 200-250 ms a
 // device takes to open (docs/performance.md, "End to end").
-type Opening struct{ d *Device }
+type Opening struct {
+	d     *Device // nil once Context has made it
+	facts gpu.DeviceFacts
+}
 
 // Facts are the device's facts, as its Device will give them.
-func (o *Opening) Facts() gpu.DeviceFacts { return o.d.facts }
+func (o *Opening) Facts() gpu.DeviceFacts { return o.facts }
 
 // Context retains the device's primary context: the open Device, which
-// Close releases.
+// Close releases. It is made once.
 func (o *Opening) Context() (*Device, error) {
 	d := o.d
+	if d == nil {
+		return nil, errors.New("cuda: the device's context was made already")
+	}
+	o.d = nil
 	if err := d.drv.cuDevicePrimaryCtxRetain(&d.ctx, d.dev); err != nil {
 		return nil, fmt.Errorf("cuda: device %d (%s): %w", d.ordinal, d.facts.Name, err)
 	}
@@ -154,7 +161,7 @@ func Start(ordinal int, opt Options) (*Opening, error) {
 	if d.facts, err = deviceFacts(drv, d.dev); err != nil {
 		return nil, fmt.Errorf("cuda: device %d: %w", ordinal, err)
 	}
-	return &Opening{d}, nil
+	return &Opening{d, d.facts}, nil
 }
 
 func deviceFacts(drv *driverLib, dev cuDevice) (gpu.DeviceFacts, error) {

@@ -41,6 +41,7 @@ func (h *HostPrepared) OnDevice(dev gpu.Device) (*Prepared, error) {
 		return nil, s.fail("prepared for %s (%d SMs), run on %s (%d SMs)", s.facts.Name, s.facts.SMs, f.Name, f.SMs)
 	}
 	s.dev = dev
+	s.clk.skip()
 	defer s.unloadChecker()
 	s.prestage()
 	return s.onDevice()

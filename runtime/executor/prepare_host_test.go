@@ -2,10 +2,13 @@ package executor_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
 	"github.com/tcgen/tcgen/runtime/executor"
 )
 
@@ -62,5 +65,50 @@ func TestPrepareHostFake(t *testing.T) {
 	}
 	if _, err := hp.OnDevice(d); err == nil || !strings.Contains(err.Error(), "prepared for fake (5 SMs), run on fake (4 SMs)") {
 		t.Errorf("another device's facts: %v", err)
+	}
+}
+
+// TestPrepareHostFakeWait: the wait between the host's part and the
+// device's (the context being made) is in no phase of the preparation, and
+// a plan the device cannot hold is refused on it before anything is
+// allocated or loaded.
+func TestPrepareHostFakeWait(t *testing.T) {
+	g, _, err := graph.Generate(graph.DefaultRMAT(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, _ := ir.Preset("polak")
+	d := newFakeDevice(t, p, 1<<40)
+	hp, err := executor.PrepareHost(ctx, d.Facts(), &fakeCompiler{}, p, g, executor.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wait = 100 * time.Millisecond
+	time.Sleep(wait)
+	pr, err := hp.OnDevice(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pr.Run(ctx, executor.RunOptions{Repeat: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	var sum float64
+	for _, ph := range res.Phases {
+		sum += ph.Ms
+	}
+	if sum >= float64(wait.Milliseconds()) {
+		t.Errorf("the phases hold the wait for the device: %.1f ms in all, %+v", sum, res.Phases)
+	}
+	small := newFakeDevice(t, p, 256<<20+1<<10) // the headroom and 1 KiB: less than the graph
+	hp, err = executor.PrepareHost(ctx, small.Facts(), &fakeCompiler{}, p, g, executor.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = hp.OnDevice(small)
+	if !errors.Is(err, executor.ErrTooLarge) || small.allocs != 0 || small.loaded != 0 {
+		t.Errorf("too large: %v, %d allocations, %d modules; want ErrTooLarge and none", err, small.allocs, small.loaded)
 	}
 }
