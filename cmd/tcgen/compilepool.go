@@ -141,12 +141,29 @@ type compileWorker struct {
 
 // newCompilePool is a pool of size workers running argv.
 func newCompilePool(ctx context.Context, argv []string, size int, facts gpu.DeviceFacts, stderr io.Writer, local func(ir.Plan) error) *compilePool {
+	// The workers' stderr, where it is not a file, is copied by a
+	// goroutine a worker: their writes are serialized.
+	if _, file := stderr.(*os.File); !file {
+		stderr = &lockedWriter{w: stderr}
+	}
 	p := &compilePool{ctx: ctx, argv: argv, facts: facts, stderr: stderr, local: local, size: size,
 		slots: make(chan *compileWorker, size)}
 	for range size {
 		p.slots <- nil
 	}
 	return p
+}
+
+// lockedWriter is a writer that several goroutines share.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }
 
 // compileWorkers is how many worker processes compile ahead: every core but
