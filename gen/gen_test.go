@@ -409,6 +409,9 @@ func TestSourceFor(t *testing.T) {
 			if c.Dense != nil { // dense rows: the class's rows kernel
 				want = append(want, c.Dense.Rows.Kernel)
 			}
+			if c.Aligned != nil { // the aligned copy's kernel
+				want = append(want, c.Aligned.Copy.Kernel)
+			}
 			if c.Radix != nil { // the wedge radix's phases after the first, c.Kernel
 				for _, h := range c.Radix.Phases[1:] {
 					want = append(want, h.Kernel)
