@@ -161,7 +161,7 @@ func (c *CountCmd) Run(g *Globals) error {
 	gpu := c.Backend != "cpu"
 	var gs startedGPU
 	if gpu && c.GPUs == "" {
-		gs = g.startGPU(c.GPUFlags)
+		gs = g.startGPU(c.GPUFlags, true)
 	}
 	// On the GPU, the checks of an oriented CSR file's lists are made by
 	// the upload, as it reads them (executor.Prepare): one pass over the

@@ -26,30 +26,20 @@ func noGPU(err error) bool {
 	return errors.Is(err, cuda.ErrNoDriver) || errors.Is(err, cuda.ErrNoDevice) || errors.Is(err, cuda.ErrNoNVRTC)
 }
 
-// openGPU opens the device and a caching NVRTC compiler.
+// openGPU opens the device and a caching NVRTC compiler, NVRTC loading
+// (a large library, slow from a cold disk) while the driver creates the
+// context.
 func (g *Globals) openGPU(f GPUFlags) (*cuda.Device, gpu.Compiler, error) {
-	opt := cuda.Options{NVRTCPath: f.NVRTC}
-	// NVRTC loads (a large library, slow from a cold disk) while the
-	// driver creates the context.
-	type compiler struct {
-		c   gpu.Compiler
-		err error
+	gs := g.startGPU(f, false)
+	og, a := gs.open(), gs.ahead()
+	if og.err != nil {
+		return nil, nil, og.err
 	}
-	cc := make(chan compiler, 1)
-	go func() {
-		c, err := g.openCompiler(opt, false)
-		cc <- compiler{c, err}
-	}()
-	dev, err := cuda.Open(f.Device, opt)
-	nc := <-cc
-	if err != nil {
-		return nil, nil, withCode(exitNoGPU, err)
+	if a.err != nil {
+		og.dev.Close()
+		return nil, nil, a.err
 	}
-	if nc.err != nil {
-		dev.Close()
-		return nil, nil, nc.err
-	}
-	return dev, nc.c, nil
+	return og.dev, a.comp, nil
 }
 
 // startedGPU is a device being opened in the background (startGPU):
@@ -79,10 +69,10 @@ type openedGPU struct {
 // driver starts (cuInit, the device's facts) and creates the context
 // (200-250 ms in all on an H100) while the graph is read, and the plan is
 // chosen, generated and compiled once the facts are known, about half way.
-// NVRTC loads beside them only where its version is not on record, else
-// when a kernel is not in the cache. A command that ends before it asks
-// leaves the context to the process's exit.
-func (g *Globals) startGPU(f GPUFlags) startedGPU {
+// NVRTC loads beside them, or, lazy, only where its version is not on
+// record, else when a kernel is not in the cache. A command that ends
+// before it asks leaves the context to the process's exit.
+func (g *Globals) startGPU(f GPUFlags, lazy bool) startedGPU {
 	opt := cuda.Options{NVRTCPath: f.NVRTC}
 	type compiler struct {
 		c   gpu.Compiler
@@ -92,7 +82,7 @@ func (g *Globals) startGPU(f GPUFlags) startedGPU {
 	opened := make(chan struct{})
 	t := time.Now()
 	go func() {
-		c, err := g.openCompiler(opt, true)
+		c, err := g.openCompiler(opt, lazy)
 		cc <- compiler{c, err}
 	}()
 	go func() {
@@ -311,8 +301,8 @@ func (c *CountCmd) prepareGPU(g *Globals, w *deviceWait, facts gpu.DeviceFacts, 
 // report the clocks and temperature they ran at, read after the runs; it
 // starts while the CUDA context is created. A single count reports the
 // driver's facts: NVML's start and shutdown made a warm count of a small
-// graph 18 ms longer (docs/performance.md, "End to end"). The session is
-// nil without NVML or for a single count.
+// graph 18 ms longer (docs/performance.md, "End to end"). The getter
+// gives nil without NVML or for a single count.
 func (c *CountCmd) startNVML() func() *nvml.Session {
 	if c.Repeat <= 1 {
 		return func() *nvml.Session { return nil }
