@@ -15,20 +15,24 @@
 # then ends with "corpus: N failures" and exit 4.
 #   PHASES="make tcgen peers" DEADLINE=560 [RETIME=TAG] bash scripts/gpu-corpus.sh
 # CORPUS=FILE takes another corpus file (a few lines of it); PEERS_ONLY=A,B
-# runs only those peers (peers.py --only).
+# runs only those peers (peers.py --only); CORPUS_DIR (.gpu/corpus) holds the
+# graphs, caches and tables; E2E_GRAPHS="" skips the end-to-end rows; SHARD=1
+# (scripts/gpu-corpus-shards.sh) leaves the bundle and the peers' build to
+# the caller.
 set -uo pipefail
 start=$(date +%s)
 left() { echo $(( ${DEADLINE:-560} - ($(date +%s) - start) )); }
-[ -f .gpu/bundle.tgz ] && tar xzf .gpu/bundle.tgz -C .gpu
+[ -z "${SHARD:-}" ] && [ -f .gpu/bundle.tgz ] && tar xzf .gpu/bundle.tgz -C .gpu
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-C=.gpu/corpus
-mkdir -p "$C"
+C=${CORPUS_DIR:-.gpu/corpus}
+mkdir -p "$C/tmp"
+TMP=$PWD/$C/tmp
 T=$PWD/.gpu/bin/tcgen
 SPECS=${SPECS:-examples/even.yaml examples/small.yaml examples/pivot-one.yaml}
 # The small graphs timed end to end: tcgen's whole process and the peers'.
-E2E_GRAPHS="p2p-Gnutella31 musae_facebook email-Enron"
+E2E_GRAPHS=${E2E_GRAPHS-"p2p-Gnutella31 musae_facebook email-Enron"}
 nvidia-smi --query-gpu=name --format=csv,noheader | head -1 > "$C/device.txt"
 DEVICE=$(cat "$C/device.txt")
 # corpus lines: name family command
@@ -64,17 +68,17 @@ count() {
   local name=$1 label=$2; shift 2
   local want; want=$(json "$C/$name.cpu.json" 'r["triangles"]')
   t0=$(date +%s%N)
-  $T -q --no-store --cache-dir /tmp/tcgen-cache count "$(input "$name")" --backend gpu --json "$@" > /tmp/c.json 2>/tmp/c.err
+  $T -q --no-store --cache-dir "$TMP/cache" count "$(input "$name")" --backend gpu --json "$@" > "$TMP/c.json" 2>"$TMP/c.err"
   rc=$?; t1=$(date +%s%N)
   if [ $rc -ne 0 ]; then
     fail "count $name $label" >&2
-    printf '%s\t%s\t%s\t\t\t\t\t%s\t%s\tfailed rc=%s: %s\n' "$name" "$label" "$label" "$(( (t1 - t0) / 1000000 ))" "$DEVICE" "$rc" "$(tail -1 /tmp/c.err | tr '\t' ' ')"
+    printf '%s\t%s\t%s\t\t\t\t\t%s\t%s\tfailed rc=%s: %s\n' "$name" "$label" "$label" "$(( (t1 - t0) / 1000000 ))" "$DEVICE" "$rc" "$(tail -1 "$TMP/c.err" | tr '\t' ' ')"
     return
   fi
-  python3 - "$name" "$label" "$want" "$(( (t1 - t0) / 1000000 ))" "$DEVICE" <<'PY'
+  python3 - "$name" "$label" "$want" "$(( (t1 - t0) / 1000000 ))" "$DEVICE" "$TMP/c.json" <<'PY'
 import json, sys
-name, label, want, wall, dev = sys.argv[1:]
-r = json.load(open("/tmp/c.json"))
+name, label, want, wall, dev, path = sys.argv[1:]
+r = json.load(open(path))
 g = r.get("gpu") or {}
 src = r.get("plan_source") or label
 ok = "yes" if str(r["triangles"]) == want else "NO (oracle %s)" % want
@@ -103,11 +107,11 @@ time_tcgen() {
     for name in $E2E_GRAPHS; do
       [ -f "$(input "$name")" ] || continue
       for cache in cold warm warm; do
-        [ $cache = cold ] && rm -rf /tmp/tcgen-e2e
+        [ $cache = cold ] && rm -rf "$TMP/e2e"
         t0=$(date +%s%N)
-        $T -q --no-store --cache-dir /tmp/tcgen-e2e count "$(input "$name")" --backend gpu --json > /tmp/e.json || { fail "e2e $name"; continue; }
+        $T -q --no-store --cache-dir "$TMP/e2e" count "$(input "$name")" --backend gpu --json > "$TMP/e.json" || { fail "e2e $name"; continue; }
         t1=$(date +%s%N)
-        printf 'e2e\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" $cache $(( (t1 - t0) / 1000000 )) "$(json /tmp/e.json 'round(r.get("context_ms",0),1)')" "$(json /tmp/e.json 'round(r["gpu"]["compile_ms"],1)')" "$(json /tmp/e.json 'round(r.get("total_ms",0),1)')" >> "$C/e2e.tsv"
+        printf 'e2e\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" $cache $(( (t1 - t0) / 1000000 )) "$(json "$TMP/e.json" 'round(r.get("context_ms",0),1)')" "$(json "$TMP/e.json" 'round(r["gpu"]["compile_ms"],1)')" "$(json "$TMP/e.json" 'round(r.get("total_ms",0),1)')" >> "$C/e2e.tsv"
       done
     done
   fi
@@ -127,7 +131,7 @@ run_peers() {
     [ -f "$C/peers-$name.tsv" ] && continue
     l=$(left); [ "$l" -lt 60 ] && { echo "peers: no time left for $name"; return 1; }
     python3 .peers/peers.py --graphs "$(text "$name" "$cmd")" --expect "$(basename "$(text "$name" "$cmd")")=$(json "$C/$name.cpu.json" 'r["triangles"]')" \
-      --out "$C/peers-$name.tsv.tmp" --deadline $(( l - 30 )) --timeout ${PEER_TIMEOUT:-120} ${PEERS_ONLY:+--only "$PEERS_ONLY"} \
+      --out "$C/peers-$name.tsv.tmp" --deadline $(( l - 30 )) --work "$TMP/peers-work" --timeout ${PEER_TIMEOUT:-120} ${PEERS_ONLY:+--only "$PEERS_ONLY"} \
       $(case " $E2E_GRAPHS " in *" $name "*) echo --e2e;; esac) > "$C/peers-$name.log" 2>&1
     # A graph whose peers ran out of time is run again next time.
     if grep -q 'skipped: deadline' "$C/peers-$name.tsv.tmp"; then echo "peers $name: deadline"; return 1; fi
@@ -144,7 +148,7 @@ for phase in ${PHASES:-make tcgen peers}; do
     tcgen) time_tcgen || status=3;;
     peers) # build.sh builds only what is missing (or unpacks .peers/peers-bin.tgz)
            # and packs the binaries to bring home as .peers/peers-bin.tgz.
-           if ! bash .peers/build.sh --tar "$OUT/peers-bin.tgz" > "$C/peers-build.log" 2>&1; then
+           if [ -z "${SHARD:-}" ] && ! bash .peers/build.sh --tar "$OUT/peers-bin.tgz" > "$C/peers-build.log" 2>&1; then
              fail "peers build (see peers-build.log)"; status=3; continue
            fi
            run_peers || status=3;;
@@ -158,6 +162,7 @@ elif [ "$nfail" -gt 0 ]; then
 else
   echo "corpus: done"
 fi
+[ -n "${SHARD:-}" ] && exit $status # the caller gathers the shards
 (cd "$C" && tar czf "$OUT/corpus.tgz" device.txt *.tsv *.tsv.old *.json *.log failures.txt 2>/dev/null)
 echo "took $(( $(date +%s) - start )) s"
 exit $status

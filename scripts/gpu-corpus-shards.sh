@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The corpus beside the published codes on every GPU of the machine at once:
+# examples/corpus.tsv split into one shard per GPU (greedy by edges, largest
+# first, so the split is the same on every run), each shard
+# scripts/gpu-corpus.sh on its own GPU (CUDA_VISIBLE_DEVICES) in its own
+# directory (.gpu/corpus-I). Kernel times do not share a GPU; the hosts'
+# cores and memory are shared, so no end-to-end rows are taken here.
+# Run again on the same warm machine until it prints "shards: done".
+#   DEADLINE=560 [SHARDS=N] [PEERS_ONLY=A,B] bash scripts/gpu-corpus-shards.sh
+# $OUT/corpus.tgz then holds the tables of one gpu-corpus.sh run, merged.
+set -uo pipefail
+start=$(date +%s)
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+[ -x .gpu/bin/tcgen ] || tar xzf .gpu/bundle.tgz -C .gpu
+N=${SHARDS:-$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)}
+bash .peers/build.sh --tar "$OUT/peers-bin.tgz" > .gpu/peers-build.log 2>&1 || { echo "shards: peers build failed"; tail -5 .gpu/peers-build.log; exit 3; }
+python3 - "$N" <<'PY'
+import sys
+n = int(sys.argv[1])
+lines = [l for l in open("examples/corpus.tsv") if not l.startswith("#")]
+head, rows = lines[0], [l for l in lines[1:] if l.strip()]
+edges = {l.split("\t")[0]: int(l.split("\t")[4]) for l in open("examples/corpus.tsv") if l[0] != "#" and l.split("\t")[4].isdigit()}
+# Every graph costs its edges plus a fixed 2 M for the runs' start-up.
+load, shards = [0] * n, [[] for _ in range(n)]
+for r in sorted(rows, key=lambda r: -edges.get(r.split("\t")[0], 0)):
+    i = load.index(min(load))
+    shards[i].append(r)
+    load[i] += edges.get(r.split("\t")[0], 0) + 2_000_000
+for i, s in enumerate(shards):
+    with open(".gpu/corpus-%d.tsv" % i, "w") as f:
+        f.write(head + "".join(s))
+    print("shard %d: %s" % (i, " ".join(r.split("\t")[0] for r in s)))
+PY
+left=$(( ${DEADLINE:-560} - ($(date +%s) - start) - 20 ))
+for i in $(seq 0 $((N - 1))); do
+  CUDA_VISIBLE_DEVICES=$i SHARD=1 E2E_GRAPHS="" CORPUS=.gpu/corpus-$i.tsv CORPUS_DIR=.gpu/corpus-$i \
+    OUT=.gpu/corpus-$i/out DEADLINE=$left bash scripts/gpu-corpus.sh > .gpu/corpus-$i.log 2>&1 &
+done
+wait
+status=0
+for i in $(seq 0 $((N - 1))); do
+  echo "== shard $i"; tail -4 .gpu/corpus-$i.log
+  grep -q "^corpus: done" .gpu/corpus-$i.log || status=3
+done
+# Merge: one header, every shard's rows.
+M=.gpu/corpus-merged
+rm -rf "$M"; mkdir -p "$M"
+cp .gpu/corpus-0/device.txt "$M/"
+for t in tcgen.tsv; do
+  head -1 .gpu/corpus-0/$t > "$M/$t"
+  for i in $(seq 0 $((N - 1))); do tail -n +2 .gpu/corpus-$i/$t >> "$M/$t" 2>/dev/null; done
+done
+for i in $(seq 0 $((N - 1))); do
+  cp .gpu/corpus-$i/peers-*.tsv .gpu/corpus-$i/*.json .gpu/corpus-$i/*.log "$M/" 2>/dev/null
+  cat .gpu/corpus-$i/failures.txt >> "$M/failures.txt" 2>/dev/null
+  cp .gpu/corpus-$i.log "$M/shard-$i.log"
+done
+(cd "$M" && tar czf "$OUT/corpus.tgz" *)
+[ $status -eq 0 ] && echo "shards: done" || echo "shards: not done (run again)"
+echo "took $(( $(date +%s) - start )) s"
+exit $status
