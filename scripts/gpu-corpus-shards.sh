@@ -3,8 +3,9 @@
 # examples/corpus.tsv split into one shard per GPU (greedy by edges, largest
 # first, so the split is the same on every run), each shard
 # scripts/gpu-corpus.sh on its own GPU (CUDA_VISIBLE_DEVICES) in its own
-# directory (.gpu/corpus-I). Kernel times do not share a GPU; the hosts'
-# cores and memory are shared, so no end-to-end rows are taken here.
+# directory (.gpu/corpus-I). Kernels do not share a GPU, but the host's
+# cores and memory are shared: a pass of several dependent launches may wait
+# on a busy host, and no end-to-end rows are taken here.
 # Run again on the same warm machine until it prints "shards: done".
 #   DEADLINE=560 [SHARDS=N] [PEERS_ONLY=A,B] bash scripts/gpu-corpus-shards.sh
 # $OUT/corpus.tgz then holds the tables of one gpu-corpus.sh run, merged.
