@@ -3,7 +3,7 @@
 # (scripts/process-probe.py: launch, last output byte, exit), on the GPU
 # machine from make bundle BASE=<commit>'s .gpu/: a process that only
 # creates a context (scripts/startup-floor.c, with and without releasing
-# it, and loading NVRTC beside it), this tree's tcgen and the base's (when
+# it, leaving through _exit after the release, and loading NVRTC beside it), this tree's tcgen and the base's (when
 # the bundle has one) on p2p-Gnutella31 with a warm kernel
 # cache (one count, and --repeat 2), and the peers' whole processes on the
 # same graph (.peers, peers.py --e2e, then their commands again), ROUNDS
@@ -28,7 +28,8 @@ C="-q --no-store --cache-dir $W/cache count $W/p2p.tcsr --backend gpu --json --e
 # floor-nvrtc: the floor loading NVRTC beside the context, as tcgen does.
 nv=/usr/local/cuda/lib64/libnvrtc.so.13
 [ -f $nv ] || nv=libnvrtc.so.13
-labels=("floor=$W/floor" "floor-release=$W/floor release" "floor-nvrtc=NVRTC=$nv $W/floor parallel-nvrtc" "new=$T $C" "new-repeat2=$T $C --repeat 2")
+# floor-release-quick: released, then _exit (no atexit handlers), as Go's os.Exit leaves.
+labels=("floor=$W/floor" "floor-release=$W/floor release" "floor-release-quick=$W/floor release quick-exit" "floor-nvrtc=NVRTC=$nv $W/floor parallel-nvrtc" "new=$T $C" "new-repeat2=$T $C --repeat 2")
 # make bundle BASE=<commit>; BASE_ENV: environment words for it (K=V ...).
 [ -x "$B" ] && labels+=("base=${BASE_ENV:-} $B $C" "base-repeat2=${BASE_ENV:-} $B $C --repeat 2")
 # The peers' whole processes (peers.py --e2e, one count each), then the same
