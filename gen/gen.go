@@ -420,6 +420,9 @@ type classData struct {
 	// Reverse: edge items taken last to first (edge_of_item, which the edge
 	// and dense iterators share); set by edge/merge and edge/bitmap.
 	Reverse bool
+	// TargetBits: edge items grouped by target, each e << TargetBits | the
+	// length of N+(u) after v (manifest's Class.Target); 0 = not.
+	TargetBits int
 
 	// One group per family, filled by its lowerer (gen/lower.go and the
 	// pair's file); the other families' groups stay zero.

@@ -170,7 +170,11 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 			skiffIndex := c.Intersection == ir.Hash && (c.Params[ir.ParamCTA] == ir.CTABlockIndex || c.Params[ir.ParamCTA] == ir.CTAWarpIndex)
 			vertexItems := c.Iterator == ir.IterVertex && !skiffIndex || c.Iterator == ir.IterWedge || c.Pivot != nil // wedge/radix: per vertex (gen/wedge_radix.go); pivot: per pivot
 			// A pivot's local counts per vertex name an in-edge's u by src (gen/pivot_hash.go).
-			wantSrc := !vertexItems || c.Pivot != nil && m.Output == ir.OutputVertex
+			// Target items carry N+(u) after v (targetitems.go): no src.
+			wantSrc := !vertexItems && !c.Target || c.Pivot != nil && m.Output == ir.OutputVertex
+			if c.Target && (c.Iterator != ir.IterEdge || c.Intersection != ir.Merge || m.Output != "" && m.Output != ir.OutputTotal) {
+				t.Errorf("%s: class %s: target items for %s/%s with output %q", who, c.Name, c.Iterator, c.Intersection, m.Output)
+			}
 			if vertexItems != (c.Items == gen.ItemsVertices) || c.NeedsSrc != wantSrc {
 				t.Errorf("%s: class %s: items %s, needs src %v for the %s iterator", who, c.Name, c.Items, c.NeedsSrc, c.Iterator)
 			}

@@ -175,6 +175,11 @@ func lowerMerge(cd *classData, mc *Class, s ir.Strategy, _ Target) {
 func lowerEdgeMerge(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	lowerMerge(cd, mc, s, t)
 	cd.Reverse = ir.Get(s, ir.ParamReverse) == 1
+	// Target items carry N+(u) after v, which is a suffix only in the id
+	// order; the local credits need u.
+	if ir.Get(s, ir.ParamTarget) == 1 && cd.IDOrdered && cd.Local == "" {
+		cd.TargetBits, mc.Target, mc.NeedsSrc = TargetLenBits, true, false
+	}
 }
 
 // lowerVertexSearch: each N+(v) is binary-searched for the entries of

@@ -151,6 +151,11 @@ type Class struct {
 	SelfReset bool `json:"self_reset,omitempty"`
 	// NeedsSrc: the kernel reads src[] (edge and edge-chunk iterators).
 	NeedsSrc bool `json:"needs_src,omitempty"`
+	// Target: the class's list holds its edges grouped by their target v,
+	// each item e << TargetLenBits | the length of N+(u) after v (edge/merge
+	// with target; runtime/executor's targetItems builds it). The list is
+	// never left out.
+	Target bool `json:"target,omitempty"`
 	// Scratch is the global memory the kernel needs per group; nil: none
 	// (the kernel gets a null scratch pointer).
 	Scratch *Scratch `json:"scratch,omitempty"`
@@ -162,6 +167,10 @@ type Class struct {
 	Wedge   *WedgeLaunch   `json:"wedge,omitempty"` // gen/wedge_search.go
 	Aligned *AlignedLaunch `json:"aligned,omitempty"`
 }
+
+// TargetLenBits is the low bits of a target item: the length of N+(u)
+// after v, below 2^24 as every out-degree the aligned copy takes.
+const TargetLenBits = 24
 
 // AlignedLaunch is the part of a merge class with align on: its kernel
 // reads N+(v) from a copy of the out-lists passed as its scratch: n u64

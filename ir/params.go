@@ -124,6 +124,8 @@ const (
 	ParamReverse  = "reverse"
 	// ParamAlign: the merge's lists read from a copy laid out for its tiles
 	ParamAlign = "align"
+	// ParamTarget: the edge merge's items grouped by their edge's target v
+	ParamTarget = "target"
 )
 
 // Enumerated parameter values.
@@ -365,6 +367,16 @@ var specAlign = ParamSpec{
 	Name: ParamAlign, Default: 0, Min: 0, Max: 2, Enum: []string{"off", "on", "both"}, OmitDefault: true,
 	Source: "tcgen default: the lists where the CSR puts them, as every published merge reads them",
 	Doc:    "on: N+(v) is read from a copy of the out-lists laid out so that each spans as few tiles as its length allows (a short list inside one tile, a longer one from a tile boundary), built on the device once before the passes (8 bytes a vertex and the lists with their padding, up to 40% more than the lists at tile 8); both: N+(u) read from the copy too, so the merges touch one copy of the lists; needs tile 4 or 8, width 1 and out-degrees below 2^24; ignored under a local output, whose credits need the CSR's positions",
+}
+
+// specTarget: a warp's lanes take edges into the same v, so they read one
+// N+(v) through L1 instead of 32 different ones (a model of the 32-byte
+// sectors a warp touches: 0.45x on cl-4m-g2.5, 0.70x on ba-1m-m8, 0.90x on
+// er-1m-8m).
+var specTarget = ParamSpec{
+	Name: ParamTarget, Default: 0, Min: 0, Max: 1, Enum: []string{"source", "target"}, OmitDefault: true,
+	Source: "tcgen default: the CSR's edges grouped by their source u, as every published edge iterator takes them",
+	Doc:    "source: the items are the edges in CSR order, grouped by u; target: grouped by v (an explicit list of 8 bytes an edge, each edge's position and the length of N+(u) after v, so the kernel reads neither src nor offsets for u); needs the id order (the degree order relabelled) and not align both; ignored under a local output",
 }
 
 // Iterators and Intersections list the enum values in a stable order.

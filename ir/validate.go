@@ -453,6 +453,9 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 		if s.Params[ParamAlign] > 0 && (s.Params[ParamTile] <= 1 || s.EffectiveWidth() != 1) {
 			add("align needs tile 4 or 8 and width 1 (got tile %d, width %d): it lays the lists out for one thread's tiles", max(s.Params[ParamTile], 1), s.EffectiveWidth())
 		}
+		if s.Params[ParamTarget] == 1 && s.Params[ParamAlign] == 2 {
+			add("target with align both: the copy's N+(u) after v needs u, which target items do not carry; use align on")
+		}
 		if mb := s.Params[ParamMinBlocks]; mb*int64(s.EffectiveBlock()) > residentThreads {
 			add("min_blocks %d of %d threads is %d threads per SM, more than the %d an SM holds (the compiler would ignore it)", mb, s.EffectiveBlock(), mb*int64(s.EffectiveBlock()), residentThreads)
 		}

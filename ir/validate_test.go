@@ -371,6 +371,22 @@ func TestValidateAlign(t *testing.T) {
 	}
 }
 
+// TestValidateTarget: target items carry no u, which align both needs.
+func TestValidateTarget(t *testing.T) {
+	mk := func(align int64) Plan {
+		return Plan{Prefix: "t", Classes: []Class{{Name: "all", Select: Selector{Key: KeyOutDegree},
+			Strategy: Strategy{Iterator: IterEdge, Intersection: Merge, Width: 1, Block: 128, Params: map[string]int64{ParamTile: 8, ParamAlign: align, ParamTarget: 1}}}}}
+	}
+	for _, a := range []int64{0, 1} {
+		if err := mk(a).Validate(); err != nil {
+			t.Errorf("target with align %d: %v", a, err)
+		}
+	}
+	if err := mk(2).Validate(); err == nil || !strings.Contains(err.Error(), "target with align both") {
+		t.Errorf("target with align both: %v", err)
+	}
+}
+
 // A wedge search's shared memory is its tile of wedges, block x spread,
 // spaced one word in 32: block 1024 with spread 5 fits, with spread 32 it
 // is refused by block and spread.

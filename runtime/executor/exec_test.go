@@ -415,7 +415,11 @@ func (f *fakeFunc) launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 		if c.Items == gen.ItemsVertices {
 			list = func(i uint64) uint64 { return uint64(b.u32(i)) }
 		} else {
-			list = func(i uint64) uint64 { return b.u64(i) - f.d.base }
+			base := f.d.base
+			if c.Target { // e << TargetLenBits | length, e raised by the base
+				base <<= gen.TargetLenBits
+			}
+			list = func(i uint64) uint64 { return b.u64(i) - base }
 		}
 	} else if args[5].(uint64) != 0 {
 		return fmt.Errorf("list argument %v", args[5])
@@ -441,6 +445,18 @@ func (f *fakeFunc) launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 			for _, v := range nu {
 				total += intersect(nu, nb(uint64(v)))
 			}
+			continue
+		}
+		if c.Target { // target items (targetitems.go): e and N+(u) after v
+			e, a := id>>gen.TargetLenBits, id&(1<<gen.TargetLenBits-1)
+			if args[2] != any(uint64(0)) {
+				return fmt.Errorf("%s: target items with a src argument", f.name)
+			}
+			var after []uint32
+			for k := e + 1; k < e+1+a; k++ {
+				after = append(after, adj.u32(k))
+			}
+			total += intersect(after, nb(uint64(adj.u32(e))))
 			continue
 		}
 		src := args[2].(*fakeBuf)

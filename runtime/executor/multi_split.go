@@ -154,6 +154,14 @@ func walkItems(o *graph.Oriented, c gen.Class, l *WorkList, lo, hi uint64, visit
 		}
 		return
 	}
+	if c.Target { // targetitems.go: e and the length of N+(u) after v
+		for j := lo; j < hi; j++ {
+			it := l.Edges[j]
+			e, a := it>>gen.TargetLenBits, it&(1<<gen.TargetLenBits-1)
+			visit(accesses(c, a, o.Degree(o.Adj[e])) + 1)
+		}
+		return
+	}
 	edge := func(j uint64) uint64 {
 		if l.All {
 			return j

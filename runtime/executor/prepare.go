@@ -221,6 +221,17 @@ func (s *preparation) buildLists() error {
 	if err != nil {
 		return s.fail("%v", err)
 	}
+	for i, c := range v.Classes {
+		if !c.Target {
+			continue
+		}
+		if s.opt.IndexBase+s.o.Arcs() >= 1<<(64-gen.TargetLenBits) {
+			return s.fail("class %s: target items hold edge positions below 2^%d, and the index base %d raises them past it", c.Name, 64-gen.TargetLenBits, s.opt.IndexBase)
+		}
+		if err := targetItems(s.o, &lists[i]); err != nil {
+			return s.fail("class %s: %v", c.Name, err)
+		}
+	}
 	if s.opt.IndexBase != 0 {
 		listAllEdges(lists) // highindex.go
 	}
@@ -514,7 +525,11 @@ func (s *preparation) uploadLists() error {
 			if l.Vertices != nil {
 				err = gpu.WriteSlice(b, 0, l.Vertices)
 			} else {
-				err = gpu.WriteSlice(b, 0, raised(l.Edges, s.opt.IndexBase))
+				base := s.opt.IndexBase
+				if pr.classes[i].c.Target { // the position sits above the length (targetitems.go)
+					base <<= gen.TargetLenBits
+				}
+				err = gpu.WriteSlice(b, 0, raised(l.Edges, base))
 			}
 			if err != nil {
 				return s.fail("uploading the work list of class %s: %w", pr.classes[i].c.Name, err)

@@ -1,0 +1,68 @@
+package executor
+
+import (
+	"fmt"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+)
+
+// targetItems rewrites the list of a target class (gen.Class.Target): its
+// edges grouped by their target v, in increasing v and CSR order within
+// one v, each e << gen.TargetLenBits | the length of N+(u) after v (the
+// kernel's N+(u) suffix, with no read of src or the offsets for u). Edges
+// last in N+(u) are left out.
+func targetItems(o *graph.Oriented, l *WorkList) error {
+	if l.Skip || l.Count == 0 {
+		return nil
+	}
+	off, adj := o.Offsets, o.Adj
+	n := o.N()
+	if m := uint64(len(adj)); m >= 1<<(64-gen.TargetLenBits) {
+		return fmt.Errorf("target items hold edge positions below 2^%d; the graph has %d", 64-gen.TargetLenBits, m)
+	}
+	// each calls f(u, e) for the class's edges in CSR order.
+	each := func(f func(u uint32, e uint64)) {
+		if l.All {
+			for u := range n {
+				for e := off[u]; e < off[u+1]; e++ {
+					f(uint32(u), e)
+				}
+			}
+			return
+		}
+		u := uint32(0)
+		for _, e := range l.Edges {
+			for off[u+1] <= e {
+				u++
+			}
+			f(u, e)
+		}
+	}
+	// Edges that are last in N+(u) close no triangle: left out.
+	start := make([]uint64, n+1) // counting sort by v
+	bad, count := false, uint64(0)
+	each(func(u uint32, e uint64) {
+		if e+1 < off[u+1] {
+			start[adj[e]+1]++
+			count++
+		}
+		bad = bad || off[u+1]-off[u] >= 1<<gen.TargetLenBits
+	})
+	if bad {
+		return fmt.Errorf("target items hold out-degrees below 2^%d", gen.TargetLenBits)
+	}
+	for v := range n {
+		start[v+1] += start[v]
+	}
+	items := make([]uint64, count)
+	each(func(u uint32, e uint64) {
+		if e+1 < off[u+1] {
+			v := adj[e]
+			items[start[v]] = e<<gen.TargetLenBits | (off[u+1] - e - 1)
+			start[v]++
+		}
+	})
+	l.All, l.Edges, l.Count = false, items, count
+	return nil
+}

@@ -1,0 +1,46 @@
+package executor
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tcgen/tcgen/gen"
+	"github.com/tcgen/tcgen/graph"
+)
+
+// TestTargetItems: the edges grouped by target in increasing v, CSR order
+// within one v, each with the length of N+(u) after v; the edges last in
+// N+(u) left out; a subset list keeps only its edges.
+func TestTargetItems(t *testing.T) {
+	// N+(0) = 1 2 3, N+(1) = 2 3, N+(2) = 3, N+(3) = {}: edges 0..5.
+	o := &graph.Oriented{CSR: graph.CSR{Offsets: []uint64{0, 3, 5, 6, 6}, Adj: []uint32{1, 2, 3, 2, 3, 3}}}
+	item := func(e, a uint64) uint64 { return e<<gen.TargetLenBits | a }
+	all := WorkList{Items: gen.ItemsEdges, Count: 6, All: true}
+	if err := targetItems(o, &all); err != nil {
+		t.Fatal(err)
+	}
+	// v = 1: edge 0 (2 after it); v = 2: edges 1 (1 after), 3 (1 after);
+	// edges 2, 4, 5 are last in their lists.
+	want := []uint64{item(0, 2), item(1, 1), item(3, 1)}
+	if all.All || all.Count != 3 || !slices.Equal(all.Edges, want) {
+		t.Errorf("all edges: %+v, want items %x", all, want)
+	}
+	sub := WorkList{Items: gen.ItemsEdges, Count: 3, Edges: []uint64{1, 2, 3}}
+	if err := targetItems(o, &sub); err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint64{item(1, 1), item(3, 1)}; sub.Count != 2 || !slices.Equal(sub.Edges, want) {
+		t.Errorf("edges 1-3: %+v, want items %x", sub, want)
+	}
+	// An out-degree of 2^24 does not fit an item's length.
+	n := 1 << gen.TargetLenBits
+	big := &graph.Oriented{CSR: graph.CSR{Offsets: []uint64{0, uint64(n), uint64(n)}, Adj: make([]uint32, n)}}
+	for i := range big.Adj {
+		big.Adj[i] = 1
+	}
+	l := WorkList{Items: gen.ItemsEdges, Count: uint64(n), All: true}
+	if err := targetItems(big, &l); err == nil || !strings.Contains(err.Error(), "out-degrees below 2^24") {
+		t.Errorf("out-degree 2^24: %v", err)
+	}
+}
