@@ -376,7 +376,7 @@ var specAlign = ParamSpec{
 var specTarget = ParamSpec{
 	Name: ParamTarget, Default: 0, Min: 0, Max: 1, Enum: []string{"source", "target"}, OmitDefault: true,
 	Source: "tcgen default: the CSR's edges grouped by their source u, as every published edge iterator takes them",
-	Doc:    "source: the items are the edges in CSR order, grouped by u; target: grouped by v (an explicit list of 8 bytes an edge, each edge's position and the length of N+(u) after v, so the kernel reads neither src nor offsets for u); needs the id order (the degree order relabelled) and not align both; ignored under a local output",
+	Doc:    "source: the items are the edges in CSR order, grouped by u; target: grouped by v (an explicit list of 8 bytes an edge, each edge's position and the length of N+(u) after v, so the kernel reads neither src nor offsets for u); not with align both; ignored without the id order (the degree order relabelled), where N+(u) after v is not a suffix, and under a local output",
 }
 
 // Iterators and Intersections list the enum values in a stable order.

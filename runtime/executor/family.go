@@ -125,12 +125,12 @@ func newFamilies(pl *planning) (fams, of []family, err error) {
 }
 
 // hostReadsAdj reports whether preparing v reads the oriented lists on the
-// host: work-keyed lists (the work of an edge needs d+ of its head) and
-// the families that say so. Out-degree keys and the pivot's device-built
-// items need the offsets alone.
+// host: work-keyed lists (the work of an edge needs d+ of its head),
+// target items (grouped by the edge's head) and the families that say so.
+// Out-degree keys and the pivot's device-built items need the offsets alone.
 func hostReadsAdj(v gen.Variant) bool {
 	for _, c := range v.Classes {
-		if !c.Skip && (c.Key != ir.KeyOutDegree || familyKinds[familyOf(c)].readsAdj) {
+		if !c.Skip && (c.Key != ir.KeyOutDegree || c.Target || familyKinds[familyOf(c)].readsAdj) {
 			return true
 		}
 	}

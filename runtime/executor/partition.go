@@ -194,6 +194,9 @@ func partitionClasses(man *gen.Manifest, variant int) ([]gen.Class, bool, error)
 	if c.Skip || c.Kind != gen.KindSingle || c.Items != gen.ItemsEdges || c.Iterator != ir.IterEdge || c.Scratch != nil {
 		return nil, false, fmt.Errorf("a count in partitions launches an edge class without scratch, or pivot classes; class %s is a %s %s class", c.Name, c.Iterator, c.Intersection)
 	}
+	if c.Target { // its kernel reads target items (targetitems.go); the partitions list edge ids
+		return nil, false, fmt.Errorf("a count in partitions lists its edges by source; class %s groups them by target (target: 1)", c.Name)
+	}
 	return []gen.Class{c}, false, nil
 }
 

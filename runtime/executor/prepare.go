@@ -226,10 +226,10 @@ func (s *preparation) buildLists() error {
 			continue
 		}
 		if s.opt.IndexBase+s.o.Arcs() >= 1<<(64-gen.TargetLenBits) {
-			return s.fail("class %s: target items hold edge positions below 2^%d, and the index base %d raises them past it", c.Name, 64-gen.TargetLenBits, s.opt.IndexBase)
+			return s.fail("class %s: %w", c.Name, &LimitError{Why: fmt.Sprintf("target items hold edge positions below 2^%d, and the index base %d raises them past it", 64-gen.TargetLenBits, s.opt.IndexBase)})
 		}
 		if err := targetItems(s.o, &lists[i]); err != nil {
-			return s.fail("class %s: %v", c.Name, err)
+			return s.fail("class %s: %w", c.Name, err)
 		}
 	}
 	if s.opt.IndexBase != 0 {

@@ -19,7 +19,7 @@ func targetItems(o *graph.Oriented, l *WorkList) error {
 	off, adj := o.Offsets, o.Adj
 	n := o.N()
 	if m := uint64(len(adj)); m >= 1<<(64-gen.TargetLenBits) {
-		return fmt.Errorf("target items hold edge positions below 2^%d; the graph has %d", 64-gen.TargetLenBits, m)
+		return &LimitError{Why: fmt.Sprintf("target items hold edge positions below 2^%d; the graph has %d edges; use target: 0", 64-gen.TargetLenBits, m)}
 	}
 	// each calls f(u, e) for the class's edges in CSR order.
 	each := func(f func(u uint32, e uint64)) {
@@ -50,7 +50,7 @@ func targetItems(o *graph.Oriented, l *WorkList) error {
 		bad = bad || off[u+1]-off[u] >= 1<<gen.TargetLenBits
 	})
 	if bad {
-		return fmt.Errorf("target items hold out-degrees below 2^%d", gen.TargetLenBits)
+		return &LimitError{Why: fmt.Sprintf("target items hold out-degrees below 2^%d; use target: 0", gen.TargetLenBits)}
 	}
 	for v := range n {
 		start[v+1] += start[v]

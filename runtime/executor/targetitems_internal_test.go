@@ -7,6 +7,7 @@ import (
 
 	"github.com/tcgen/tcgen/gen"
 	"github.com/tcgen/tcgen/graph"
+	"github.com/tcgen/tcgen/ir"
 )
 
 // TestTargetItems: the edges grouped by target in increasing v, CSR order
@@ -42,5 +43,25 @@ func TestTargetItems(t *testing.T) {
 	l := WorkList{Items: gen.ItemsEdges, Count: uint64(n), All: true}
 	if err := targetItems(big, &l); err == nil || !strings.Contains(err.Error(), "out-degrees below 2^24") {
 		t.Errorf("out-degree 2^24: %v", err)
+	}
+}
+
+// TestTargetRefusals: a target class reads the lists on the host (so a
+// deferred check comes first) and is no class a count in partitions
+// launches, whose lists hold edge ids.
+func TestTargetRefusals(t *testing.T) {
+	c := gen.Class{Name: "all", Key: ir.KeyOutDegree, Kind: gen.KindSingle, Items: gen.ItemsEdges, Iterator: ir.IterEdge, Intersection: ir.Merge}
+	if hostReadsAdj(gen.Variant{Classes: []gen.Class{c}}) {
+		t.Errorf("an edge merge by source reads the lists on the host")
+	}
+	if _, _, err := partitionClasses(&gen.Manifest{IDOrdered: true, Variants: []gen.Variant{{Classes: []gen.Class{c}}}}, 0); err != nil {
+		t.Errorf("partitions refuse an edge merge by source: %v", err)
+	}
+	c.Target = true
+	if !hostReadsAdj(gen.Variant{Classes: []gen.Class{c}}) {
+		t.Errorf("target items are built without reading the lists on the host")
+	}
+	if _, _, err := partitionClasses(&gen.Manifest{IDOrdered: true, Variants: []gen.Variant{{Classes: []gen.Class{c}}}}, 0); err == nil || !strings.Contains(err.Error(), "groups them by target") {
+		t.Errorf("partitions with target items: %v", err)
 	}
 }
