@@ -75,6 +75,13 @@ func Workload(p ir.Plan, g *graph.Graph) (variant int, features map[string]float
 	if err != nil {
 		return 0, nil, nil, err
 	}
+	for i, c := range v.Classes {
+		if c.Target {
+			if err := targetItems(o, &lists[i]); err != nil {
+				return 0, nil, nil, fmt.Errorf("class %s: %w", c.Name, err)
+			}
+		}
+	}
 	seen := make([]uint64, (o.N()+63)/64) // per class: lists already counted
 	for i, c := range v.Classes {
 		l := &lists[i]
@@ -119,6 +126,12 @@ func countWork(w *ClassWork, o *graph.Oriented, c gen.Class, l *WorkList, seen [
 		}
 	}
 	switch {
+	case c.Target: // targetitems.go: the edges not last in N+(u), costed as in CSR order
+		for _, it := range l.Edges {
+			e := it >> gen.TargetLenBits
+			edge(edgeSource(o, e), e)
+			touch(edgeSource(o, e))
+		}
 	case l.Items == gen.ItemsVertices && l.All:
 		for u := range o.N() {
 			vertex(uint32(u))

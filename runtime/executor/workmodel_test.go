@@ -150,3 +150,37 @@ func TestWorkloadCore(t *testing.T) {
 	}
 	t.Logf("RMAT-12, core %d: %d pairs in %d word ANDs", core, pairs, c.Probes)
 }
+
+// TestWorkloadTarget: target items cost as in CSR order, less the edges
+// last in N+(u), which they leave out (one a vertex with out-edges).
+func TestWorkloadTarget(t *testing.T) {
+	g, _, err := graph.Generate(graph.DefaultRMAT(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func(target int64) ir.Plan {
+		return ir.Plan{Prefix: "t", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
+			Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128, Params: map[string]int64{ir.ParamTile: 8, ir.ParamTarget: target}}}}}
+	}
+	_, _, src, err := Workload(plan(0), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, tgt, err := Workload(plan(1), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := graph.Orient(g, graph.ByDegree, true)
+	var lasts uint64
+	for u := range o.N() {
+		if o.Degree(uint32(u)) > 0 {
+			lasts++
+		}
+	}
+	if tgt[0].Items != src[0].Items-lasts || tgt[0].Intersections != src[0].Intersections-lasts {
+		t.Errorf("target: %d items, %d intersections; by source %d, %d, less %d lasts", tgt[0].Items, tgt[0].Intersections, src[0].Items, src[0].Intersections, lasts)
+	}
+	if tgt[0].Accesses >= src[0].Accesses || tgt[0].UniqueBytes > src[0].UniqueBytes {
+		t.Errorf("target: %+v; by source %+v", tgt[0], src[0])
+	}
+}
