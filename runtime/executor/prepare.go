@@ -221,16 +221,8 @@ func (s *preparation) buildLists() error {
 	if err != nil {
 		return s.fail("%v", err)
 	}
-	for i, c := range v.Classes {
-		if !c.Target {
-			continue
-		}
-		if s.opt.IndexBase+s.o.Arcs() >= 1<<(64-gen.TargetLenBits) {
-			return s.fail("class %s: %w", c.Name, &LimitError{Why: fmt.Sprintf("target items hold edge positions below 2^%d, and the index base %d raises them past it", 64-gen.TargetLenBits, s.opt.IndexBase)})
-		}
-		if err := targetItems(s.o, &lists[i]); err != nil {
-			return s.fail("class %s: %w", c.Name, err)
-		}
+	if err := targetLists(s.o, v, lists, s.opt.IndexBase); err != nil {
+		return s.fail("%w", err)
 	}
 	if s.opt.IndexBase != 0 {
 		listAllEdges(lists) // highindex.go

@@ -7,19 +7,32 @@ import (
 	"github.com/tcgen/tcgen/graph"
 )
 
+// targetLists rewrites the lists of v's target classes (targetItems), their
+// positions to be raised by base at the upload (RunOptions.IndexBase).
+func targetLists(o *graph.Oriented, v gen.Variant, lists []WorkList, base uint64) error {
+	for i, c := range v.Classes {
+		if c.Target {
+			if err := targetItems(o, &lists[i], base); err != nil {
+				return fmt.Errorf("class %s: %w", c.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
 // targetItems rewrites the list of a target class (gen.Class.Target): its
 // edges grouped by their target v, in increasing v and CSR order within
 // one v, each e << gen.TargetLenBits | the length of N+(u) after v (the
 // kernel's N+(u) suffix, with no read of src or the offsets for u). Edges
-// last in N+(u) are left out.
-func targetItems(o *graph.Oriented, l *WorkList) error {
+// last in N+(u) are left out. base is what the upload adds to the positions.
+func targetItems(o *graph.Oriented, l *WorkList, base uint64) error {
 	if l.Skip || l.Count == 0 {
 		return nil
 	}
 	off, adj := o.Offsets, o.Adj
 	n := o.N()
-	if m := uint64(len(adj)); m >= 1<<(64-gen.TargetLenBits) {
-		return &LimitError{Why: fmt.Sprintf("target items hold edge positions below 2^%d; the graph has %d edges; use target: 0", 64-gen.TargetLenBits, m)}
+	if m := uint64(len(adj)); base+m >= 1<<(64-gen.TargetLenBits) {
+		return &LimitError{Why: fmt.Sprintf("target items hold edge positions below 2^%d; the graph has %d edges (index base %d); use target: 0", 64-gen.TargetLenBits, m, base)}
 	}
 	// each calls f(u, e) for the class's edges in CSR order.
 	each := func(f func(u uint32, e uint64)) {

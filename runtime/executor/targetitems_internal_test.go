@@ -18,7 +18,7 @@ func TestTargetItems(t *testing.T) {
 	o := &graph.Oriented{CSR: graph.CSR{Offsets: []uint64{0, 3, 5, 6, 6}, Adj: []uint32{1, 2, 3, 2, 3, 3}}}
 	item := func(e, a uint64) uint64 { return e<<gen.TargetLenBits | a }
 	all := WorkList{Items: gen.ItemsEdges, Count: 6, All: true}
-	if err := targetItems(o, &all); err != nil {
+	if err := targetItems(o, &all, 0); err != nil {
 		t.Fatal(err)
 	}
 	// v = 1: edge 0 (2 after it); v = 2: edges 1 (1 after), 3 (1 after);
@@ -28,7 +28,7 @@ func TestTargetItems(t *testing.T) {
 		t.Errorf("all edges: %+v, want items %x", all, want)
 	}
 	sub := WorkList{Items: gen.ItemsEdges, Count: 3, Edges: []uint64{1, 2, 3}}
-	if err := targetItems(o, &sub); err != nil {
+	if err := targetItems(o, &sub, 0); err != nil {
 		t.Fatal(err)
 	}
 	if want := []uint64{item(1, 1), item(3, 1)}; sub.Count != 2 || !slices.Equal(sub.Edges, want) {
@@ -41,7 +41,7 @@ func TestTargetItems(t *testing.T) {
 		big.Adj[i] = 1
 	}
 	l := WorkList{Items: gen.ItemsEdges, Count: uint64(n), All: true}
-	if err := targetItems(big, &l); err == nil || !strings.Contains(err.Error(), "out-degrees below 2^24") {
+	if err := targetItems(big, &l, 0); err == nil || !strings.Contains(err.Error(), "out-degrees below 2^24") {
 		t.Errorf("out-degree 2^24: %v", err)
 	}
 }

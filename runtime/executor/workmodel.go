@@ -75,12 +75,8 @@ func Workload(p ir.Plan, g *graph.Graph) (variant int, features map[string]float
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	for i, c := range v.Classes {
-		if c.Target {
-			if err := targetItems(o, &lists[i]); err != nil {
-				return 0, nil, nil, fmt.Errorf("class %s: %w", c.Name, err)
-			}
-		}
+	if err := targetLists(o, v, lists, 0); err != nil {
+		return 0, nil, nil, err
 	}
 	seen := make([]uint64, (o.N()+63)/64) // per class: lists already counted
 	for i, c := range v.Classes {
@@ -129,8 +125,9 @@ func countWork(w *ClassWork, o *graph.Oriented, c gen.Class, l *WorkList, seen [
 	case c.Target: // targetitems.go: the edges not last in N+(u), costed as in CSR order
 		for _, it := range l.Edges {
 			e := it >> gen.TargetLenBits
-			edge(edgeSource(o, e), e)
-			touch(edgeSource(o, e))
+			u := edgeSource(o, e)
+			touch(u)
+			edge(u, e)
 		}
 	case l.Items == gen.ItemsVertices && l.All:
 		for u := range o.N() {
