@@ -55,13 +55,15 @@ func TestDefaultPlan(t *testing.T) {
 		{"road", graph.Road{Rows: 1000, Cols: 1000, Diagonals: true, Delete: 0.3, Links: 1000, Seed: 1}, 9},
 		// degree_cv 0.29 at an average degree of 6, random ids: the degree order.
 		{"small world rewired throughout", graph.WattsStrogatz{N: 700000, K: 6, P: 1, Seed: 1}, 10},
-		// degree_cv 0.29 at an average degree of 12: the tiled vertex merge.
-		{"geometric", graph.RandomGeometric{N: 500000, Dim: 2, Degree: 12, Seed: 1}, 11},
-		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 11},
-		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 13},
+		// degree_cv 0.29 at an average degree of 12: the tiled vertex merge (below 12 million edges).
+		{"geometric", graph.RandomGeometric{N: 500000, Dim: 2, Degree: 12, Seed: 1}, 12},
+		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 12},
+		// Short out-lists from 12 million edges: the resident edge merge.
+		{"large sparse uniform", graph.ErdosRenyi{N: 3000000, M: 12000000, Seed: 1}, 11},
+		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 14},
 		// degree_cv above 2.8 and an out-list of 33 or more: the skewed variant too.
 		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 7},
-		{"power law of short out-lists", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 3, Seed: 1}, 11},
+		{"power law of short out-lists", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 3, Seed: 1}, 12},
 	} {
 		g, _, err := graph.Generate(c.gen)
 		if err != nil {
