@@ -179,6 +179,7 @@ func lowerEdgeMerge(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	// order; the local credits need u.
 	if ir.Get(s, ir.ParamTarget) == 1 && cd.IDOrdered && cd.Local == "" {
 		cd.TargetBits, mc.Target, mc.NeedsSrc = TargetLenBits, true, false
+		mc.TargetBand = int(ir.Get(s, ir.ParamBand))
 	}
 }
 

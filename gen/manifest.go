@@ -156,6 +156,9 @@ type Class struct {
 	// with target; runtime/executor's targetItems builds it). The list is
 	// never left out.
 	Target bool `json:"target,omitempty"`
+	// TargetBand: with Target, the items in bands of 2^TargetBand CSR
+	// positions (e >> TargetBand), in order, each grouped by v; 0 = one band.
+	TargetBand int `json:"target_band,omitempty"`
 	// Scratch is the global memory the kernel needs per group; nil: none
 	// (the kernel gets a null scratch pointer).
 	Scratch *Scratch `json:"scratch,omitempty"`

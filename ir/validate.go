@@ -456,6 +456,9 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 		if s.Params[ParamTarget] == 1 && s.Params[ParamAlign] == 2 {
 			add("target with align both: the copy's N+(u) after v needs u, which target items do not carry; use align on")
 		}
+		if s.Params[ParamBand] != 0 && (s.Params[ParamTarget] != 1 || s.Params[ParamBand] < 10) {
+			add("band %d: bands order target items (needs target: 1) and hold 2^10 positions or more", s.Params[ParamBand])
+		}
 		if mb := s.Params[ParamMinBlocks]; mb*int64(s.EffectiveBlock()) > residentThreads {
 			add("min_blocks %d of %d threads is %d threads per SM, more than the %d an SM holds (the compiler would ignore it)", mb, s.EffectiveBlock(), mb*int64(s.EffectiveBlock()), residentThreads)
 		}

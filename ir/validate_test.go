@@ -371,7 +371,8 @@ func TestValidateAlign(t *testing.T) {
 	}
 }
 
-// TestValidateTarget: target items carry no u, which align both needs.
+// TestValidateTarget: target items carry no u, which align both needs;
+// bands order target items.
 func TestValidateTarget(t *testing.T) {
 	mk := func(align int64) Plan {
 		return Plan{Prefix: "t", Classes: []Class{{Name: "all", Select: Selector{Key: KeyOutDegree},
@@ -384,6 +385,20 @@ func TestValidateTarget(t *testing.T) {
 	}
 	if err := mk(2).Validate(); err == nil || !strings.Contains(err.Error(), "target with align both") {
 		t.Errorf("target with align both: %v", err)
+	}
+	// bands order target items: not without target, not of a few positions.
+	band := func(target, b int64) error {
+		p := mk(1)
+		p.Classes[0].Strategy.Params[ParamTarget], p.Classes[0].Strategy.Params[ParamBand] = target, b
+		return p.Validate()
+	}
+	if err := band(1, 22); err != nil {
+		t.Errorf("target with band 22: %v", err)
+	}
+	for _, c := range [][2]int64{{0, 22}, {1, 5}, {1, 41}} {
+		if err := band(c[0], c[1]); err == nil || !strings.Contains(err.Error(), "band") {
+			t.Errorf("target %d, band %d: %v; want refused", c[0], c[1], err)
+		}
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 func targetLists(o *graph.Oriented, v gen.Variant, lists []WorkList, base uint64) error {
 	for i, c := range v.Classes {
 		if c.Target {
-			if err := targetItems(o, &lists[i], base); err != nil {
+			if err := targetItems(o, &lists[i], base, c.TargetBand); err != nil {
 				return fmt.Errorf("class %s: %w", c.Name, err)
 			}
 		}
@@ -25,7 +25,9 @@ func targetLists(o *graph.Oriented, v gen.Variant, lists []WorkList, base uint64
 // one v, each e << gen.TargetLenBits | the length of N+(u) after v (the
 // kernel's N+(u) suffix, with no read of src or the offsets for u). Edges
 // last in N+(u) are left out. base is what the upload adds to the positions.
-func targetItems(o *graph.Oriented, l *WorkList, base uint64) error {
+// band > 0 (gen.Class.TargetBand) puts the items in bands of 2^band
+// positions first, each band's items in that order.
+func targetItems(o *graph.Oriented, l *WorkList, base uint64, band int) error {
 	if l.Skip || l.Count == 0 {
 		return nil
 	}
@@ -76,6 +78,30 @@ func targetItems(o *graph.Oriented, l *WorkList, base uint64) error {
 			start[v]++
 		}
 	})
+	if band > 0 && uint64(len(adj)) > 1<<band {
+		items = banded(items, band, uint64(len(adj)))
+	}
 	l.All, l.Edges, l.Count = false, items, count
 	return nil
+}
+
+// banded is target items in bands of 2^band edge positions (e >> band), a
+// stable counting sort: each band keeps its items' order (by v). m is the
+// edge count, which bounds the bands.
+func banded(items []uint64, band int, m uint64) []uint64 {
+	shift := gen.TargetLenBits + band
+	start := make([]uint64, (m>>band)+2)
+	for _, it := range items {
+		start[it>>shift+1]++
+	}
+	for b := 1; b < len(start); b++ {
+		start[b] += start[b-1]
+	}
+	out := make([]uint64, len(items))
+	for _, it := range items {
+		b := it >> shift
+		out[start[b]] = it
+		start[b]++
+	}
+	return out
 }

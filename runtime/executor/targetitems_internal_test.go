@@ -12,13 +12,14 @@ import (
 
 // TestTargetItems: the edges grouped by target in increasing v, CSR order
 // within one v, each with the length of N+(u) after v; the edges last in
-// N+(u) left out; a subset list keeps only its edges.
+// N+(u) left out; a subset list keeps only its edges; bands of positions
+// first, each band's items grouped by target.
 func TestTargetItems(t *testing.T) {
 	// N+(0) = 1 2 3, N+(1) = 2 3, N+(2) = 3, N+(3) = {}: edges 0..5.
 	o := &graph.Oriented{CSR: graph.CSR{Offsets: []uint64{0, 3, 5, 6, 6}, Adj: []uint32{1, 2, 3, 2, 3, 3}}}
 	item := func(e, a uint64) uint64 { return e<<gen.TargetLenBits | a }
 	all := WorkList{Items: gen.ItemsEdges, Count: 6, All: true}
-	if err := targetItems(o, &all, 0); err != nil {
+	if err := targetItems(o, &all, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	// v = 1: edge 0 (2 after it); v = 2: edges 1 (1 after), 3 (1 after);
@@ -28,11 +29,32 @@ func TestTargetItems(t *testing.T) {
 		t.Errorf("all edges: %+v, want items %x", all, want)
 	}
 	sub := WorkList{Items: gen.ItemsEdges, Count: 3, Edges: []uint64{1, 2, 3}}
-	if err := targetItems(o, &sub, 0); err != nil {
+	if err := targetItems(o, &sub, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	if want := []uint64{item(1, 1), item(3, 1)}; sub.Count != 2 || !slices.Equal(sub.Edges, want) {
 		t.Errorf("edges 1-3: %+v, want items %x", sub, want)
+	}
+	// N+(0) = 3 4, N+(1) = 2 4, N+(2) = 3 4, N+(3) = 4: by v, edges 2 (v 2),
+	// 0 and 4 (v 3); in bands of 2 positions edge 0's band comes first, in
+	// bands of 4 edges 0-3 (by v: 2, 0) before edge 4; bands of 8 hold all.
+	o2 := &graph.Oriented{CSR: graph.CSR{Offsets: []uint64{0, 2, 4, 6, 7, 7}, Adj: []uint32{3, 4, 2, 4, 3, 4, 4}}}
+	for _, c := range []struct {
+		band int
+		want []uint64
+	}{
+		{0, []uint64{item(2, 1), item(0, 1), item(4, 1)}},
+		{1, []uint64{item(0, 1), item(2, 1), item(4, 1)}},
+		{2, []uint64{item(2, 1), item(0, 1), item(4, 1)}},
+		{3, []uint64{item(2, 1), item(0, 1), item(4, 1)}},
+	} {
+		l := WorkList{Items: gen.ItemsEdges, Count: 7, All: true}
+		if err := targetItems(o2, &l, 0, c.band); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(l.Edges, c.want) {
+			t.Errorf("band %d: items %x, want %x", c.band, l.Edges, c.want)
+		}
 	}
 	// An out-degree of 2^24 does not fit an item's length.
 	n := 1 << gen.TargetLenBits
@@ -41,7 +63,7 @@ func TestTargetItems(t *testing.T) {
 		big.Adj[i] = 1
 	}
 	l := WorkList{Items: gen.ItemsEdges, Count: uint64(n), All: true}
-	if err := targetItems(big, &l, 0); err == nil || !strings.Contains(err.Error(), "out-degrees below 2^24") {
+	if err := targetItems(big, &l, 0, 0); err == nil || !strings.Contains(err.Error(), "out-degrees below 2^24") {
 		t.Errorf("out-degree 2^24: %v", err)
 	}
 }
