@@ -138,12 +138,12 @@ func takenVariant(p ir.Plan, f graph.Features) (string, bool) {
 // median and 1.5x at worst, and no worse than the best fixed plan (chosen
 // knowing every graph), the default, in geometric mean and at its worst.
 // The default takes the designs the model used to find (the bit slices,
-// the tiled vertex merge, the wedge search), the model falls back on it
-// for a family it has not seen, so that family's worst comes with it
-// (rmat16 left out, where the default runs the wedge search), and it keeps
-// the default unless its neighbours found a plan DefaultMargin faster. So
-// the two are equal within the recordings' spread (leave one family out:
-// 1.007 both in geometric mean, the same worst), and the model is asked to
+// the tiled vertex merge, the tile-4 edge merge on skewed graphs), the
+// model falls back on it for a family it has not seen, so that family's
+// worst comes with it, and it keeps the default unless its neighbours
+// found a plan DefaultMargin faster. So the two are equal within the
+// recordings' spread (leave one family out: 1.006 both in geometric mean,
+// the same worst), and the model is asked to
 // be no worse, not strictly better. Both comparisons, and the worst's 1.5,
 // allow recordingSpread.
 //

@@ -387,8 +387,8 @@ var specTarget = ParamSpec{
 // run, and each N+(v) is read once a band.
 var specBand = ParamSpec{
 	Name: ParamBand, Default: 0, Min: 0, Max: 40, OmitDefault: true,
-	Source: "tcgen default: one band; bands of 2^21-2^23 measured 0.98-1.08x on the resident merge, 0.95-0.96x on the tile-4 merge of two Chung-Lu graphs (H200, docs/results/band-nvidia-h200/)",
-	Doc:    "with target: the items in bands of 2^band CSR positions (N+(u)'s place), the bands in order and each band's edges grouped by target, so the N+(u) suffixes of a band fit in L2 (2^21-2^23 entries, 8-32 MiB); 0 = one band",
+	Source: "tcgen default: one band; bands of 2^21-2^23 measured 0.98-1.08x on the resident merge, and on the tile-4 merge of two Chung-Lu graphs 0.95-0.96x with 2^22, 0.97-1.02x with 2^21 (H200, docs/results/band-nvidia-h200/)",
+	Doc:    "0, or 10-40 with target: the items in bands of 2^band CSR positions (N+(u)'s place), the bands in order and each band's edges grouped by target, so the N+(u) suffixes of a band fit in L2 (2^21-2^23 entries, 8-32 MiB); ignored where target is (no id order, a local output); 0 = one band",
 }
 
 // Iterators and Intersections list the enum values in a stable order.

@@ -21,7 +21,8 @@ import (
 // graphs of short out-lists (uniform, block-model and preferential
 // attachment ones, from a million edges, and geometric and uniform ones of
 // degree 8 to 13 whose degrees spread little) a vertex merge (on the
-// input's id order where the degrees barely vary and the ids are local),
+// input's id order where the degrees barely vary and the ids are local;
+// short out-lists from 12 million edges the resident edge merge),
 // skewed graphs of any size the pivot, skewed ones below the pivot's wedges
 // with long out-lists the tile-4 edge merge grouped by target, long even
 // lists of local ids the bit slices.
