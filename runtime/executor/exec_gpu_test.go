@@ -127,7 +127,8 @@ func specPlans() []ir.Plan {
 			},
 		},
 		{ // edges grouped by target (targetitems.go): a subset of the edges in each class; N+(v) from the
-			// copy in the first two, the first on resident blocks, the second the default's skew class
+			// copy in the first two, the first on resident blocks, the second the default's skew class in
+			// bands of 2^10 positions
 			Prefix: "spec_target", Orientation: ir.OrientDegree, Relabel: true,
 			Classes: []ir.Class{
 				{Name: "short", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 4},
@@ -135,7 +136,7 @@ func specPlans() []ir.Plan {
 						Params: map[string]int64{ir.ParamTile: 8, ir.ParamReverse: 1, ir.ParamAlign: 1, ir.ParamTarget: 1, ir.ParamResident: 1}}},
 				{Name: "mid", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 4, Hi: 8},
 					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
-						Params: map[string]int64{ir.ParamTile: 4, ir.ParamReverse: 1, ir.ParamAlign: 1, ir.ParamTarget: 1}}},
+						Params: map[string]int64{ir.ParamTile: 4, ir.ParamReverse: 1, ir.ParamAlign: 1, ir.ParamTarget: 1, ir.ParamBand: 10}}},
 				{Name: "long", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 8},
 					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 256,
 						Params: map[string]int64{ir.ParamTile: 4, ir.ParamTarget: 1}}},
