@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"testing"
@@ -65,6 +66,42 @@ func TestTargetItems(t *testing.T) {
 	l := WorkList{Items: gen.ItemsEdges, Count: uint64(n), All: true}
 	if err := targetItems(big, &l, 0, 0); err == nil || !strings.Contains(err.Error(), "out-degrees below 2^24") {
 		t.Errorf("out-degree 2^24: %v", err)
+	}
+}
+
+// TestSortByTarget: on a graph of more than 2^16 vertices (buckets of two
+// ids) and several parts, the parallel sort gives what a stable sort by v
+// of the edges in CSR order gives, for all edges and for every third.
+func TestSortByTarget(t *testing.T) {
+	g, _, err := graph.Generate(graph.ErdosRenyi{N: 100000, M: 400000, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := graph.Orient(g, graph.ByDegree, true)
+	off, adj := o.Offsets, o.Adj
+	var every3 []uint64
+	for e := uint64(0); e < uint64(len(adj)); e += 3 {
+		every3 = append(every3, e)
+	}
+	for _, l := range []WorkList{
+		{Items: gen.ItemsEdges, Count: uint64(len(adj)), All: true},
+		{Items: gen.ItemsEdges, Count: uint64(len(every3)), Edges: every3},
+	} {
+		var want []uint64
+		for u := range o.N() {
+			for e := off[u]; e+1 < off[u+1]; e++ {
+				if l.All || e%3 == 0 {
+					want = append(want, e<<gen.TargetLenBits|(off[u+1]-e-1))
+				}
+			}
+		}
+		slices.SortStableFunc(want, func(a, b uint64) int {
+			return cmp.Compare(adj[a>>gen.TargetLenBits], adj[b>>gen.TargetLenBits])
+		})
+		got, ok := sortByTarget(o, &l)
+		if !ok || !slices.Equal(got, want) {
+			t.Errorf("all %v: %d items, want %d (equal: %v)", l.All, len(got), len(want), slices.Equal(got, want))
+		}
 	}
 }
 
