@@ -97,12 +97,12 @@ func sortByTarget(o *graph.Oriented, l *WorkList) ([]uint64, bool) {
 	counts := make([][]uint64, parts)
 	longest := make([]uint64, parts) // the longest suffix a part's edges hold
 	parallelChunks(parts, func(p int) {
-		c := make([]uint64, nb)
+		c, long := make([]uint64, nb), uint64(0) // a part's own: no line shared between cores per edge
 		each(p, func(e, a uint64) {
 			c[adj[e]>>s]++
-			longest[p] = max(longest[p], a)
+			long = max(long, a)
 		})
-		counts[p] = c
+		counts[p], longest[p] = c, long
 	})
 	if slices.Max(longest) >= 1<<gen.TargetLenBits-1 {
 		return nil, false
