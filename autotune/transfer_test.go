@@ -61,7 +61,7 @@ func sameVariantRow(t *testing.T, def ir.Plan, rs []store.Row) (store.Row, bool)
 	if slices.ContainsFunc(rs, func(r store.Row) bool { return r.Plan == name }) {
 		return store.Row{}, false
 	}
-	want, ok := takenVariant(def, rs[0].Features)
+	want, ok := takenVariant(def, rs[0].Features, rs[0].BandwidthGBs)
 	if !ok {
 		return store.Row{}, false
 	}
@@ -73,7 +73,7 @@ func sameVariantRow(t *testing.T, def ir.Plan, rs []store.Row) (store.Row, bool)
 		if err != nil {
 			t.Fatalf("%s on %s: the recorded spec of %s: %v", r.GraphName, r.GPUName, r.Plan, err)
 		}
-		if got, ok := takenVariant(old, r.Features); ok && got == want && r.Status == store.StatusOK {
+		if got, ok := takenVariant(old, r.Features, r.BandwidthGBs); ok && got == want && r.Status == store.StatusOK {
 			spec, err := def.Canonical().EncodeJSON()
 			if err != nil {
 				t.Fatal(err)
@@ -86,10 +86,10 @@ func sameVariantRow(t *testing.T, def ir.Plan, rs []store.Row) (store.Row, bool)
 }
 
 // takenVariant is what a guarded plan runs on a graph with recorded
-// features f: the plan's orientation and relabelling with the classes,
+// features f on a GPU of dram GB/s: the plan's orientation and relabelling with the classes,
 // core and orientation of the variant the guard takes (the executor's
 // rule: the first variant whose range and conditions hold), as JSON.
-func takenVariant(p ir.Plan, f graph.Features) (string, bool) {
+func takenVariant(p ir.Plan, f graph.Features, dram float64) (string, bool) {
 	p = p.Canonical() // parameters at their defaults spelled out, as a row's spec has them
 	if p.Guard == nil || f.Edges == 0 || f.Vertices == 0 || f.DegreeMean == 0 {
 		return "", false
@@ -104,6 +104,7 @@ func takenVariant(p ir.Plan, f graph.Features) (string, bool) {
 		ir.FeatureEdges:     e,
 		ir.FeatureDegreeCV:  f.DegreeStddev / f.DegreeMean,
 		ir.FeatureWedges:    float64(f.WedgesByDegree) / e,
+		ir.FeatureDRAM:      dram,
 	}
 	if f.AdjWords > 0 { // recorded since AdjWords was
 		vals[ir.FeatureWords] = float64(f.AdjWords) / (2 * e)

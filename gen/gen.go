@@ -423,6 +423,9 @@ type classData struct {
 	// TargetBits: edge items grouped by target, each e << TargetBits | the
 	// length of N+(u) after v (manifest's Class.Target); 0 = not.
 	TargetBits int
+	// Prefetch: with TargetBits, how far ahead a thread reads its next
+	// items (ir.ParamPrefetch): 1 their words and v, 2 also N+(v)'s word.
+	Prefetch int
 
 	// One group per family, filled by its lowerer (gen/lower.go and the
 	// pair's file); the other families' groups stay zero.

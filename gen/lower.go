@@ -180,6 +180,7 @@ func lowerEdgeMerge(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	if ir.Get(s, ir.ParamTarget) == 1 && cd.IDOrdered && cd.Local == "" {
 		cd.TargetBits, mc.Target, mc.NeedsSrc = TargetLenBits, true, false
 		mc.TargetBand = int(ir.Get(s, ir.ParamBand))
+		cd.Prefetch = int(ir.Get(s, ir.ParamPrefetch))
 	}
 }
 

@@ -128,6 +128,8 @@ const (
 	ParamTarget = "target"
 	// ParamBand: target items in bands of the CSR's positions (log2)
 	ParamBand = "band"
+	// ParamPrefetch: target items' words read turns ahead of their merge
+	ParamPrefetch = "prefetch"
 )
 
 // Enumerated parameter values.
@@ -343,9 +345,10 @@ var specReverse = ParamSpec{
 
 // specMinBlocks: a merge over short lists waits on a chain of dependent
 // loads, so the resident threads hide the latency; a second launch bound
-// caps the registers so that more blocks fit on each SM.
+// caps the registers so that more blocks fit on each SM (6 of 256 or 12
+// of 128 threads: 40 registers; 8 of 256 or 16 of 128: 32).
 var specMinBlocks = ParamSpec{
-	Name: ParamMinBlocks, Default: 0, Min: 0, Max: 32, Values: []int64{0, 2, 4, 8}, OmitDefault: true,
+	Name: ParamMinBlocks, Default: 0, Min: 0, Max: 32, Values: []int64{0, 2, 4, 6, 8, 12, 16}, OmitDefault: true,
 	Source: "tcgen default: the compiler's own register choice (__launch_bounds__ with the block size alone)",
 	Doc:    "blocks per SM the kernel must fit (__launch_bounds__'s second argument, which caps the registers per thread), at most 2048 threads per SM in all; 0 = the compiler's choice",
 }
@@ -389,6 +392,16 @@ var specBand = ParamSpec{
 	Name: ParamBand, Default: 0, Min: 0, Max: 40, OmitDefault: true,
 	Source: "tcgen default: one band; bands of 2^21-2^23 measured 0.98-1.08x on the resident merge, and on the tile-4 merge of two Chung-Lu graphs 0.95-0.96x with 2^22, 0.97-1.02x with 2^21 (H200, docs/results/band-nvidia-h200/)",
 	Doc:    "0, or 10-40 with target: the items in bands of 2^band CSR positions (N+(u)'s place), the bands in order and each band's edges grouped by target, so the N+(u) suffixes of a band fit in L2 (2^21-2^23 entries, 8-32 MiB); ignored where target is (no id order, a local output); 0 = one band",
+}
+
+// specPrefetch: an item's merge waits on a chain of loads before its
+// first tile (the item's word, v, N+(v)'s place, then the tiles); a thread
+// that strides over many items (resident) can read the next items' words
+// while it merges this one, so the chain is the tiles' alone.
+var specPrefetch = ParamSpec{
+	Name: ParamPrefetch, Default: 0, Min: 0, Max: 2, OmitDefault: true,
+	Source: "tcgen default: each item's loads in turn, as every published edge iterator",
+	Doc:    "with target: 0 = none; 1 = the thread's next item's v and the word of the one after it are read while it merges an item; 2 = also the next item's place of N+(v) in the aligned copy (needs align). Gains only where a thread takes many items (resident)",
 }
 
 // Iterators and Intersections list the enum values in a stable order.

@@ -372,7 +372,7 @@ func TestValidateAlign(t *testing.T) {
 }
 
 // TestValidateTarget: target items carry no u, which align both needs;
-// bands order target items.
+// bands order target items, and prefetch reads them ahead.
 func TestValidateTarget(t *testing.T) {
 	mk := func(align int64) Plan {
 		return Plan{Prefix: "t", Classes: []Class{{Name: "all", Select: Selector{Key: KeyOutDegree},
@@ -398,6 +398,22 @@ func TestValidateTarget(t *testing.T) {
 	for _, c := range [][2]int64{{0, 22}, {1, 5}, {1, 41}} {
 		if err := band(c[0], c[1]); err == nil || !strings.Contains(err.Error(), "band") {
 			t.Errorf("target %d, band %d: %v; want refused", c[0], c[1], err)
+		}
+	}
+	// prefetch reads target items ahead; its second step reads the aligned copy's words.
+	prefetch := func(target, align, p int64) error {
+		pl := mk(align)
+		pl.Classes[0].Strategy.Params[ParamTarget], pl.Classes[0].Strategy.Params[ParamPrefetch] = target, p
+		return pl.Validate()
+	}
+	for _, c := range [][3]int64{{1, 0, 1}, {1, 1, 1}, {1, 1, 2}} {
+		if err := prefetch(c[0], c[1], c[2]); err != nil {
+			t.Errorf("target %d, align %d, prefetch %d: %v", c[0], c[1], c[2], err)
+		}
+	}
+	for _, c := range [][3]int64{{0, 1, 1}, {1, 0, 2}, {1, 1, 3}} {
+		if err := prefetch(c[0], c[1], c[2]); err == nil || !strings.Contains(err.Error(), "prefetch") {
+			t.Errorf("target %d, align %d, prefetch %d: %v; want refused", c[0], c[1], c[2], err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"strings"
 	"testing"
 
@@ -25,7 +26,9 @@ import (
 // short out-lists from 12 million edges the resident edge merge),
 // skewed graphs of any size the pivot, skewed ones below the pivot's wedges
 // with long out-lists the tile-4 edge merge grouped by target, long even
-// lists of local ids the bit slices.
+// lists of local ids the bit slices; on a GPU of 4000 GB/s and more (an
+// H200), the tile-4 edge merge on resident blocks where the tiled vertex merge,
+// the edge merge or the resident tile-8 merge would run, from 500 000 edges.
 func TestDefaultPlan(t *testing.T) {
 	p, err := PlanArg{}.plan()
 	if err != nil || p.Prefix != "default" || gen.Check(p) != nil {
@@ -34,45 +37,51 @@ func TestDefaultPlan(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		gen  graph.Generator
-		want int
+		want int // on an H100 (3352 GB/s)
+		h200 int // on an H200 (4814 GB/s); 0: the same
 	}{
-		{"small grid", graph.Grid{Rows: 100, Cols: 100, Diagonals: true}, 4},
-		{"small rmat", graph.DefaultRMAT(12), 4},
-		{"skewed small rmat", graph.DefaultRMAT(17), 0},
+		{"small grid", graph.Grid{Rows: 100, Cols: 100, Diagonals: true}, 5, 0},
+		{"small rmat", graph.DefaultRMAT(12), 5, 0},
+		{"skewed small rmat", graph.DefaultRMAT(17), 0, 0},
 		// 7103 vertices, 32.7 wedges per edge (BlogCatalog3-like): dense rows.
 		{"small dense rmat", graph.RMAT{Scale: 13, EdgeFactor: 32, Seed: graph.DefaultRMATSeed,
-			A: graph.DefaultRMATA, B: graph.DefaultRMATB, C: graph.DefaultRMATC}, 1},
+			A: graph.DefaultRMATA, B: graph.DefaultRMATB, C: graph.DefaultRMATC}, 1, 0},
 		// 10000 vertices but 17.8 wedges per edge: below dense rows' 21.
-		{"small dense uniform", graph.ErdosRenyi{N: 10000, M: 300000, Seed: 1}, 4},
+		{"small dense uniform", graph.ErdosRenyi{N: 10000, M: 300000, Seed: 1}, 5, 0},
 		// 36.6 wedges per edge but 46821 vertices: above dense rows' 16384.
-		{"small rmat below the pivot's wedges", graph.DefaultRMAT(16), 2},
-		{"small preferential attachment", graph.BarabasiAlbert{N: 300000, M: 4, Seed: 1}, 3},
-		{"small world, ids along the ring", graph.WattsStrogatz{N: 300000, K: 20, P: 0.05, Seed: 1}, 5},
-		{"rmat", graph.DefaultRMAT(18), 6},
-		{"power law with hubs", graph.ChungLu{N: 500000, Degree: 16, Gamma: 2.1, Seed: 1}, 7},
+		{"small rmat below the pivot's wedges", graph.DefaultRMAT(16), 2, 0},
+		{"small preferential attachment", graph.BarabasiAlbert{N: 300000, M: 4, Seed: 1}, 4, 3},
+		{"small world, ids along the ring", graph.WattsStrogatz{N: 300000, K: 20, P: 0.05, Seed: 1}, 6, 0},
+		{"rmat", graph.DefaultRMAT(18), 7, 0},
+		{"power law with hubs", graph.ChungLu{N: 500000, Degree: 16, Gamma: 2.1, Seed: 1}, 8, 0},
 		// Even degrees, ids along the grid: the input's id order.
-		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 8},
+		{"grid", graph.Grid{Rows: 1000, Cols: 1000, Diagonals: true}, 9, 0},
 		// degree_cv 0.27 under an average degree of 7: the id order too.
-		{"road", graph.Road{Rows: 1000, Cols: 1000, Diagonals: true, Delete: 0.3, Links: 1000, Seed: 1}, 9},
+		{"road", graph.Road{Rows: 1000, Cols: 1000, Diagonals: true, Delete: 0.3, Links: 1000, Seed: 1}, 10, 0},
 		// degree_cv 0.29 at an average degree of 6, random ids: the degree order.
-		{"small world rewired throughout", graph.WattsStrogatz{N: 700000, K: 6, P: 1, Seed: 1}, 10},
+		{"small world rewired throughout", graph.WattsStrogatz{N: 700000, K: 6, P: 1, Seed: 1}, 11, 0},
 		// degree_cv 0.29 at an average degree of 12: the tiled vertex merge (below 12 million edges).
-		{"geometric", graph.RandomGeometric{N: 500000, Dim: 2, Degree: 12, Seed: 1}, 12},
-		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 12},
+		{"geometric", graph.RandomGeometric{N: 500000, Dim: 2, Degree: 12, Seed: 1}, 15, 12},
+		{"sparse uniform", graph.ErdosRenyi{N: 1000000, M: 4000000, Seed: 1}, 15, 12},
 		// Short out-lists from 12 million edges: the resident edge merge.
-		{"large sparse uniform", graph.ErdosRenyi{N: 3000000, M: 12000000, Seed: 1}, 11},
-		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 14},
+		{"large sparse uniform", graph.ErdosRenyi{N: 3000000, M: 12000000, Seed: 1}, 14, 12},
+		{"uniform", graph.ErdosRenyi{N: 200000, M: 3000000, Seed: 1}, 17, 12},
 		// degree_cv above 2.8 and an out-list of 33 or more: the skewed variant too.
-		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 7},
-		{"power law of short out-lists", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 3, Seed: 1}, 12},
+		{"power law", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 2.5, Seed: 1}, 8, 0},
+		{"power law of short out-lists", graph.ChungLu{N: 1000000, Degree: 6, Gamma: 3, Seed: 1}, 15, 12},
 	} {
 		g, _, err := graph.Generate(c.gen)
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, _, _, err := executor.Workload(p, g)
-		if err != nil || v != c.want {
-			t.Errorf("%s (%d edges): variant %d, %v; want %d", c.name, g.Edges(), v, err, c.want)
+		for _, gpu := range []struct {
+			dram float64
+			want int
+		}{{3352, c.want}, {4814, cmp.Or(c.h200, c.want)}} {
+			v, _, _, err := executor.Workload(p, g, gpu.dram)
+			if err != nil || v != gpu.want {
+				t.Errorf("%s (%d edges), %g GB/s: variant %d, %v; want %d", c.name, g.Edges(), gpu.dram, v, err, gpu.want)
+			}
 		}
 	}
 }

@@ -21,7 +21,7 @@ type StatsCmd struct {
 	// Defaults: an H200's device-to-device copy rate (bytes read +
 	// written) and shared-memory read rate over its 132 SMs, the GPU the
 	// floor in docs/performance.md ("The floor") is given for.
-	DRAMTBps float64 `name:"dram-tbps" default:"4.27" help:"DRAM bandwidth for the floor, TB/s (default: an H200's)."`
+	DRAMTBps float64 `name:"dram-tbps" default:"4.27" help:"DRAM bandwidth for the floor and for a guard on dram_gbps, TB/s (default: an H200's)."`
 	SmemTBps float64 `name:"smem-tbps" default:"33.2" help:"Shared-memory bandwidth for the floor, TB/s (default: an H200's)."`
 }
 
@@ -76,7 +76,7 @@ func (c *StatsCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		v, fv, work, err := executor.Workload(p, l.g)
+		v, fv, work, err := executor.Workload(p, l.g, c.DRAMTBps*1000)
 		if err != nil {
 			return withCode(exitBadInput, err)
 		}

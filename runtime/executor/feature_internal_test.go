@@ -75,7 +75,7 @@ func TestChooseVariant(t *testing.T) {
 		{Lo: 100, When: []ir.Cond{{Feature: ir.FeatureAvgDegree, Hi: 4}, {Feature: ir.FeatureDegreeCV, Hi: 1}}},
 		{Lo: 100},
 	}}
-	v, vals, err := chooseVariant(m, g, o)
+	v, vals, err := chooseVariant(m, g, 0, o)
 	if err != nil || v != 2 {
 		t.Fatalf("variant %d, %v; want 2", v, err)
 	}
@@ -86,16 +86,26 @@ func TestChooseVariant(t *testing.T) {
 		t.Errorf("oriented %d times for features that do not depend on the orientation", orients)
 	}
 	m.Variants[1].When[0].Feature = ir.FeatureWedges // now it does
-	if v, vals, _ := chooseVariant(m, g, o); v != 2 || orients != 1 || vals[ir.FeatureWedges] == 0 {
+	if v, vals, _ := chooseVariant(m, g, 0, o); v != 2 || orients != 1 || vals[ir.FeatureWedges] == 0 {
 		t.Errorf("variant %d, %d orientations, features %v; want 2, 1 and the wedges", v, orients, vals)
 	}
 	m.Variants[1].When[0].Feature = ir.FeatureAvgDegree
 	m.Variants[2].When[1].Hi = 0.01 // the grid's degrees vary more: the catch-all
-	if v, _, _ := chooseVariant(m, g, o); v != 3 {
+	if v, _, _ := chooseVariant(m, g, 0, o); v != 3 {
 		t.Errorf("variant %d; want 3", v)
 	}
+	// the GPU's bandwidth is a condition like the graph's features: 0 (unknown) is below any bound.
+	m.Variants[2].When[1] = ir.Cond{Feature: ir.FeatureDRAM, Lo: 4000}
+	for _, c := range []struct {
+		dram float64
+		want int
+	}{{4814, 2}, {3352, 3}, {0, 3}} {
+		if v, vals, err := chooseVariant(m, g, c.dram, o); err != nil || v != c.want || vals[ir.FeatureDRAM] != c.dram {
+			t.Errorf("%g GB/s: variant %d, features %v, %v; want %d", c.dram, v, vals, err, c.want)
+		}
+	}
 	m.Variants[0].Hi, m.Variants[1].Lo, m.Variants[2].Lo, m.Variants[3].Lo = 1000, 1000, 1000, 1000
-	if v, vals, _ := chooseVariant(m, g, o); v != 0 || len(vals) != 1 {
+	if v, vals, _ := chooseVariant(m, g, 0, o); v != 0 || len(vals) != 1 {
 		t.Errorf("variant %d, features %v; want 0 and the edge count alone", v, vals)
 	}
 }
@@ -119,14 +129,14 @@ func TestChooseVariantReadOriented(t *testing.T) {
 	m := &gen.Manifest{Feature: ir.FeatureEdges, Variants: []gen.Variant{
 		{Lo: 0, When: words}, {Lo: 0, When: words}, {Lo: 0},
 	}}
-	if v, _, err := chooseVariant(m, g, o); err != nil || v != 0 {
+	if v, _, err := chooseVariant(m, g, 0, o); err != nil || v != 0 {
 		t.Errorf("undirected graph at hand: variant %d, %v; want 0", v, err)
 	}
-	if v, vals, err := chooseVariant(m, nil, o); err != nil || v != 2 {
+	if v, vals, err := chooseVariant(m, nil, 0, o); err != nil || v != 2 {
 		t.Errorf("read oriented: variant %d, %v, features %v; want 2", v, err, vals)
 	}
 	m.Feature = ir.FeatureWords
-	if _, _, err := chooseVariant(m, nil, o); err == nil || !strings.Contains(err.Error(), ir.FeatureWords) {
+	if _, _, err := chooseVariant(m, nil, 0, o); err == nil || !strings.Contains(err.Error(), ir.FeatureWords) {
 		t.Errorf("the guard's own feature unmeasurable: %v, want an error naming it", err)
 	}
 }

@@ -146,7 +146,7 @@ func (s *preparation) orient() error {
 		return o, err
 	}
 	var err error
-	if s.variant, s.fvals, err = chooseVariant(man, s.g, planned); err != nil {
+	if s.variant, s.fvals, err = chooseVariant(man, s.g, s.facts.BandwidthGBs(), planned); err != nil {
 		if oerr != nil {
 			return oerr
 		}

@@ -65,6 +65,8 @@ func Feature(f string, g *graph.Graph, oriented func() (*graph.Oriented, error))
 			w += d * (d - 1) / 2
 		}
 		return ratio(w, float64(o.Arcs())), nil
+	case ir.FeatureDRAM:
+		return 0, fmt.Errorf("guard feature %s is the GPU's, not the graph's", f)
 	}
 	return 0, fmt.Errorf("unknown guard feature %q", f)
 }
@@ -142,16 +144,20 @@ func degreeCV(g *graph.Graph, o *graph.Oriented) float64 {
 	return math.Sqrt(max(sq/float64(n)-mean*mean, 0)) / mean
 }
 
-// chooseVariant returns the variant of m's guard that the graph takes:
-// the first whose range holds the guard feature and whose conditions
-// (When) all hold, with the values of the features it measured (nil
-// without a guard).
-func chooseVariant(m *gen.Manifest, g *graph.Graph, oriented func() (*graph.Oriented, error)) (int, map[string]float64, error) {
+// chooseVariant returns the variant of m's guard that the graph takes on
+// a GPU of dram GB/s (ir.FeatureDRAM; 0: unknown): the first whose range
+// holds the guard feature and whose conditions (When) all hold, with the
+// values of the features it measured (nil without a guard).
+func chooseVariant(m *gen.Manifest, g *graph.Graph, dram float64, oriented func() (*graph.Oriented, error)) (int, map[string]float64, error) {
 	if m.Feature == "" {
 		return 0, nil, nil
 	}
 	vals, errs := map[string]float64{}, map[string]error{}
 	value := func(f string) (float64, error) {
+		if f == ir.FeatureDRAM {
+			vals[f] = dram
+			return dram, nil
+		}
 		if err, ok := errs[f]; ok {
 			return 0, err
 		}

@@ -40,9 +40,9 @@ type ClassWork struct {
 }
 
 // Workload returns the plan's per-class work on g, the guard variant
-// chosen as the executor would choose it, and the guard features measured
-// to choose it (nil without a guard).
-func Workload(p ir.Plan, g *graph.Graph) (variant int, features map[string]float64, work []ClassWork, err error) {
+// chosen as the executor would choose it on a GPU of dram GB/s, and the
+// guard features measured to choose it (nil without a guard).
+func Workload(p ir.Plan, g *graph.Graph, dram float64) (variant int, features map[string]float64, work []ClassWork, err error) {
 	out, err := gen.Generate(p, gen.Target{MaxSharedPerBlock: 227 << 10})
 	if err != nil {
 		return 0, nil, nil, err
@@ -60,7 +60,7 @@ func Workload(p ir.Plan, g *graph.Graph) (variant int, features map[string]float
 		made[o] = graph.Orient(g, by, p.Relabel)
 		return made[o], nil
 	}
-	if variant, features, err = chooseVariant(&m, g, func() (*graph.Oriented, error) { return orient(m.Orientation) }); err != nil {
+	if variant, features, err = chooseVariant(&m, g, dram, func() (*graph.Oriented, error) { return orient(m.Orientation) }); err != nil {
 		return 0, nil, nil, err
 	}
 	o, err := orient(m.VariantOrientation(variant))

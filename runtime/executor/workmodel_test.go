@@ -18,7 +18,7 @@ func TestWorkload(t *testing.T) {
 	f := graph.ComputeFeatures(g)
 	for _, name := range []string{"polak", "trust", "grouptc", "fox", "hu", "wetric"} {
 		p, _ := ir.Preset(name)
-		_, _, work, err := Workload(p, g)
+		_, _, work, err := Workload(p, g, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -63,7 +63,7 @@ func TestWorkloadWedge(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := ir.Preset("wetric")
-	_, _, work, err := Workload(p, g)
+	_, _, work, err := Workload(p, g, 0)
 	if err != nil || len(work) != 1 {
 		t.Fatalf("%v, %d classes", err, len(work))
 	}
@@ -113,7 +113,7 @@ func TestWorkloadCore(t *testing.T) {
 	}
 	const core = 1024
 	p.Core = core
-	_, _, work, err := Workload(p, g)
+	_, _, work, err := Workload(p, g, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,11 +162,11 @@ func TestWorkloadTarget(t *testing.T) {
 		return ir.Plan{Prefix: "t", Orientation: ir.OrientDegree, Relabel: true, Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
 			Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128, Params: map[string]int64{ir.ParamTile: 8, ir.ParamTarget: target}}}}}
 	}
-	_, _, src, err := Workload(plan(0), g)
+	_, _, src, err := Workload(plan(0), g, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, tgt, err := Workload(plan(1), g)
+	_, _, tgt, err := Workload(plan(1), g, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
