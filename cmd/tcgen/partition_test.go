@@ -78,11 +78,12 @@ func TestPartitionPlanFollowsDefault(t *testing.T) {
 		for _, wpe := range []float64{5, 20.9, 21, 39.9, 40, 160} {
 			for _, avg := range []float64{4, 12.9, 13, 16.4, 16.5, 29.9, 30, 60} {
 				for _, cv := range []float64{0.1, 0.29, 0.3, 0.99, 1, 10} {
-					for _, n := range []float64{16384, 16385} { // dense rows' bound
+					for i, n := range []float64{16384, 16385, 16384, 16385} { // dense rows' bound, on an H100 then an H200
 						f := map[string]float64{ir.FeatureEdges: edges, ir.FeatureWedges: wpe, ir.FeatureAvgDegree: avg, ir.FeatureDegreeCV: cv,
 							ir.FeatureVertices:  n,
 							ir.FeatureWords:     1 / cv / 20, // local ids (below 0.3) on the even graphs
-							ir.FeatureMaxOutDeg: 2 * avg}     // short out-lists (below 33) up to average degree 16
+							ir.FeatureMaxOutDeg: 2 * avg,     // short out-lists (below 33) up to average degree 16
+							ir.FeatureDRAM:      []float64{3352, 4814}[i/2]}
 						dv, pv := pickVariant(t, def, f), pickVariant(t, part, f)
 						switch {
 						case dv.Classes[0].Iterator == ir.IterPivot:
