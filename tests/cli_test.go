@@ -170,13 +170,14 @@ func TestStatsGolden(t *testing.T) {
 // TestStatsDefaultChoice: stats --spec default names the variant the
 // default plan takes and the guard features that picked it, as measured
 // (the edge count first; a variant's conditions stop at the first that
-// fails, so for a small graph of few wedges the pivot's wedges per edge
-// and dense rows' vertices, and no more), in name order.
+// fails, so for a small graph of few wedges the pivot's wedges per edge,
+// dense rows' vertices and the GPU's bandwidth, which stats takes from
+// --dram-tbps, and no more), in name order.
 func TestStatsDefaultChoice(t *testing.T) {
 	dir := t.TempDir()
 	in := writeFile(t, dir, "k4.txt", k4)
 	code, out, errs := tcgen(t, "--no-cache", "stats", in, "--spec", "default")
-	if code != 0 || !regexp.MustCompile(`(?m)^plan +default_[0-9a-f]{8} \(variant \d+, picked by edges \d+, vertices \d+, wedges_per_edge [0-9.]+\)$`).MatchString(out) {
+	if code != 0 || !regexp.MustCompile(`(?m)^plan +default_[0-9a-f]{8} \(variant \d+, picked by dram_gbps 4270, edges \d+, vertices \d+, wedges_per_edge [0-9.]+\)$`).MatchString(out) {
 		t.Errorf("stats --spec default: exit %d, %s\n%s", code, errs, out)
 	}
 }
