@@ -944,16 +944,15 @@ func TestExecFakeDefaultReadOriented(t *testing.T) {
 		t.Errorf("read oriented: %v; want %d triangles by degree", err, want)
 	}
 	p := def.Clone()
-	for i := range p.Guard.Variants {
-		p.Guard.Variants[i].When = nil // every graph of 2 M edges and more: the first, the bit slices
-	}
-	// The small graphs' last variant (the edge merge), then the bit slices.
+	// The small graphs' last variant (the edge merge), then the bit slices
+	// for every graph of 2 M edges and more.
+	last := slices.IndexFunc(p.Guard.Variants, func(v ir.Variant) bool { return v.Lo != 0 }) - 1
 	bits := slices.IndexFunc(p.Guard.Variants, func(v ir.Variant) bool { return v.Orientation == ir.OrientTCBW })
-	if bits < 1 || p.Guard.Variants[bits-1].Lo != 0 {
+	if last < 0 || bits <= last {
 		t.Fatal("the default has no variant oriented by tcbw after its small graphs' variants")
 	}
-	p.Guard.Variants = []ir.Variant{{Lo: 0, Hi: 2000000, Classes: p.Guard.Variants[bits-1].Classes}, p.Guard.Variants[bits]}
-	p.Guard.Variants[1].Hi = 0
+	p.Guard.Variants = []ir.Variant{{Lo: 0, Hi: 2000000, Classes: p.Guard.Variants[last].Classes}, p.Guard.Variants[bits]}
+	p.Guard.Variants[1].When, p.Guard.Variants[1].Hi = nil, 0
 	_, err = executor.Run(context.Background(), newFakeDevice(t, p, 1<<40), &fakeCompiler{}, p, nil, executor.RunOptions{Oriented: o})
 	if err == nil || !strings.Contains(err.Error(), "guard variant 1 orients by tcbw") {
 		t.Errorf("a variant oriented by tcbw on a file oriented by degree: %v", err)
