@@ -180,7 +180,12 @@ func lowerEdgeMerge(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	if ir.Get(s, ir.ParamTarget) == 1 && cd.IDOrdered && cd.Local == "" {
 		cd.TargetBits, mc.Target, mc.NeedsSrc = TargetLenBits, true, false
 		mc.TargetBand = int(ir.Get(s, ir.ParamBand))
+		// prefetch 2 reads the aligned copy's words (validation asks for
+		// align: 1; a local output, which drops the copy, drops target too).
 		cd.Prefetch = int(ir.Get(s, ir.ParamPrefetch))
+		if cd.Merge.Align == 0 {
+			cd.Prefetch = min(cd.Prefetch, 1)
+		}
 	}
 }
 

@@ -128,7 +128,7 @@ const (
 	ParamTarget = "target"
 	// ParamBand: target items in bands of the CSR's positions (log2)
 	ParamBand = "band"
-	// ParamPrefetch: target items' words read turns ahead of their merge
+	// ParamPrefetch: a thread's next target items read while it merges one
 	ParamPrefetch = "prefetch"
 )
 
@@ -400,8 +400,8 @@ var specBand = ParamSpec{
 // while it merges this one, so the chain is the tiles' alone.
 var specPrefetch = ParamSpec{
 	Name: ParamPrefetch, Default: 0, Min: 0, Max: 2, OmitDefault: true,
-	Source: "tcgen default: each item's loads in turn, as every published edge iterator; prefetch 1 and 2 measured 1.01-1.35x slower on the resident merge of 16-64 M edges (H200, docs/results/prefetch/)",
-	Doc:    "with target: 0 = none; 1 = the thread's next item's v and the word of the one after it are read while it merges an item; 2 = also the next item's place of N+(v) in the aligned copy (needs align). Gains only where a thread takes many items (resident)",
+	Source: "tcgen default: each item's loads in turn, as every published edge iterator; prefetch 1 and 2 measured 1.01-1.35x slower on the resident merge of six graphs of 16-64 M edges, 0.95x on rgg2d-4m-d12 (H200, docs/results/prefetch/)",
+	Doc:    "how far ahead a thread reads its next target items while it merges one (needs target): 0 = none; 1 = the next item's v and the item after it; 2 = also the next item's place of N+(v) in the aligned copy (needs align: 1). Meant for threads that take many items (resident), and measured slower there",
 }
 
 // Iterators and Intersections list the enum values in a stable order.

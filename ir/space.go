@@ -59,7 +59,7 @@ func Dimensions() []Dimension {
 		fdoc = append(fdoc, f.Name+": "+f.Doc)
 	}
 	ds = append(ds, Dimension{Name: "guard.feature", Values: feats,
-		Doc: "graph feature a guard switches class lists on; " + strings.Join(fdoc, "; ")})
+		Doc: "graph (or GPU) feature a guard switches class lists on; " + strings.Join(fdoc, "; ")})
 	for i := range ds {
 		if ds[i].Range == "" && len(ds[i].Values) > 0 {
 			ds[i].Range = "one of " + strings.Join(ds[i].Values, ", ")

@@ -36,7 +36,7 @@ var Features = []struct{ Name, Doc string }{
 	{FeatureWedges, "oriented wedges per edge, sum of C(d+(u), 2) over the vertices / edges: a merge's work per edge grows with it; Graph500 RMAT has 50 and more, uniform, mesh and preferential-attachment graphs a few"},
 	{FeatureWords, "locality of the input's ids, before any orientation: the 32-id words (id / 32) the neighbour lists touch, over 2 * edges; 1/32 for runs of consecutive ids (grids, geometric and small-world graphs in generation order), near 1 for random ids. Bit-wise intersections (TCBW) pay per word"},
 	{FeatureDegreeCV, "coefficient of variation of the undirected degree, stddev / mean: near 0 for even lists (grids, meshes, uniform random graphs), 1 and above for power-law graphs"},
-	{FeatureDRAM, "the GPU's nominal DRAM bandwidth in GB/s, memory clock x bus width (3352 on an H100 SXM, 4800 on an H200), not the graph's: a design that trades more, shorter loads for occupancy wins where bandwidth is ample; 0 where the GPU's is unknown (a device that reports no memory clock); tcgen stats takes --dram-tbps's"},
+	{FeatureDRAM, "the GPU's nominal DRAM bandwidth in GB/s, memory clock x bus width (3352 on an H100 SXM, 4814 on an H200), not the graph's: a design that trades more, shorter loads for occupancy wins where bandwidth is ample; 0 where the GPU reports no memory clock, which so takes the variants of the slowest GPUs; tcgen stats, which runs no GPU, uses its --dram-tbps (4270 by default)"},
 }
 
 func knownFeature(f string) bool {
@@ -462,7 +462,7 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 			add("band %d: bands order target items (needs target: 1) and hold 2^10 positions or more", s.Params[ParamBand])
 		}
 		if p := s.Params[ParamPrefetch]; p != 0 && (s.Params[ParamTarget] != 1 || p == 2 && s.Params[ParamAlign] != 1) {
-			add("prefetch %d: reads target items ahead (needs target: 1, and prefetch 2 the aligned copy, align: on)", p)
+			add("prefetch %d: reads target items ahead (needs target: 1, and prefetch 2 the aligned copy, align: 1)", p)
 		}
 		if mb := s.Params[ParamMinBlocks]; mb*int64(s.EffectiveBlock()) > residentThreads {
 			add("min_blocks %d of %d threads is %d threads per SM, more than the %d an SM holds (the compiler would ignore it)", mb, s.EffectiveBlock(), mb*int64(s.EffectiveBlock()), residentThreads)

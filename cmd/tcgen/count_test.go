@@ -28,9 +28,11 @@ import (
 // with long out-lists the tile-4 edge merge grouped by target, long even
 // lists of local ids the bit slices; on a GPU of 4000 GB/s and more (an
 // H200), the tile-4 edge merge on resident blocks where the tiled vertex merge,
-// the edge merge or the resident tile-8 merge would run, from 500 000 edges,
-// and from 2 million edges on skewed graphs whose out-lists stay below 64
-// and where the bit slices would run below an average degree of 24.
+// the edge merge or the resident tile-8 merge would run, from 500 000 edges
+// (from 2 million where the out-lists stay below 33 or the average degree
+// is 13 and more), and from 2 to 32 million edges on skewed graphs whose
+// out-lists stay below 64 and where the bit slices would run below an
+// average degree of 24.
 func TestDefaultPlan(t *testing.T) {
 	p, err := PlanArg{}.plan()
 	if err != nil || p.Prefix != "default" || gen.Check(p) != nil {
