@@ -423,8 +423,10 @@ type classData struct {
 	// TargetBits: edge items grouped by target, each e << TargetBits | the
 	// length of N+(u) after v (manifest's Class.Target); 0 = not.
 	TargetBits int
-	// Prefetch: with TargetBits, how far ahead a thread reads its next
-	// items (ir.ParamPrefetch): 1 their words and v, 2 also N+(v)'s word.
+	// Prefetch: how far ahead a thread reads its next items
+	// (ir.ParamPrefetch): with TargetBits 1 their words and v, 2 also N+(v)'s
+	// word; on the vertex merge 1 the next vertex's bounds, 2 a pipeline of
+	// three vertices (iter_vertex's vertex_prefetch).
 	Prefetch int
 
 	// One group per family, filled by its lowerer (gen/lower.go and the

@@ -17,7 +17,7 @@ type lowerer func(cd *classData, mc *Class, s ir.Strategy, t Target)
 // and binary search's here. init registers the pairs with ir: Validate
 // refuses the others and RandomPlan draws only these.
 var lowerers = map[ir.Pair]lowerer{
-	{Iterator: ir.IterVertex, Intersection: ir.Merge}:           vertexIter(lowerMerge),
+	{Iterator: ir.IterVertex, Intersection: ir.Merge}:           vertexIter(lowerVertexMerge),
 	{Iterator: ir.IterVertex, Intersection: ir.MergePath}:       vertexIter(lowerMergePath),
 	{Iterator: ir.IterVertex, Intersection: ir.BinarySearch}:    vertexIter(lowerVertexSearch),
 	{Iterator: ir.IterVertex, Intersection: ir.Hash}:            vertexIter(lowerHash),
@@ -167,6 +167,16 @@ func lowerMerge(cd *classData, mc *Class, s ir.Strategy, _ Target) {
 		// layoutGroups caps the grid by it; the executor caps it again at
 		// what the compiled kernel fits (residentGrid).
 		cd.BlocksPerSM = max(1, residentThreadsPerSM/cd.Block)
+	}
+}
+
+// lowerVertexMerge: lowerMerge over vertices, whose next vertices' loads
+// a thread may read while it merges one (prefetch: the offsets' path, not
+// the aligned copy's, nor a local output's credits).
+func lowerVertexMerge(cd *classData, mc *Class, s ir.Strategy, t Target) {
+	lowerMerge(cd, mc, s, t)
+	if cd.Merge.Align == 0 && cd.Local == "" {
+		cd.Prefetch = int(ir.Get(s, ir.ParamPrefetch))
 	}
 }
 

@@ -25,7 +25,7 @@ var pairTable = []struct {
 	pair   Pair
 	params []ParamSpec
 }{
-	{Pair{IterVertex, Merge}, []ParamSpec{specTile, specMinBlocks, specResident, specAlign}},
+	{Pair{IterVertex, Merge}, []ParamSpec{specTile, specMinBlocks, specResident, specAlign, specVertexPrefetch}},
 	{Pair{IterVertex, MergePath}, nil},
 	{Pair{IterVertex, BinarySearch}, []ParamSpec{specCache}},
 	{Pair{IterVertex, Hash}, []ParamSpec{specBuckets, specSlots, specOverflow, specScheme, specHop, specCTA}},

@@ -67,7 +67,7 @@ func TestParamsForPairs(t *testing.T) {
 		want []string
 	}{
 		{IterEdge, Merge, []string{"tile", "reverse", "min_blocks", "resident", "align", "target", "band", "prefetch"}},
-		{IterVertex, Merge, []string{"tile", "min_blocks", "resident", "align"}},
+		{IterVertex, Merge, []string{"tile", "min_blocks", "resident", "align", "prefetch"}},
 		{IterEdge, MergePath, nil},
 		{IterEdge, BinarySearch, []string{"levels"}},
 		{IterVertex, BinarySearch, []string{"cache"}},

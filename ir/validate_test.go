@@ -418,6 +418,26 @@ func TestValidateTarget(t *testing.T) {
 	}
 }
 
+// TestValidateVertexPrefetch: the vertex merge reads its next vertices'
+// bounds from the offsets, so prefetch takes no aligned copy.
+func TestValidateVertexPrefetch(t *testing.T) {
+	check := func(tile, align, p int64) error {
+		return Plan{Prefix: "t", Classes: []Class{{Name: "all", Select: Selector{Key: KeyOutDegree},
+			Strategy: Strategy{Iterator: IterVertex, Intersection: Merge, Width: 1, Block: 256,
+				Params: map[string]int64{ParamTile: tile, ParamAlign: align, ParamResident: 1, ParamPrefetch: p}}}}}.Validate()
+	}
+	for _, c := range [][3]int64{{1, 0, 1}, {1, 0, 2}, {4, 0, 2}, {4, 2, 0}} {
+		if err := check(c[0], c[1], c[2]); err != nil {
+			t.Errorf("tile %d, align %d, prefetch %d: %v", c[0], c[1], c[2], err)
+		}
+	}
+	for _, c := range [][3]int64{{4, 1, 1}, {4, 2, 2}, {1, 0, 3}} {
+		if err := check(c[0], c[1], c[2]); err == nil || !strings.Contains(err.Error(), "prefetch") {
+			t.Errorf("tile %d, align %d, prefetch %d: %v; want refused", c[0], c[1], c[2], err)
+		}
+	}
+}
+
 // A wedge search's shared memory is its tile of wedges, block x spread,
 // spaced one word in 32: block 1024 with spread 5 fits, with spread 32 it
 // is refused by block and spread.

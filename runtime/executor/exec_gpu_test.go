@@ -143,6 +143,27 @@ func specPlans() []ir.Plan {
 						Params: map[string]int64{ir.ParamTile: 4, ir.ParamTarget: 1, ir.ParamPrefetch: 1}}},
 			},
 		},
+		{ // vertex merges reading the next vertices ahead (iter_vertex's vertex_prefetch) on a subset of
+			// the vertices each: the three-stage pipeline on resident blocks, the next bounds with groups
+			// of 4 lanes, each lane its own first v
+			Prefix: "spec_vertex_prefetch", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: []ir.Class{
+				{Name: "short", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 8},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 1, Block: 256,
+						Params: map[string]int64{ir.ParamResident: 1, ir.ParamPrefetch: 2}}},
+				{Name: "long", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 8},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 4, Block: 128,
+						Params: map[string]int64{ir.ParamResident: 1, ir.ParamPrefetch: 1}}},
+			},
+		},
+		{ // the same without the id order (N+(u) whole for each v), tile-4 merges
+			Prefix: "spec_vertex_prefetch_unordered", Orientation: ir.OrientDegree,
+			Classes: []ir.Class{
+				{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 1, Block: 128,
+						Params: map[string]int64{ir.ParamTile: 4, ir.ParamResident: 1, ir.ParamPrefetch: 2}}},
+			},
+		},
 		{ // N+(v) from the aligned copy, laid out for both tiles (aligned.go); the vertex class reads N+(u) there too
 			Prefix: "spec_aligned", Orientation: ir.OrientDegree, Relabel: true,
 			Classes: []ir.Class{
