@@ -3,9 +3,10 @@
 # examples/corpus.tsv split into one shard per GPU (greedy by edges, largest
 # first, so the split is the same on every run), each shard
 # scripts/gpu-corpus.sh on its own GPU (CUDA_VISIBLE_DEVICES) in its own
-# directory (.gpu/corpus-I). Kernels do not share a GPU, but the host's
-# cores and memory are shared: a pass of several dependent launches may wait
-# on a busy host, and no end-to-end rows are taken here.
+# directory (.gpu/corpus-I), one phase (make, tcgen, peers) at a time on
+# all of them. Kernels do not share a GPU, but the host's cores and memory
+# are shared: a pass of several dependent launches may wait on a busy host
+# (another shard's loading), and no end-to-end rows are taken here.
 # Run again on the same warm machine until it prints "shards: done".
 #   DEADLINE=560 [SHARDS=N] [PEERS_ONLY=A,B] bash scripts/gpu-corpus-shards.sh
 # $OUT/corpus.tgz then holds the tables of one gpu-corpus.sh run, merged.
@@ -34,16 +35,22 @@ for i, s in enumerate(shards):
         f.write(head + "".join(s))
     print("shard %d: %s" % (i, " ".join(r.split("\t")[0] for r in s)))
 PY
-left=$(( ${DEADLINE:-560} - ($(date +%s) - start) - 20 ))
-for i in $(seq 0 $((N - 1))); do
-  CUDA_VISIBLE_DEVICES=$i SHARD=1 E2E_GRAPHS="" CORPUS=.gpu/corpus-$i.tsv CORPUS_DIR=.gpu/corpus-$i \
-    OUT=.gpu/corpus-$i/out DEADLINE=$left bash scripts/gpu-corpus.sh > .gpu/corpus-$i.log 2>&1 &
-done
-wait
+# One phase at a time on every shard, the next when all have ended: no
+# shard's CPU oracle (make) runs while another times its kernels.
 status=0
-for i in $(seq 0 $((N - 1))); do
-  echo "== shard $i"; tail -4 .gpu/corpus-$i.log
-  grep -q "^corpus: done" .gpu/corpus-$i.log || status=3
+for i in $(seq 0 $((N - 1))); do : > .gpu/corpus-$i.log; done
+for phase in make tcgen peers; do
+  left=$(( ${DEADLINE:-560} - ($(date +%s) - start) - 20 ))
+  for i in $(seq 0 $((N - 1))); do
+    CUDA_VISIBLE_DEVICES=$i SHARD=1 E2E_GRAPHS="" CORPUS=.gpu/corpus-$i.tsv CORPUS_DIR=.gpu/corpus-$i PHASES=$phase \
+      OUT=.gpu/corpus-$i/out DEADLINE=$left bash scripts/gpu-corpus.sh > .gpu/corpus-$i.$phase.log 2>&1 &
+  done
+  wait
+  for i in $(seq 0 $((N - 1))); do
+    cat .gpu/corpus-$i.$phase.log >> .gpu/corpus-$i.log
+    echo "== shard $i, $phase"; tail -3 .gpu/corpus-$i.$phase.log
+    grep -q "^corpus: done" .gpu/corpus-$i.$phase.log || status=3
+  done
 done
 # Merge: one header, every shard's rows.
 M=.gpu/corpus-merged
