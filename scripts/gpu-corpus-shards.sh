@@ -3,10 +3,9 @@
 # examples/corpus.tsv split into one shard per GPU (greedy by edges, largest
 # first, so the split is the same on every run), each shard
 # scripts/gpu-corpus.sh on its own GPU (CUDA_VISIBLE_DEVICES) in its own
-# directory (.gpu/corpus-I), one phase (make, tcgen, peers) at a time on
-# all of them. Kernels do not share a GPU, but the host's cores and memory
-# are shared: a pass of several dependent launches may wait on a busy host
-# (another shard's loading), and no end-to-end rows are taken here.
+# directory (.gpu/corpus-I) on its own share of the cores, one phase (make,
+# tcgen, peers) at a time on all of them. Kernels do not share a GPU; the
+# host's memory is shared, and no end-to-end rows are taken here.
 # Run again on the same warm machine until it prints "shards: done".
 #   DEADLINE=560 [SHARDS=N] [PEERS_ONLY=A,B] bash scripts/gpu-corpus-shards.sh
 # $OUT/corpus.tgz then holds the tables of one gpu-corpus.sh run, merged.
@@ -36,14 +35,19 @@ for i, s in enumerate(shards):
     print("shard %d: %s" % (i, " ".join(r.split("\t")[0] for r in s)))
 PY
 # One phase at a time on every shard, the next when all have ended: no
-# shard's CPU oracle (make) runs while another times its kernels.
+# shard's CPU oracle (make) runs while another times its kernels. Each
+# shard on its own share of the cores (taskset; Go's GOMAXPROCS follows
+# it): a timed pass is an event, a launch and an event, and a launching
+# thread the other shard's sort or load preempts would time the wait.
 status=0
+per=$(( $(nproc) / N ))
+pin() { if command -v taskset > /dev/null && [ "$per" -gt 0 ]; then taskset -c $(( $1 * per ))-$(( ($1 + 1) * per - 1 )) "${@:2}"; else "${@:2}"; fi; }
 for i in $(seq 0 $((N - 1))); do : > .gpu/corpus-$i.log; done
 for phase in make tcgen peers; do
   left=$(( ${DEADLINE:-560} - ($(date +%s) - start) - 20 ))
   for i in $(seq 0 $((N - 1))); do
     CUDA_VISIBLE_DEVICES=$i SHARD=1 E2E_GRAPHS="" CORPUS=.gpu/corpus-$i.tsv CORPUS_DIR=.gpu/corpus-$i PHASES=$phase \
-      OUT=.gpu/corpus-$i/out DEADLINE=$left bash scripts/gpu-corpus.sh > .gpu/corpus-$i.$phase.log 2>&1 &
+      OUT=.gpu/corpus-$i/out DEADLINE=$left pin $i bash scripts/gpu-corpus.sh > .gpu/corpus-$i.$phase.log 2>&1 &
   done
   wait
   for i in $(seq 0 $((N - 1))); do
