@@ -402,8 +402,14 @@ var specBand = ParamSpec{
 var specPrefetch = ParamSpec{
 	Name: ParamPrefetch, Default: 0, Min: 0, Max: 2, OmitDefault: true,
 	Source: "tcgen default: each item's loads in turn, as every published edge iterator; prefetch 1 and 2 measured 1.01-1.35x slower on the resident merge of six graphs of 16-64 M edges, 0.95x on rgg2d-4m-d12 (H200, docs/results/prefetch/)",
-	Doc:    "how far ahead a thread reads its next target items while it merges one (needs target): 0 = none; 1 = the next item's v and the item after it; 2 = also the next item's place of N+(v) in the aligned copy (needs align: 1). Meant for threads that take many items (resident), and measured slower there",
+	Doc:    docPrefetch,
 }
+
+// docPrefetch is both merges' prefetch: one parameter name, one text.
+const docPrefetch = "how far ahead a thread reads its next items while it merges one; 0 = none. " +
+	"Edge merge (needs target: 1): 1 = the next item's v and the item after it; 2 = also the next item's place of N+(v) in the aligned copy (needs align: 1). " +
+	"Vertex merge (not with align): 1 = the next vertex's N+(u) bounds; 2 = a pipeline of three vertices (the next one's first N+(v) bounds, the one after's first v, the third's N+(u) bounds). " +
+	"A local output runs without it. Meant for threads that take many items (resident), and measured slower there (docs/results/prefetch/, mesh-prefetch/)"
 
 // specVertexPrefetch: on short even lists a vertex's merges wait on a
 // chain of loads (N+(u)'s bounds, its first v, N+(v)'s bounds, then the
@@ -413,7 +419,7 @@ var specPrefetch = ParamSpec{
 var specVertexPrefetch = ParamSpec{
 	Name: ParamPrefetch, Default: 0, Min: 0, Max: 2, OmitDefault: true,
 	Source: "tcgen default: each vertex's loads in turn, as every published vertex iterator",
-	Doc:    "how far ahead a thread reads its next vertices while it merges one (not with align): 0 = none; 1 = the next vertex's N+(u) bounds; 2 = a pipeline of three vertices: the next one's first v's N+(v) bounds, the one after's first v, the third's N+(u) bounds, so a vertex's first merge waits on no other load. Meant for threads that take many vertices (resident)",
+	Doc:    docPrefetch,
 }
 
 // Iterators and Intersections list the enum values in a stable order.

@@ -62,6 +62,18 @@ func Specs() []ir.Plan {
 				}},
 			}},
 		},
+		{ // the vertex merge reading its next vertices ahead: the pipeline of three on resident blocks,
+			// the next bounds with groups of 4 lanes
+			Prefix: "spec_vertex_prefetch", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: []ir.Class{
+				{Name: "short", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 8},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 1, Block: 256,
+						Params: map[string]int64{ir.ParamResident: 1, ir.ParamPrefetch: 2}}},
+				{Name: "long", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 8},
+					Strategy: ir.Strategy{Iterator: ir.IterVertex, Intersection: ir.Merge, Width: 4, Block: 128,
+						Params: map[string]int64{ir.ParamResident: 1, ir.ParamPrefetch: 1}}},
+			},
+		},
 		{
 			Prefix: "spec_chunk", Orientation: ir.OrientID,
 			Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
