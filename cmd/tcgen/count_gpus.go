@@ -181,7 +181,7 @@ func (c *CountCmd) countGPUs(g *Globals, p ir.Plan, gr *graph.Graph, o *graph.Or
 	}
 	defer mp.Close()
 	res.PrepareMs = msSince(prepStart)
-	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2}
+	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, NoGraph: c.NoGraph, FlushL2: c.FlushL2}
 	recut := func(last *executor.Result) (executor.RebalanceRound, error) { return mp.Rebalance(last), nil }
 	out, err := c.runGPU(g, mp, p, timed, res, start, func(first *executor.Result) (*executor.Result, error) {
 		_, err := c.rebalance(g, mp, first, recut, sameCount(p))

@@ -195,7 +195,7 @@ func (c *CountCmd) countShareGPU(g *Globals, comm *mpi.Comm, p ir.Plan, gr *grap
 	}
 	defer mp.Close()
 	res.PrepareMs = msSince(prepStart)
-	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2}
+	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, NoGraph: c.NoGraph, FlushL2: c.FlushL2}
 	// Every rank recuts alike from every rank's time, gathered as maxima
 	// over zeros (each rank fills its own place).
 	recut := func(last *executor.Result) (executor.RebalanceRound, error) {

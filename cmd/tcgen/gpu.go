@@ -233,7 +233,7 @@ func (c *CountCmd) countGPU(g *Globals, gs startedGPU, p ir.Plan, gr *graph.Grap
 	ran = run
 	res.Plan, res.PlanSource = p.Name(), src
 	res.PrepareMs = msSince(prepStart) - w.waited
-	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, FlushL2: c.FlushL2}
+	timed := executor.RunOptions{Repeat: c.Repeat, Warmup: c.Warmup, PassOnly: c.PassOnly, NoGraph: c.NoGraph, FlushL2: c.FlushL2}
 	out, err := c.runGPU(g, run, p, timed, res, start, nil)
 	if err != nil {
 		return err

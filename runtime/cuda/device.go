@@ -38,6 +38,12 @@ type Device struct {
 	stage     *staging
 	stageErr  error
 	prestage  sync.WaitGroup // Prestage's allocation, waited for by Close
+
+	// capture is the stream a Capture records on (0: none), where
+	// default-stream work goes meanwhile; graphStream is that stream,
+	// made on the first Capture (graph.go).
+	capture     atomic.Uintptr
+	graphStream cuStream
 }
 
 var _ gpu.Device = (*Device)(nil)
@@ -285,6 +291,9 @@ func (d *Device) Close() error {
 	}
 	if d.closed.Swap(true) {
 		return nil
+	}
+	if d.graphStream != 0 {
+		_ = d.drv.cuStreamDestroy(d.graphStream) // the context's release would take it anyway
 	}
 	return d.drv.cuDevicePrimaryCtxRelease(d.dev)
 }

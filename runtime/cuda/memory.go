@@ -120,6 +120,9 @@ func (b *Buffer) Zero() error {
 		return err
 	}
 	defer b.d.leave()
+	if s := b.d.defaultStream(); s != 0 { // a node of the graph being captured
+		return b.d.drv.cuMemsetD8Async(b.ptr, 0, b.size, s)
+	}
 	return b.d.drv.cuMemsetD8(b.ptr, 0, b.size)
 }
 

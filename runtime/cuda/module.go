@@ -204,6 +204,9 @@ func (f *Function) launchOn(s cuStream, grid, block gpu.Dim3, sharedBytes uint32
 		return lerr(err)
 	}
 	defer d.leave()
+	if s == 0 {
+		s = d.defaultStream()
+	}
 	if err := d.drv.cuLaunchKernel(f.fn, grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, sharedBytes, s, params, nil); err != nil {
 		return lerr(err)
 	}
@@ -324,6 +327,11 @@ func (t *Timer) record(ev cuEvent) error {
 		return err
 	}
 	defer t.d.leave()
+	if t.stream == 0 {
+		if s := t.d.defaultStream(); s != 0 { // a node of the graph being captured
+			return t.d.drv.cuEventRecordWithFlags(ev, s, cuEventRecordExternal)
+		}
+	}
 	return t.d.drv.cuEventRecord(ev, t.stream)
 }
 

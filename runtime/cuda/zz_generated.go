@@ -40,6 +40,15 @@ type cuFunctionAttribute int32
 // cuJitOption is a CUjit_option.
 type cuJitOption int32
 
+// cuStreamCaptureMode is a CUstreamCaptureMode.
+type cuStreamCaptureMode int32
+
+// cuGraph is a CUgraph handle.
+type cuGraph uintptr
+
+// cuGraphExec is a CUgraphExec handle.
+type cuGraphExec uintptr
+
 // nvrtcProgram is an nvrtcProgram handle.
 type nvrtcProgram uintptr
 
@@ -89,6 +98,13 @@ type driverLibAddrs struct {
 	cuStreamSynchronize                         uintptr
 	cuStreamWaitEvent                           uintptr
 	cuMemsetD8Async                             uintptr
+	cuStreamBeginCapture                        uintptr
+	cuStreamEndCapture                          uintptr
+	cuGraphInstantiateWithFlags                 uintptr
+	cuGraphLaunch                               uintptr
+	cuGraphExecDestroy                          uintptr
+	cuGraphDestroy                              uintptr
+	cuEventRecordWithFlags                      uintptr
 }
 
 // symbols lists each entry point's exported symbol and where its address goes.
@@ -138,6 +154,13 @@ func (a *driverLibAddrs) symbols() []symbolSlot {
 		{"cuStreamSynchronize", &a.cuStreamSynchronize},
 		{"cuStreamWaitEvent", &a.cuStreamWaitEvent},
 		{"cuMemsetD8Async", &a.cuMemsetD8Async},
+		{"cuStreamBeginCapture_v2", &a.cuStreamBeginCapture},
+		{"cuStreamEndCapture", &a.cuStreamEndCapture},
+		{"cuGraphInstantiateWithFlags", &a.cuGraphInstantiateWithFlags},
+		{"cuGraphLaunch", &a.cuGraphLaunch},
+		{"cuGraphExecDestroy", &a.cuGraphExecDestroy},
+		{"cuGraphDestroy", &a.cuGraphDestroy},
+		{"cuEventRecordWithFlags", &a.cuEventRecordWithFlags},
 	}
 }
 
@@ -535,6 +558,69 @@ func (l *driverLib) cuMemsetD8Async(dstDevice uint64, uc uint8, N uint64, hStrea
 	}
 	r, _, _ := purego.SyscallN(l.addr.cuMemsetD8Async, uintptr(dstDevice), uintptr(uc), uintptr(N), uintptr(hStream))
 	return l.check("cuMemsetD8Async", r)
+}
+
+// cuStreamBeginCapture calls cuStreamBeginCapture_v2: CUresult cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode).
+func (l *driverLib) cuStreamBeginCapture(hStream cuStream, mode cuStreamCaptureMode) error {
+	if l.addr.cuStreamBeginCapture == 0 {
+		return l.missing("cuStreamBeginCapture_v2")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuStreamBeginCapture, uintptr(hStream), uintptr(mode))
+	return l.check("cuStreamBeginCapture_v2", r)
+}
+
+// cuStreamEndCapture calls cuStreamEndCapture: CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph).
+func (l *driverLib) cuStreamEndCapture(hStream cuStream, phGraph *cuGraph) error {
+	if l.addr.cuStreamEndCapture == 0 {
+		return l.missing("cuStreamEndCapture")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuStreamEndCapture, uintptr(hStream), uintptr(unsafe.Pointer(phGraph)))
+	return l.check("cuStreamEndCapture", r)
+}
+
+// cuGraphInstantiateWithFlags calls cuGraphInstantiateWithFlags: CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags).
+func (l *driverLib) cuGraphInstantiateWithFlags(phGraphExec *cuGraphExec, hGraph cuGraph, flags uint64) error {
+	if l.addr.cuGraphInstantiateWithFlags == 0 {
+		return l.missing("cuGraphInstantiateWithFlags")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuGraphInstantiateWithFlags, uintptr(unsafe.Pointer(phGraphExec)), uintptr(hGraph), uintptr(flags))
+	return l.check("cuGraphInstantiateWithFlags", r)
+}
+
+// cuGraphLaunch calls cuGraphLaunch: CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream).
+func (l *driverLib) cuGraphLaunch(hGraphExec cuGraphExec, hStream cuStream) error {
+	if l.addr.cuGraphLaunch == 0 {
+		return l.missing("cuGraphLaunch")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuGraphLaunch, uintptr(hGraphExec), uintptr(hStream))
+	return l.check("cuGraphLaunch", r)
+}
+
+// cuGraphExecDestroy calls cuGraphExecDestroy: CUresult cuGraphExecDestroy(CUgraphExec hGraphExec).
+func (l *driverLib) cuGraphExecDestroy(hGraphExec cuGraphExec) error {
+	if l.addr.cuGraphExecDestroy == 0 {
+		return l.missing("cuGraphExecDestroy")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuGraphExecDestroy, uintptr(hGraphExec))
+	return l.check("cuGraphExecDestroy", r)
+}
+
+// cuGraphDestroy calls cuGraphDestroy: CUresult cuGraphDestroy(CUgraph hGraph).
+func (l *driverLib) cuGraphDestroy(hGraph cuGraph) error {
+	if l.addr.cuGraphDestroy == 0 {
+		return l.missing("cuGraphDestroy")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuGraphDestroy, uintptr(hGraph))
+	return l.check("cuGraphDestroy", r)
+}
+
+// cuEventRecordWithFlags calls cuEventRecordWithFlags: CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags).
+func (l *driverLib) cuEventRecordWithFlags(hEvent cuEvent, hStream cuStream, flags uint32) error {
+	if l.addr.cuEventRecordWithFlags == 0 {
+		return l.missing("cuEventRecordWithFlags")
+	}
+	r, _, _ := purego.SyscallN(l.addr.cuEventRecordWithFlags, uintptr(hEvent), uintptr(hStream), uintptr(flags))
+	return l.check("cuEventRecordWithFlags", r)
 }
 
 // nvrtcLibAddrs holds the resolved entry points (0 where the library lacks one).

@@ -39,6 +39,13 @@ type RunOptions struct {
 	// one class without preparation is timed as before, its class's time
 	// being the pass).
 	PassOnly bool
+	// NoGraph launches every pass kernel by kernel. By default, with Repeat
+	// 2 and more, the passes after the first replay the first's launches
+	// as one CUDA graph, which spares the GPU the host's time between
+	// launches (4-5 us each on an H200, docs/performance.md), where the
+	// device and the plan allow; a single timed pass does not pay for the
+	// capture.
+	NoGraph bool
 	// FlushL2 writes a buffer of twice the device's L2 (FlushBytes) before
 	// each timed pass, outside the pass timer, so no pass finds the graph
 	// in L2 from the one before (Result.Pass says so).

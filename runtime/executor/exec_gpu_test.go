@@ -297,6 +297,9 @@ func checkRuns(t *testing.T, dev gpu.Device, comp gpu.Compiler, p ir.Plan, tg te
 		}
 		t.Errorf("%s (%s) on %s: %d triangles, want %d; per class: %s", p.Prefix, res.Plan, tg.name, res.Triangles, tg.want, strings.Join(per, ", "))
 	}
+	if repeat > 1 && !res.Graph && !strings.Contains(res.GraphError, "wedge/radix") {
+		t.Errorf("%s on %s: the passes after the first were not replayed as a CUDA graph: %s", p.Prefix, tg.name, res.GraphError)
+	}
 	if res.Device.Name == "" || (tg.want > 0 && res.KernelMs.Median <= 0) {
 		t.Errorf("%s on %s: no device name or kernel time: %+v", p.Prefix, tg.name, res)
 	}

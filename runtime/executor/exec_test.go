@@ -47,6 +47,10 @@ type fakeDevice struct {
 	launch  []string
 	loaded  int
 	timers  int
+	// rec, while a capturingFake captures, collects the work the default
+	// stream would run (graph_fake_test.go); replays counts its replays.
+	rec     *[]func() error
+	replays int
 
 	phases map[string]fakePhase // wedge/radix phase kernels (wedge_radix_fake_test.go)
 	pv     *fakePivot           // pivot kernels (pivot_fake_test.go)
@@ -203,6 +207,9 @@ func (b *fakeBuf) WriteFrom(off, n uint64, fill func(dst []byte, pos uint64) err
 
 func (b *fakeBuf) Read(off uint64, dst unsafe.Pointer, n uint64) error {
 	defer b.d.lock()()
+	if b.d.rec != nil {
+		return fmt.Errorf("fake: a read while capturing")
+	}
 	if err := b.d.drain(); err != nil {
 		return err
 	}
@@ -211,6 +218,12 @@ func (b *fakeBuf) Read(off uint64, dst unsafe.Pointer, n uint64) error {
 }
 func (b *fakeBuf) Zero() error {
 	defer b.d.lock()()
+	if b.d.recorded(b.zero) {
+		return nil
+	}
+	return b.zero()
+}
+func (b *fakeBuf) zero() error {
 	if err := b.d.drain(); err != nil {
 		return err
 	}
@@ -248,6 +261,12 @@ type fakeTimer struct {
 
 func (t *fakeTimer) Start() error {
 	defer t.d.lock()()
+	if t.d.recorded(t.start) {
+		return nil
+	}
+	return t.start()
+}
+func (t *fakeTimer) start() error {
 	t.state, t.from = 1, len(t.d.launch)
 	t.d.running++
 	t.d.events = append(t.d.events, "start")
@@ -255,6 +274,12 @@ func (t *fakeTimer) Start() error {
 }
 func (t *fakeTimer) Stop() error {
 	defer t.d.lock()()
+	if t.d.recorded(t.stop) {
+		return nil
+	}
+	return t.stop()
+}
+func (t *fakeTimer) stop() error {
 	if t.state != 1 {
 		return fmt.Errorf("fake timer stopped before it was started")
 	}
@@ -303,6 +328,9 @@ func intersect(a, b []uint32) uint64 {
 
 func (f *fakeFunc) Launch(grid, block gpu.Dim3, shared uint32, args ...any) error {
 	defer f.d.lock()()
+	if f.d.recorded(func() error { return f.launch(grid, block, shared, args...) }) {
+		return nil
+	}
 	return f.launch(grid, block, shared, args...)
 }
 

@@ -179,7 +179,7 @@ func (mp *MultiPrepared) Run(ctx context.Context, opt RunOptions) (*Result, erro
 						return
 					}
 				}
-				if errs[k] = pr.pass(ctx, ts[k]); errs[k] == nil {
+				if errs[k] = pr.pass(ctx, ts[k], nil); errs[k] == nil {
 					errs[k] = pr.record(recs[k], ts[k], r, r >= warm)
 				}
 			})

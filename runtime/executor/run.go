@@ -19,16 +19,28 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	warm := max(opt.Warmup, 0)
 	t := pr.timing(opt)
 	rec := &passRecord{perClass: make([][]float64, len(pr.classes)), counts: make([]uint64, len(pr.classes))}
+	var graph gpu.Replay
+	var graphErr string
+	defer func() {
+		if graph != nil {
+			_ = graph.Close()
+		}
+	}()
 	for r := range warm + repeat {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if r == 1 && repeat > 1 && !opt.NoGraph {
+			// Pass 0 ran launch by launch; the rest replay it, and must count
+			// what it counted (record).
+			graph, graphErr = pr.capture(ctx, t)
 		}
 		if opt.FlushL2 && r >= warm {
 			if err := pr.flushL2(); err != nil {
 				return nil, err
 			}
 		}
-		if err := pr.pass(ctx, t); err != nil {
+		if err := pr.pass(ctx, t, graph); err != nil {
 			return nil, err
 		}
 		if err := pr.record(rec, t, r, r >= warm); err != nil {
@@ -37,6 +49,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	}
 	res := pr.result(rec, t, repeat)
 	res.Pass = pr.measurement(rec.passes, opt)
+	res.Graph, res.GraphError = graph != nil, graphErr
 	if err := pr.readLocal(res); err != nil { // local.go
 		return nil, err
 	}
@@ -74,14 +87,56 @@ func (pr *Prepared) timing(opt RunOptions) passTiming {
 }
 
 // pass runs one pass between the pass timer's events: the counters'
-// memset, the families' preparation, every class.
-func (pr *Prepared) pass(ctx context.Context, t passTiming) error {
+// memset, the families' preparation, every class; graph, when not nil,
+// replays them (capture).
+func (pr *Prepared) pass(ctx context.Context, t passTiming, graph gpu.Replay) error {
 	if err := pr.zeroLocal(); err != nil { // outside the pass's time (local.go)
 		return err
 	}
 	if err := pr.passTimer.Start(); err != nil {
 		return fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
 	}
+	if graph != nil {
+		if err := graph.Launch(); err != nil {
+			return fmt.Errorf("plan %s: replaying the pass: %w", pr.name, err)
+		}
+	} else if err := pr.passWork(ctx, t); err != nil {
+		return err
+	}
+	if err := pr.passTimer.Stop(); err != nil {
+		return fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
+	}
+	return nil
+}
+
+// replayBlocker is a family whose pass cannot be recorded once and
+// replayed: it reads the device between its launches.
+type replayBlocker interface{ noReplay() string }
+
+// capture records the work of a pass (passWork) for replay as one launch
+// where the device can and every launched family allows it; otherwise nil
+// and why not ("" where the device records nothing).
+func (pr *Prepared) capture(ctx context.Context, t passTiming) (gpu.Replay, string) {
+	c, ok := pr.dev.(gpu.Capturer)
+	if !ok {
+		return nil, ""
+	}
+	for i := range pr.classes {
+		if pc := &pr.classes[i]; pc.launched() {
+			if b, ok := pc.fam.(replayBlocker); ok {
+				return nil, b.noReplay()
+			}
+		}
+	}
+	g, err := c.Capture(func() error { return pr.passWork(ctx, t) })
+	if err != nil {
+		return nil, err.Error()
+	}
+	return g, ""
+}
+
+// passWork queues a pass's work inside the pass timer's events.
+func (pr *Prepared) passWork(ctx context.Context, t passTiming) error {
 	if t.zero {
 		if err := pr.counts.Zero(); err != nil {
 			return fmt.Errorf("plan %s: zeroing counts: %w", pr.name, err)
@@ -96,9 +151,6 @@ func (pr *Prepared) pass(ctx context.Context, t passTiming) error {
 				return err
 			}
 		}
-	}
-	if err := pr.passTimer.Stop(); err != nil {
-		return fmt.Errorf("plan %s: pass timer: %w", pr.name, err)
 	}
 	return nil
 }

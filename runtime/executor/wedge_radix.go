@@ -549,3 +549,9 @@ func (rx *wedgeRadix) stats(pc *prepClass, cr *ClassResult) {
 		cr.Radix.Bytes = rc.batchBytes(rc.sz)
 	}
 }
+
+// noReplay: a batch's levels depend on the bucket sizes read back between
+// launches (replayBlocker).
+func (*wedgeRadix) noReplay() string {
+	return "wedge/radix classes read their buckets' sizes between launches"
+}

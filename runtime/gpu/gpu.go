@@ -133,3 +133,21 @@ func ReadSlice[T any](b Buffer, off uint64, s []T) error {
 	var z T
 	return b.Read(off, unsafe.Pointer(&s[0]), uint64(len(s))*uint64(unsafe.Sizeof(z)))
 }
+
+// Capturer is a Device that records device work once and replays it with
+// one launch (a CUDA graph): a pass of short kernels then does not wait on
+// the host between them.
+type Capturer interface {
+	// Capture runs fn with the default-stream work it queues (launches,
+	// zeroing, the events of default-stream timers) recorded instead of
+	// run. fn must queue nothing else: a call that waits on the device
+	// fails the capture.
+	Capture(fn func() error) (Replay, error)
+}
+
+// Replay is work a Capturer recorded.
+type Replay interface {
+	// Launch queues the recorded work on the default stream.
+	Launch() error
+	Close() error
+}

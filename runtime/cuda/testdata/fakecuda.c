@@ -31,8 +31,10 @@ static const char *names[][2] = {
     {"CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
     {"CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
     {"CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {"CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "operation not permitted when stream is capturing"},
+    {"CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", "operation failed due to a previous error during capture"},
 };
-static int codes[] = {1, 2, 100, 101, 201, 218, 500};
+static int codes[] = {1, 2, 100, 101, 201, 218, 500, 900, 901};
 
 static CUresult lookup(CUresult e, const char **s, int which) {
     for (unsigned i = 0; i < sizeof codes / sizeof codes[0]; i++)
@@ -174,8 +176,32 @@ CUresult cuStreamWaitEvent(void *s, void *ev, unsigned flags) {
     last_stream = s;
     return ev ? 0 : 400;
 }
+// Capture: while a stream captures, add1 launches, async memsets and
+// external event records on it are recorded (64 at most), not run; a graph
+// launch runs them. A copy to the host meanwhile fails and breaks the
+// capture, as in thread-local capture mode.
+enum { OP_ADD1, OP_MEMSET, OP_EVENT };
+struct op {
+    int kind;
+    CUdeviceptr p;
+    unsigned long long n;
+    void *ev;
+};
+struct graph {
+    int n;
+    struct op ops[64];
+};
+static void *capturing;
+static struct graph *building;
+static int capture_broken;
+static CUresult record(int kind, CUdeviceptr p, unsigned long long n, void *ev) {
+    if (building->n == 64) return 1;
+    building->ops[building->n++] = (struct op){kind, p, n, ev};
+    return 0;
+}
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, void *stream) {
     NEED_CTX;
+    if (stream && stream == capturing) return v ? 1 : record(OP_MEMSET, dst, n, 0);
     memset((void *)(uintptr_t)dst, v, n);
     last_stream = stream;
     return 0;
@@ -194,6 +220,10 @@ CUresult cuMemHostUnregister(void *p) {
 }
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
     NEED_CTX;
+    if (capturing) {
+        capture_broken = 1;
+        return 900;
+    }
     memcpy(dst, (void *)(uintptr_t)src, n);
     return 0;
 }
@@ -286,10 +316,15 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
     uintptr_t k = (uintptr_t)f;
     if (shared > 49152 && (int)shared > max_dynamic_shared[k]) return 1;
     last_stream = stream;
+    unsigned long long threads = (unsigned long long)gx * gy * gz * bx * by * bz;
+    if (stream && stream == capturing) {
+        if (k != 1) return 900;
+        uint32_t n = *(uint32_t *)params[1];
+        return record(OP_ADD1, *(CUdeviceptr *)params[0], threads < n ? threads : n, 0);
+    }
     if (k == 1) {
         uint32_t *a = (uint32_t *)(uintptr_t)*(CUdeviceptr *)params[0];
         uint32_t n = *(uint32_t *)params[1];
-        unsigned long long threads = (unsigned long long)gx * gy * gz * bx * by * bz;
         for (unsigned long long i = 0; i < threads && i < n; i++) a[i] += 1;
         return 0;
     }
@@ -327,5 +362,60 @@ CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
 }
 CUresult cuEventDestroy_v2(void *ev) {
     free(ev);
+    return 0;
+}
+CUresult cuEventRecordWithFlags(void *ev, void *stream, unsigned flags) {
+    NEED_CTX;
+    if (stream && stream == capturing) return flags == 1 ? record(OP_EVENT, 0, 0, ev) : 900;
+    return cuEventRecord(ev, stream);
+}
+CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
+    NEED_CTX;
+    if (!stream || capturing) return 1;
+    capturing = stream;
+    building = calloc(1, sizeof *building);
+    capture_broken = 0;
+    return 0;
+}
+CUresult cuStreamEndCapture(void *stream, void **graph) {
+    NEED_CTX;
+    if (stream != capturing) return 1;
+    capturing = 0;
+    if (capture_broken) {
+        free(building);
+        *graph = 0;
+        return 901;
+    }
+    *graph = building;
+    return 0;
+}
+CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
+    NEED_CTX;
+    *exec = graph; // the graph's ops, run as they are
+    return 0;
+}
+CUresult cuGraphLaunch(void *exec, void *stream) {
+    NEED_CTX;
+    struct graph *g = exec;
+    for (int i = 0; i < g->n; i++) {
+        struct op *o = &g->ops[i];
+        uint32_t *a = (uint32_t *)(uintptr_t)o->p;
+        switch (o->kind) {
+        case OP_ADD1:
+            for (unsigned long long j = 0; j < o->n; j++) a[j] += 1;
+            break;
+        case OP_MEMSET:
+            memset(a, 0, o->n);
+            break;
+        case OP_EVENT:
+            clock_gettime(CLOCK_MONOTONIC, o->ev);
+            break;
+        }
+    }
+    return 0;
+}
+CUresult cuGraphExecDestroy(void *exec) { return 0; }
+CUresult cuGraphDestroy(void *graph) {
+    free(graph);
     return 0;
 }

@@ -91,6 +91,14 @@ var driver = library{
 		{decl: "CUresult cuStreamSynchronize(CUstream hStream)"},
 		{decl: "CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)"},
 		{decl: "CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)"},
+		// A pass recorded once and replayed as one launch (graph.go).
+		{decl: "CUresult cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode)", suffix: "_v2"},
+		{decl: "CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)"},
+		{decl: "CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)"},
+		{decl: "CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)"},
+		{decl: "CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)"},
+		{decl: "CUresult cuGraphDestroy(CUgraph hGraph)"},
+		{decl: "CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)"},
 	},
 }
 
@@ -122,6 +130,7 @@ var valueTypes = map[string]jen.Code{
 	"int":                  jen.Int32(),
 	"unsigned int":         jen.Uint32(),
 	"unsigned char":        jen.Uint8(),
+	"unsigned long long":   jen.Uint64(),
 	"size_t":               jen.Uint64(),
 	"float":                jen.Float32(),
 	"char":                 jen.Byte(),
@@ -138,6 +147,9 @@ var valueTypes = map[string]jen.Code{
 	"CUdevice_attribute":   jen.Id("cuDeviceAttribute"),
 	"CUfunction_attribute": jen.Id("cuFunctionAttribute"),
 	"CUjit_option":         jen.Id("cuJitOption"),
+	"CUstreamCaptureMode":  jen.Id("cuStreamCaptureMode"),
+	"CUgraph":              jen.Id("cuGraph"),
+	"CUgraphExec":          jen.Id("cuGraphExec"),
 	"nvrtcProgram":         jen.Id("nvrtcProgram"),
 }
 
@@ -154,6 +166,9 @@ var namedTypes = []struct{ name, under, doc string }{
 	{"cuDeviceAttribute", "int32", "cuDeviceAttribute is a CUdevice_attribute."},
 	{"cuFunctionAttribute", "int32", "cuFunctionAttribute is a CUfunction_attribute."},
 	{"cuJitOption", "int32", "cuJitOption is a CUjit_option."},
+	{"cuStreamCaptureMode", "int32", "cuStreamCaptureMode is a CUstreamCaptureMode."},
+	{"cuGraph", "uintptr", "cuGraph is a CUgraph handle."},
+	{"cuGraphExec", "uintptr", "cuGraphExec is a CUgraphExec handle."},
 	{"nvrtcProgram", "uintptr", "nvrtcProgram is an nvrtcProgram handle."},
 }
 

@@ -1,0 +1,120 @@
+package cuda
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tcgen/tcgen/runtime/gpu"
+)
+
+// TestFakeDriverCapture: what Capture records runs at each Launch and not
+// before; default-stream work runs at once again after it; a capture whose
+// function waits on the device fails with nothing run.
+func TestFakeDriverCapture(t *testing.T) {
+	useFakeDriver(t)
+	d, err := Open(0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	m, err := d.Load(gpu.Image{Kind: "ptx", Data: []byte(".version 8.0")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add1, err := m.Function("add1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, err := d.Alloc(4 * 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := d.NewTimer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tm.Close()
+	fill := func(v uint32) {
+		t.Helper()
+		if err := gpu.WriteSlice(buf, 0, slices.Repeat([]uint32{v}, 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() []uint32 {
+		t.Helper()
+		got := make([]uint32, 8)
+		if err := gpu.ReadSlice(buf, 0, got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	want := func(what string, v uint32) {
+		t.Helper()
+		if got := read(); !slices.Equal(got, slices.Repeat([]uint32{v}, 8)) {
+			t.Errorf("%s: %v, want all %d", what, got, v)
+		}
+	}
+	launch := func() error { return add1.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: 8}, 0, buf, uint32(8)) }
+
+	fill(5)
+	g, err := d.Capture(func() error {
+		if err := buf.Zero(); err != nil {
+			return err
+		}
+		if err := tm.Start(); err != nil {
+			return err
+		}
+		if err := launch(); err != nil {
+			return err
+		}
+		if err := launch(); err != nil {
+			return err
+		}
+		return tm.Stop()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want("after the capture", 5)
+	for range 2 {
+		fill(7)
+		if err := g.Launch(); err != nil {
+			t.Fatal(err)
+		}
+		want("after a launch", 2)
+		if ms, err := tm.Elapsed(); err != nil || ms < 0 {
+			t.Errorf("timer in the graph: %v ms, %v", ms, err)
+		}
+	}
+	if err := launch(); err != nil {
+		t.Fatal(err)
+	}
+	want("a launch after the capture", 3)
+
+	// A read inside the capture fails it; what it queued before never runs.
+	_, err = d.Capture(func() error {
+		if err := launch(); err != nil {
+			return err
+		}
+		return gpu.ReadSlice(buf, 0, make([]uint32, 8))
+	})
+	if err == nil || !strings.Contains(err.Error(), "CUDA_ERROR_STREAM_CAPTURE") {
+		t.Errorf("a read while capturing: %v, want the capture's error", err)
+	}
+	want("after a failed capture", 3)
+	if err := launch(); err != nil {
+		t.Fatal(err)
+	}
+	want("a launch after the failed capture", 4)
+
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := g.Launch(); err == nil {
+		t.Error("a closed graph launched")
+	}
+}
