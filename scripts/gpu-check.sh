@@ -17,7 +17,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 # 1. The GPU tests of each package (compiled by make bundle).
 status=0
 # TESTS="runtime_executor tests" picks test binaries (make bundle's names:
-# the package path with / as _); TEST_RUN is their -test.run.
+# the package path with / as _); TEST_RUN is their -test.run, TEST_SKIP
+# their -test.skip (e.g. Large).
 for t in "$G"/tests/*.test; do
   [ -n "${SKIP_TESTS:-}" ] && break
   n=$(basename "$t" .test)
@@ -28,7 +29,7 @@ for t in "$G"/tests/*.test; do
   # 450 s: runtime/executor's tests compile hundreds of plans to machine
   # code (sm_90 cubins), over 300 s on an H100 machine's 16 cores.
   bin=$(cd "$(dirname "$t")" && pwd)/$n.test
-  (cd "${n//_//}" && "$bin" -test.v -test.count=1 -test.timeout ${TEST_TIMEOUT:-450s} ${TEST_RUN:+-test.run "$TEST_RUN"}) > "$OUT/test-$n.log" 2>&1
+  (cd "${n//_//}" && "$bin" -test.v -test.count=1 -test.timeout ${TEST_TIMEOUT:-450s} ${TEST_RUN:+-test.run "$TEST_RUN"} ${TEST_SKIP:+-test.skip "$TEST_SKIP"}) > "$OUT/test-$n.log" 2>&1
   rc=$?; echo "test $n: rc=$rc ($(grep -c '^--- PASS' "$OUT/test-$n.log") passed, $(grep -c '^--- FAIL' "$OUT/test-$n.log") failed, $(grep -c '^--- SKIP' "$OUT/test-$n.log") skipped)"
   [ $rc -ne 0 ] && status=1 && grep -A5 -- '--- FAIL' "$OUT/test-$n.log" | head -40
 done

@@ -41,6 +41,13 @@ extern "C" __global__ void args(u64 *out, u32 a, i32 b, u64 c, i64 d, float e, d
 	}
 }
 
+// spin keeps one thread busy for about cycles clocks (a graph's timer test).
+extern "C" __global__ void spin(i64 cycles) {
+	const i64 t0 = clock64();
+	while (clock64() - t0 < cycles) {
+	}
+}
+
 extern "C" __global__ void bigshared(u32 *out, u32 words) {
 	extern __shared__ u32 buf[];
 	for (u32 i = threadIdx.x; i < words; i += blockDim.x) buf[i] = i;

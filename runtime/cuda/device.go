@@ -39,10 +39,13 @@ type Device struct {
 	stageErr  error
 	prestage  sync.WaitGroup // Prestage's allocation, waited for by Close
 
-	// capture is the stream a Capture records on (0: none), where
-	// default-stream work goes meanwhile; graphStream is that stream,
-	// made on the first Capture (graph.go).
+	// capture is the stream a Capture records on (0: none), where the
+	// default-stream work of the thread captureTID goes meanwhile;
+	// graphStream is that stream, made on the first Capture, and
+	// captureMu lets one Capture run at a time (graph.go).
+	captureMu   sync.Mutex
 	capture     atomic.Uintptr
+	captureTID  atomic.Int64
 	graphStream cuStream
 }
 
@@ -259,7 +262,7 @@ func (d *Device) leave() { goruntime.UnlockOSThread() }
 // Synchronize waits for all work on the device. Errors of earlier
 // asynchronous launches (illegal address, ...) surface here.
 func (d *Device) Synchronize() error {
-	if err := d.enter(); err != nil {
+	if err := d.enterNow("synchronizing"); err != nil {
 		return err
 	}
 	defer d.leave()
@@ -289,11 +292,15 @@ func (d *Device) Close() error {
 		}
 		st.mu.Unlock()
 	}
+	d.captureMu.Lock()
+	if d.graphStream != 0 && d.enter() == nil {
+		_ = d.drv.cuStreamDestroy(d.graphStream) // the context's release takes it anyway
+		d.graphStream = 0
+		d.leave()
+	}
+	d.captureMu.Unlock()
 	if d.closed.Swap(true) {
 		return nil
-	}
-	if d.graphStream != 0 {
-		_ = d.drv.cuStreamDestroy(d.graphStream) // the context's release would take it anyway
 	}
 	return d.drv.cuDevicePrimaryCtxRelease(d.dev)
 }

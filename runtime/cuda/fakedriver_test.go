@@ -27,6 +27,7 @@ var fakeCUDASource []byte
 type fakeDriver struct {
 	setNoDevice, ctxRefs, hostAllocs, asyncCopies uintptr
 	lastStream, liveStreams, registered           uintptr
+	lastGraphOps                                  uintptr
 }
 
 func (f fakeDriver) count(sym uintptr) int {
@@ -98,7 +99,7 @@ func useFakeDriver(t *testing.T) fakeDriver {
 	if f.asyncCopies, err = purego.Dlsym(h, "fake_async_copies"); err != nil {
 		t.Fatal(err)
 	}
-	for sym, dst := range map[string]*uintptr{"fake_last_stream": &f.lastStream, "fake_live_streams": &f.liveStreams, "fake_registered": &f.registered} {
+	for sym, dst := range map[string]*uintptr{"fake_last_stream": &f.lastStream, "fake_live_streams": &f.liveStreams, "fake_registered": &f.registered, "fake_last_graph_ops": &f.lastGraphOps} {
 		if *dst, err = purego.Dlsym(h, sym); err != nil {
 			t.Fatal(err)
 		}

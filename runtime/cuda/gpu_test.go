@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/tcgen/tcgen/runtime/gpu"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -303,5 +304,108 @@ func TestGPUStagedUpload(t *testing.T) {
 	}
 	if !bytes.Equal(back, src) {
 		t.Fatal("WriteFrom: the data read back differs")
+	}
+}
+
+// TestGPUGraph: a captured pass on a real GPU runs at each replay, not
+// before; its timer's events are nodes of the graph, so they time the
+// replay (a kernel that spins about 1 ms); a read while capturing is
+// refused, and the device works on after it.
+func TestGPUGraph(t *testing.T) {
+	d := openGPU(t)
+	f := d.Facts()
+	img, err := newTestCompiler(t).Compile(gpu.CompileInput{Name: "gpu_test.cu", Source: testKernels, Arch: fmt.Sprintf("sm_%d%d", f.Major, f.Minor)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := d.Load(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Unload()
+	add1, err := m.Function("add1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spin, err := m.Function("spin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	buf, err := d.Alloc(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Free()
+	tm, err := d.NewTimer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tm.Close()
+	read := func() []uint32 {
+		t.Helper()
+		got := make([]uint32, n)
+		if err := gpu.ReadSlice(buf, 0, got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if err := gpu.WriteSlice(buf, 0, make([]uint32, n)); err != nil {
+		t.Fatal(err)
+	}
+	cycles := int64(f.ClockMHz) * 1000 // about 1 ms at the reported clock
+	if cycles <= 0 {
+		cycles = 2_000_000
+	}
+	g, err := d.Capture(func() error {
+		if err := buf.Zero(); err != nil {
+			return err
+		}
+		if err := tm.Start(); err != nil {
+			return err
+		}
+		if err := spin.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: 1}, 0, cycles); err != nil {
+			return err
+		}
+		if err := add1.Launch(gpu.Dim3{X: 4}, gpu.Dim3{X: 256}, 0, buf, uint32(n)); err != nil {
+			return err
+		}
+		return tm.Stop()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if got := read(); got[0] != 0 || got[n-1] != 0 {
+		t.Fatalf("the capture ran its work: %d %d", got[0], got[n-1])
+	}
+	for i := range 3 {
+		if err := gpu.WriteSlice(buf, 0, slices.Repeat([]uint32{9}, n)); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if err := g.Launch(); err != nil {
+			t.Fatal(err)
+		}
+		ms, err := tm.Elapsed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("replay %d: %.3f ms by the graph's events, %.3f ms on the host", i, ms, time.Since(start).Seconds()*1e3)
+		if ms < 0.5 || ms > 50 {
+			t.Errorf("replay %d: the graph's timer read %.3f ms around a 1 ms kernel", i, ms)
+		}
+		if got := read(); !slices.Equal(got, slices.Repeat([]uint32{1}, n)) {
+			t.Errorf("replay %d: %v..., want all 1", i, got[:4])
+		}
+	}
+	if _, err := d.Capture(func() error { return gpu.ReadSlice(buf, 0, make([]uint32, 4)) }); err == nil || !strings.Contains(err.Error(), "while capturing a graph") {
+		t.Errorf("a read while capturing: %v, want it refused", err)
+	}
+	if err := add1.Launch(gpu.Dim3{X: 4}, gpu.Dim3{X: 256}, 0, buf, uint32(n)); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got[0] != 2 || got[n-1] != 2 {
+		t.Errorf("a launch after the refused capture: %d %d, want 2", got[0], got[n-1])
 	}
 }

@@ -17,9 +17,10 @@ const (
 	// cuStreamNonBlocking: the capture stream takes no implicit order
 	// from the legacy default stream, whose work a capture must not join.
 	cuStreamNonBlocking = 1
-	// cuStreamCaptureModeThreadLocal: calls that would wait on the device
-	// (a copy to the host, a synchronize) fail on the capturing thread
-	// instead of running out of order; other threads are left alone.
+	// cuStreamCaptureModeThreadLocal: the capture leaves other threads'
+	// calls alone. The driver runs a copy or memset on the legacy stream
+	// from the capturing thread at once, not at the replay: the device
+	// refuses those itself (enterNow).
 	cuStreamCaptureModeThreadLocal cuStreamCaptureMode = 1
 	// cuEventRecordExternal: a timer's event recorded during a capture
 	// becomes a node of the graph, recorded at each replay.
@@ -35,13 +36,19 @@ type Graph struct {
 	exec cuGraphExec
 }
 
-// Capture runs fn with the device's default-stream work (Function.Launch,
+// Capture runs fn with the default-stream work it queues (Function.Launch,
 // Buffer.Zero, the events of timers on the default stream) recorded into a
-// CUDA graph instead of run, and returns the graph ready to launch. fn must
-// only queue such work: a call that waits on the device fails the capture,
-// and then nothing fn queued has run. The goroutine stays on one thread
-// throughout (the capture is the thread's).
+// CUDA graph instead of run, and returns the graph ready to launch. Only
+// fn's goroutine is captured; it stays on one thread throughout. What would
+// run at once instead (a copy, a fill, a synchronize, a timer's read, a
+// stream's work) fails with an error, and the capture with it: nothing fn
+// queued has run then. One Capture runs at a time on a device.
 func (d *Device) Capture(fn func() error) (gpu.Replay, error) {
+	if !threadIDs {
+		return nil, fmt.Errorf("cuda: graph capture needs the thread ids of Linux")
+	}
+	d.captureMu.Lock()
+	defer d.captureMu.Unlock()
 	goruntime.LockOSThread() // held across fn's own enter and leave
 	defer goruntime.UnlockOSThread()
 	if err := d.enter(); err != nil {
@@ -56,11 +63,24 @@ func (d *Device) Capture(fn func() error) (gpu.Replay, error) {
 	if err := d.drv.cuStreamBeginCapture(d.graphStream, cuStreamCaptureModeThreadLocal); err != nil {
 		return nil, fmt.Errorf("cuda: starting a capture: %w", err)
 	}
+	d.captureTID.Store(threadID())
 	d.capture.Store(uintptr(d.graphStream))
-	ferr := fn()
-	d.capture.Store(0)
 	gr := &Graph{d: d}
-	if err := d.drv.cuStreamEndCapture(d.graphStream, &gr.g); err != nil || ferr != nil {
+	ended := false
+	end := func() error {
+		ended = true
+		d.capture.Store(0)
+		return d.drv.cuStreamEndCapture(d.graphStream, &gr.g)
+	}
+	defer func() { // fn panicked: the stream leaves capture all the same
+		if !ended {
+			if end() == nil && gr.g != 0 {
+				_ = d.drv.cuGraphDestroy(gr.g)
+			}
+		}
+	}()
+	ferr := fn()
+	if err := end(); err != nil || ferr != nil {
 		if gr.g != 0 {
 			_ = d.drv.cuGraphDestroy(gr.g)
 		}
@@ -81,9 +101,29 @@ func wrapErr(what string, err error) error {
 	return fmt.Errorf("cuda: %s: %w", what, err)
 }
 
-// defaultStream is where default-stream work goes now: the capture's
-// stream while a Capture runs, else the legacy default stream.
-func (d *Device) defaultStream() cuStream { return cuStream(d.capture.Load()) }
+// defaultStream is where default-stream work of the calling thread goes
+// now: the capture's stream on the thread of a Capture, else the legacy
+// default stream. Callers hold enter (their thread is locked).
+func (d *Device) defaultStream() cuStream {
+	if s := d.capture.Load(); s != 0 && d.captureTID.Load() == threadID() {
+		return cuStream(s)
+	}
+	return 0
+}
+
+// enterNow is enter for work that runs when called (copies, fills,
+// synchronizations, reads of timers, other streams' work): refused on the
+// thread of a Capture, where it would run out of the replay's order.
+func (d *Device) enterNow(op string) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	if d.defaultStream() != 0 {
+		d.leave()
+		return fmt.Errorf("cuda: %s while capturing a graph (it would run now, not when the graph runs)", op)
+	}
+	return nil
+}
 
 // Launch queues the captured work on the default stream.
 func (g *Graph) Launch() error {

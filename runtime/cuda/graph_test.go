@@ -8,11 +8,13 @@ import (
 	"github.com/tcgen/tcgen/runtime/gpu"
 )
 
-// TestFakeDriverCapture: what Capture records runs at each Launch and not
-// before; default-stream work runs at once again after it; a capture whose
-// function waits on the device fails with nothing run.
+// TestFakeDriverCapture: what Capture records (the zeroing, the timer's
+// events, the launches) runs at each Launch and not before; default-stream
+// work runs at once again after it; a capture whose function would run
+// work at once (a read, a stream's copy) fails with nothing run; another
+// goroutine's work meanwhile runs at once.
 func TestFakeDriverCapture(t *testing.T) {
-	useFakeDriver(t)
+	fd := useFakeDriver(t)
 	d, err := Open(0, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +78,9 @@ func TestFakeDriverCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := fd.count(fd.lastGraphOps); n != 5 {
+		t.Errorf("the graph holds %d operations, want 5 (zero, start, two launches, stop)", n)
+	}
 	want("after the capture", 5)
 	for range 2 {
 		fill(7)
@@ -99,14 +104,45 @@ func TestFakeDriverCapture(t *testing.T) {
 		}
 		return gpu.ReadSlice(buf, 0, make([]uint32, 8))
 	})
-	if err == nil || !strings.Contains(err.Error(), "CUDA_ERROR_STREAM_CAPTURE") {
-		t.Errorf("a read while capturing: %v, want the capture's error", err)
+	if err == nil || !strings.Contains(err.Error(), "while capturing a graph") {
+		t.Errorf("a read while capturing: %v, want it refused", err)
 	}
 	want("after a failed capture", 3)
+	st, err := d.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for what, op := range map[string]func() error{
+		"a stream's zeroing": func() error { return st.Zero(buf) },
+		"a stream's launch":  func() error { return st.Launch(add1, gpu.Dim3{X: 1}, gpu.Dim3{X: 8}, 0, buf, uint32(8)) },
+		"a synchronize":      d.Synchronize,
+		"a timer's read":     func() error { _, err := tm.Elapsed(); return err },
+	} {
+		if _, err := d.Capture(op); err == nil || !strings.Contains(err.Error(), "while capturing a graph") {
+			t.Errorf("%s while capturing: %v, want it refused", what, err)
+		}
+	}
+	want("after the refused captures", 3)
+
+	// Another goroutine's default-stream work runs at once during a capture.
+	done := make(chan error)
+	empty, err := d.Capture(func() error {
+		go func() { done <- launch() }()
+		return <-done
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := empty.Launch(); err != nil {
+		t.Fatal(err)
+	}
+	empty.Close()
+	want("another goroutine's launch during a capture", 4)
 	if err := launch(); err != nil {
 		t.Fatal(err)
 	}
-	want("a launch after the failed capture", 4)
+	want("a launch after the failed capture", 5)
 
 	if err := g.Close(); err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func (b *Buffer) Write(off uint64, src unsafe.Pointer, n uint64) error {
 	if err := b.span("write", off, n); err != nil || n == 0 {
 		return err
 	}
-	if err := b.d.enter(); err != nil {
+	if err := b.d.enterNow("a copy to the device"); err != nil {
 		return err
 	}
 	defer b.d.leave()
@@ -89,7 +89,7 @@ func (b *Buffer) WriteFrom(off, n uint64, fill func(dst []byte, pos uint64) erro
 	if err := b.span("write", off, n); err != nil || n == 0 {
 		return err
 	}
-	if err := b.d.enter(); err != nil {
+	if err := b.d.enterNow("a copy to the device"); err != nil {
 		return err
 	}
 	defer b.d.leave()
@@ -104,7 +104,7 @@ func (b *Buffer) Read(off uint64, dst unsafe.Pointer, n uint64) error {
 	if err := b.span("read", off, n); err != nil || n == 0 {
 		return err
 	}
-	if err := b.d.enter(); err != nil {
+	if err := b.d.enterNow("a copy to the host"); err != nil {
 		return err
 	}
 	defer b.d.leave()
@@ -135,7 +135,7 @@ func (b *Buffer) Fill32(v uint32) error {
 	if b.size%4 != 0 {
 		return fmt.Errorf("cuda: fill32 of a %d-byte buffer (not a multiple of 4)", b.size)
 	}
-	if err := b.d.enter(); err != nil {
+	if err := b.d.enterNow("a fill"); err != nil {
 		return err
 	}
 	defer b.d.leave()
@@ -150,7 +150,7 @@ func (b *Buffer) CopyFrom(off uint64, src *Buffer, srcOff, n uint64) error {
 	if err := src.span("copy", srcOff, n); err != nil {
 		return err
 	}
-	if err := b.d.enter(); err != nil {
+	if err := b.d.enterNow("a copy on the device"); err != nil {
 		return err
 	}
 	defer b.d.leave()

@@ -204,8 +204,10 @@ func (f *Function) launchOn(s cuStream, grid, block gpu.Dim3, sharedBytes uint32
 		return lerr(err)
 	}
 	defer d.leave()
-	if s == 0 {
-		s = d.defaultStream()
+	if c := d.defaultStream(); s == 0 {
+		s = c
+	} else if c != 0 {
+		return lerr(fmt.Errorf("a launch on a stream of its own while capturing a graph (it would run now, not when the graph runs)"))
 	}
 	if err := d.drv.cuLaunchKernel(f.fn, grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, sharedBytes, s, params, nil); err != nil {
 		return lerr(err)
@@ -327,10 +329,11 @@ func (t *Timer) record(ev cuEvent) error {
 		return err
 	}
 	defer t.d.leave()
-	if t.stream == 0 {
-		if s := t.d.defaultStream(); s != 0 { // a node of the graph being captured
-			return t.d.drv.cuEventRecordWithFlags(ev, s, cuEventRecordExternal)
+	if s := t.d.defaultStream(); s != 0 {
+		if t.stream != 0 {
+			return fmt.Errorf("cuda: a stream's timer while capturing a graph (it would run now, not when the graph runs)")
 		}
+		return t.d.drv.cuEventRecordWithFlags(ev, s, cuEventRecordExternal) // a node of the graph
 	}
 	return t.d.drv.cuEventRecord(ev, t.stream)
 }
@@ -362,7 +365,7 @@ func (t *Timer) Elapsed() (float64, error) {
 	if t.state != 2 {
 		return 0, fmt.Errorf("cuda: timer read before Start and Stop")
 	}
-	if err := t.d.enter(); err != nil {
+	if err := t.d.enterNow("reading a timer"); err != nil {
 		return 0, err
 	}
 	defer t.d.leave()

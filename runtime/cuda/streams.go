@@ -80,7 +80,7 @@ func (d *Device) Pin(p unsafe.Pointer, n uint64) (func() error, error) {
 
 // do runs fn inside enter.
 func (s *Stream) do(fn func() error) error {
-	if err := s.d.enter(); err != nil {
+	if err := s.d.enterNow("a stream's work"); err != nil {
 		return err
 	}
 	defer s.d.leave()

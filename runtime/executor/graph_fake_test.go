@@ -2,6 +2,7 @@ package executor_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -14,7 +15,12 @@ import (
 // capturingFake is the fake device with gpu.Capturer: a capture records
 // the launches, zeroings and timer events fn queues, and each replay runs
 // them, as a CUDA graph does; a read while capturing fails the capture.
-type capturingFake struct{ *fakeDevice }
+// With refuse set, a capture records what fn queues, then fails with it
+// (as a call the device refuses while capturing would), and nothing ran.
+type capturingFake struct {
+	*fakeDevice
+	refuse error
+}
 
 func (c capturingFake) Capture(fn func() error) (gpu.Replay, error) {
 	var ops []func() error
@@ -27,6 +33,9 @@ func (c capturingFake) Capture(fn func() error) (gpu.Replay, error) {
 	c.mu.Unlock()
 	if err != nil {
 		return nil, err
+	}
+	if c.refuse != nil {
+		return nil, c.refuse
 	}
 	return &fakeReplay{d: c.fakeDevice, ops: ops}, nil
 }
@@ -60,7 +69,9 @@ func (d *fakeDevice) recorded(op func() error) bool {
 // TestExecFakeGraph: with a device that captures, the passes after the
 // first replay its launches (as many as a device without it runs, the same
 // count), but for the plans whose families read the device mid-pass; one
-// timed pass, or NoGraph, captures nothing.
+// timed pass, or NoGraph, captures nothing; a capture that fails leaves
+// the launches, and the result says why; without warm-ups one is added,
+// so that no timed pass is the one launched kernel by kernel.
 func TestExecFakeGraph(t *testing.T) {
 	graphs := map[string]graph.Generator{
 		"rmat10": graph.DefaultRMAT(10),
@@ -75,12 +86,16 @@ func TestExecFakeGraph(t *testing.T) {
 		}
 		want := graph.Oracle(g)
 		for _, p := range plans {
-			run := func(opt executor.RunOptions, capture bool) (*executor.Result, *fakeDevice) {
+			run := func(opt executor.RunOptions, capture bool, refuse ...error) (*executor.Result, *fakeDevice) {
 				t.Helper()
 				d := newFakeDevice(t, p, 1<<40)
 				var dev gpu.Device = d
 				if capture {
-					dev = capturingFake{d}
+					c := capturingFake{fakeDevice: d}
+					if len(refuse) > 0 {
+						c.refuse = refuse[0]
+					}
+					dev = c
 				}
 				res, err := executor.Run(context.Background(), dev, &fakeCompiler{}, p, g, opt)
 				if err != nil {
@@ -113,6 +128,15 @@ func TestExecFakeGraph(t *testing.T) {
 				if res, d := run(o, true); res.Graph || d.replays != 0 {
 					t.Errorf("%s on %s, %+v: replayed %d passes", p.Prefix, name, o, d.replays)
 				}
+			}
+			if radix {
+				continue
+			}
+			if res, d := run(opt, true, errors.New("refused")); res.Graph || res.GraphError != "refused" || d.replays != 0 || len(d.launch) != len(plain.launch) {
+				t.Errorf("%s on %s, a refused capture: graph %v (%q), %d replays, %d launches (want %d)", p.Prefix, name, res.Graph, res.GraphError, d.replays, len(d.launch), len(plain.launch))
+			}
+			if res, d := run(executor.RunOptions{Repeat: 3}, true); !res.Graph || d.replays != 3 || res.Pass.Warmup != 1 || res.Pass.Passes != 3 {
+				t.Errorf("%s on %s without warm-ups: graph %v, %d replays, %d warm-ups, %d passes; want 3 replays after 1 warm-up", p.Prefix, name, res.Graph, d.replays, res.Pass.Warmup, res.Pass.Passes)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -172,23 +173,33 @@ func localGraphs(t *testing.T) []testGraph {
 // TestLocalFake runs every local plan on the fake device, which credits
 // each triangle as the kernels do (local_fake_test.go), and checks the
 // executor's part: the counters' argument, size, zeroing before every
-// pass, read-back and mapping to the graph's ids.
+// pass, read-back and mapping to the graph's ids, with every pass launched
+// kernel by kernel and with the passes after the first replayed.
 func TestLocalFake(t *testing.T) {
 	for _, o := range []ir.Output{ir.OutputVertex, ir.OutputEdge} {
 		plans := localPlans(t, o)
 		for _, tg := range localGraphs(t) {
 			for _, p := range plans {
-				d := newFakeDevice(t, p, 1<<40)
-				res, err := executor.Run(context.Background(), d, &fakeCompiler{}, p, tg.g, executor.RunOptions{Repeat: 2, Warmup: 1})
-				if err != nil {
-					t.Fatalf("%s (%s) on %s: %v", p.Prefix, o, tg.name, err)
-				}
-				if res.Triangles != tg.want {
-					t.Errorf("%s (%s) on %s: %d triangles, want %d", p.Prefix, o, tg.name, res.Triangles, tg.want)
-				}
-				checkLocal(t, res, tg.name)
-				if d.allocBytes > res.DeviceBytes || len(d.live) != 0 {
-					t.Errorf("%s on %s: allocated %d bytes, predicted %d; %d buffers left", p.Prefix, tg.name, d.allocBytes, res.DeviceBytes, len(d.live))
+				for _, replay := range []bool{false, true} {
+					d := newFakeDevice(t, p, 1<<40)
+					var dev gpu.Device = d
+					if replay { // graph_fake_test.go
+						dev = capturingFake{fakeDevice: d}
+					}
+					res, err := executor.Run(context.Background(), dev, &fakeCompiler{}, p, tg.g, executor.RunOptions{Repeat: 2, Warmup: 1})
+					if err != nil {
+						t.Fatalf("%s (%s) on %s: %v", p.Prefix, o, tg.name, err)
+					}
+					if replay && !res.Graph && !strings.Contains(res.GraphError, "wedge/radix") {
+						t.Errorf("%s (%s) on %s: not replayed: %q", p.Prefix, o, tg.name, res.GraphError)
+					}
+					if res.Triangles != tg.want {
+						t.Errorf("%s (%s) on %s: %d triangles, want %d", p.Prefix, o, tg.name, res.Triangles, tg.want)
+					}
+					checkLocal(t, res, tg.name)
+					if d.allocBytes > res.DeviceBytes || len(d.live) != 0 {
+						t.Errorf("%s on %s: allocated %d bytes, predicted %d; %d buffers left", p.Prefix, tg.name, d.allocBytes, res.DeviceBytes, len(d.live))
+					}
 				}
 			}
 		}

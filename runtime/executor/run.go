@@ -17,10 +17,17 @@ import (
 func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	repeat := max(opt.Repeat, 1)
 	warm := max(opt.Warmup, 0)
-	t := pr.timing(opt)
-	rec := &passRecord{perClass: make([][]float64, len(pr.classes)), counts: make([]uint64, len(pr.classes))}
 	var graph gpu.Replay
 	var graphErr string
+	replay := repeat > 1 && !opt.NoGraph
+	if replay {
+		replay, graphErr = pr.replayable()
+	}
+	if replay && warm == 0 {
+		warm = 1 // the pass launched kernel by kernel, which the replays must match, is not timed
+	}
+	t := pr.timing(opt)
+	rec := &passRecord{perClass: make([][]float64, len(pr.classes)), counts: make([]uint64, len(pr.classes))}
 	defer func() {
 		if graph != nil {
 			_ = graph.Close()
@@ -30,9 +37,9 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if r == 1 && repeat > 1 && !opt.NoGraph {
-			// Pass 0 ran launch by launch; the rest replay it, and must count
-			// what it counted (record).
+		if r == 1 && replay {
+			// Pass 0, a warm-up, ran launch by launch; the rest replay it
+			// and must count what it counted (record).
 			graph, graphErr = pr.capture(ctx, t)
 		}
 		if opt.FlushL2 && r >= warm {
@@ -48,7 +55,9 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		}
 	}
 	res := pr.result(rec, t, repeat)
-	res.Pass = pr.measurement(rec.passes, opt)
+	o := opt
+	o.Warmup = warm
+	res.Pass = pr.measurement(rec.passes, o)
 	res.Graph, res.GraphError = graph != nil, graphErr
 	if err := pr.readLocal(res); err != nil { // local.go
 		return nil, err
@@ -113,22 +122,27 @@ func (pr *Prepared) pass(ctx context.Context, t passTiming, graph gpu.Replay) er
 // replayed: it reads the device between its launches.
 type replayBlocker interface{ noReplay() string }
 
-// capture records the work of a pass (passWork) for replay as one launch
-// where the device can and every launched family allows it; otherwise nil
-// and why not ("" where the device records nothing).
-func (pr *Prepared) capture(ctx context.Context, t passTiming) (gpu.Replay, string) {
-	c, ok := pr.dev.(gpu.Capturer)
-	if !ok {
-		return nil, ""
+// replayable says whether the device can record a pass and every launched
+// family allows its replay, and why not ("" where the device records
+// nothing).
+func (pr *Prepared) replayable() (bool, string) {
+	if _, ok := pr.dev.(gpu.Capturer); !ok {
+		return false, ""
 	}
 	for i := range pr.classes {
 		if pc := &pr.classes[i]; pc.launched() {
 			if b, ok := pc.fam.(replayBlocker); ok {
-				return nil, b.noReplay()
+				return false, b.noReplay()
 			}
 		}
 	}
-	g, err := c.Capture(func() error { return pr.passWork(ctx, t) })
+	return true, ""
+}
+
+// capture records the work of a pass (passWork) for replay as one launch
+// (replayable), or returns why it could not.
+func (pr *Prepared) capture(ctx context.Context, t passTiming) (gpu.Replay, string) {
+	g, err := pr.dev.(gpu.Capturer).Capture(func() error { return pr.passWork(ctx, t) })
 	if err != nil {
 		return nil, err.Error()
 	}

@@ -138,10 +138,11 @@ func ReadSlice[T any](b Buffer, off uint64, s []T) error {
 // one launch (a CUDA graph): a pass of short kernels then does not wait on
 // the host between them.
 type Capturer interface {
-	// Capture runs fn with the default-stream work it queues (launches,
-	// zeroing, the events of default-stream timers) recorded instead of
-	// run. fn must queue nothing else: a call that waits on the device
-	// fails the capture.
+	// Capture runs fn with the default-stream work its goroutine queues
+	// (launches, zeroing, the events of default-stream timers) recorded
+	// instead of run. fn must queue nothing else: a call that would run at
+	// once (a copy, a fill, a synchronize, a timer's read, a stream's work)
+	// fails, and the capture with it.
 	Capture(fn func() error) (Replay, error)
 }
 
