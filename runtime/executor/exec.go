@@ -40,12 +40,11 @@ type RunOptions struct {
 	// being the pass).
 	PassOnly bool
 	// NoGraph launches every pass kernel by kernel. By default, with Repeat
-	// 2 and more, the passes after the first replay the first's launches
+	// 2 and more, the passes after the first warm-up replay its launches
 	// as one CUDA graph, which spares the GPU the host's time between
 	// launches (4-5 us each on an H200, docs/performance.md), where the
-	// device and the plan allow; the first pass is then a warm-up (one is
-	// added where Warmup is 0, and Result.Pass counts it), and a single
-	// timed pass does not pay for the capture.
+	// device and the plan allow (with no warm-up, every pass replays), and
+	// a single timed pass does not pay for the capture.
 	NoGraph bool
 	// FlushL2 writes a buffer of twice the device's L2 (FlushBytes) before
 	// each timed pass, outside the pass timer, so no pass finds the graph

@@ -23,9 +23,10 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 	if replay {
 		replay, graphErr = pr.replayable()
 	}
-	if replay && warm == 0 {
-		warm = 1 // the pass launched kernel by kernel, which the replays must match, is not timed
-	}
+	// The replays must count what the first pass counted (record): that
+	// pass, a warm-up, is launched kernel by kernel; with no warm-up every
+	// pass is replayed, so that none is timed the other way.
+	capAt := min(warm, 1)
 	t := pr.timing(opt)
 	rec := &passRecord{perClass: make([][]float64, len(pr.classes)), counts: make([]uint64, len(pr.classes))}
 	defer func() {
@@ -37,9 +38,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if r == 1 && replay {
-			// Pass 0, a warm-up, ran launch by launch; the rest replay it
-			// and must count what it counted (record).
+		if r == capAt && replay {
 			graph, graphErr = pr.capture(ctx, t)
 		}
 		if opt.FlushL2 && r >= warm {
@@ -55,9 +54,7 @@ func (pr *Prepared) Run(ctx context.Context, opt RunOptions) (*Result, error) {
 		}
 	}
 	res := pr.result(rec, t, repeat)
-	o := opt
-	o.Warmup = warm
-	res.Pass = pr.measurement(rec.passes, o)
+	res.Pass = pr.measurement(rec.passes, opt)
 	res.Graph, res.GraphError = graph != nil, graphErr
 	if err := pr.readLocal(res); err != nil { // local.go
 		return nil, err
