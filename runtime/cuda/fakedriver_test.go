@@ -108,6 +108,26 @@ func useFakeDriver(t *testing.T) fakeDriver {
 	return f
 }
 
+// openFakeAdd1 opens the fake driver's device, closed when the test ends,
+// and returns it with its add1 kernel (fakecuda.c).
+func openFakeAdd1(t *testing.T) (*Device, gpu.Function) {
+	t.Helper()
+	d, err := Open(0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	m, err := d.Load(gpu.Image{Kind: "ptx", Data: []byte(".version 8.0")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add1, err := m.Function("add1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, add1
+}
+
 func TestFakeDriverNoDevice(t *testing.T) {
 	f := useFakeDriver(t)
 	f.noDevice(true)

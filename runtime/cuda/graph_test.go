@@ -15,19 +15,7 @@ import (
 // goroutine's work meanwhile runs at once.
 func TestFakeDriverCapture(t *testing.T) {
 	fd := useFakeDriver(t)
-	d, err := Open(0, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	m, err := d.Load(gpu.Image{Kind: "ptx", Data: []byte(".version 8.0")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	add1, err := m.Function("add1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, add1 := openFakeAdd1(t)
 	buf, err := d.Alloc(4 * 8)
 	if err != nil {
 		t.Fatal(err)

@@ -15,20 +15,8 @@ import (
 // destroys the streams.
 func TestFakeDriverStreams(t *testing.T) {
 	f := useFakeDriver(t)
-	d, err := Open(0, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d, add1 := openFakeAdd1(t)
 	last := func() uintptr { r, _, _ := purego.SyscallN(f.lastStream); return r }
-	m, err := d.Load(gpu.Image{Kind: "ptx", Data: []byte(".version 8.0")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	add1, err := m.Function("add1")
-	if err != nil {
-		t.Fatal(err)
-	}
 	s, err := d.NewStream()
 	if err != nil {
 		t.Fatal(err)
