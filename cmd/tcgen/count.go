@@ -26,7 +26,7 @@ type CountCmd struct {
 	Repeat    int     `help:"Timed runs, on the GPU or of the CPU oracle; the time reported is their median." default:"1"`
 	Warmup    int     `help:"Untimed runs before the timed ones (on the CPU only with --repeat above 1)." default:"1"`
 	PassOnly  bool    `help:"Record no events between the kernels of a pass: the gpu pass alone is timed, the class and preparation kernels are not."`
-	NoGraph   bool    `name:"no-graph" help:"Launch every pass kernel by kernel. By default, with --repeat 2 and more, the runs after the first replay its launches as one CUDA graph (the output says so), which spares the GPU the host's time between launches."`
+	NoGraph   bool    `name:"no-graph" help:"Launch every pass kernel by kernel. By default, with --repeat 2 and more, the timed runs replay the first run's launches as one CUDA graph (the output says so), which spares the GPU the host's time between launches."`
 	FlushL2   bool    `name:"flush-l2" help:"Flush the GPU's L2 before each timed run (a write of twice its size, outside the run's timer), so no run finds the graph in L2 from the one before; the output says so."`
 	GPUs      string  `name:"gpus" help:"Count on several GPUs at once, each with a share of the work: all, N (the first N), or a list of ordinals such as 0,2. The total only: not with --per-vertex, --per-edge, --clustering or --device-memory." placeholder:"all|N|LIST"`
 	Rebalance int     `help:"With --gpus or --mpi: cut the work again up to N times before the timed runs, each from the GPUs' times in an untimed run, so that they finish together (default 2; 0: keep the cut of the work model). Only a pivot plan's split is cut again." default:"2" placeholder:"N"`
@@ -498,7 +498,7 @@ func printCount(g *Globals, asJSON bool, r *countResult) error {
 			fmt.Fprintf(tw, "\t%s\n", ciText(m, true))
 		}
 		if d := r.GPU; d != nil && d.Graph {
-			fmt.Fprintf(tw, "\tthe runs after the first replayed its launches as one CUDA graph (--no-graph: kernel by kernel)\n")
+			fmt.Fprintf(tw, "\tthe timed runs replayed the first run's launches as one CUDA graph (--no-graph: kernel by kernel)\n")
 		} else if d != nil && d.GraphError != "" {
 			fmt.Fprintf(tw, "\tlaunched kernel by kernel, not as a CUDA graph: %s\n", d.GraphError)
 		}
