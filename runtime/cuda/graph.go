@@ -64,41 +64,29 @@ func (d *Device) Capture(fn func() error) (gpu.Replay, error) {
 		return nil, fmt.Errorf("cuda: starting a capture: %w", err)
 	}
 	d.captureTID.Store(threadID())
-	d.capture.Store(uintptr(d.graphStream))
 	gr := &Graph{d: d}
-	ended := false
-	end := func() error {
-		ended = true
-		d.capture.Store(0)
-		return d.drv.cuStreamEndCapture(d.graphStream, &gr.g)
-	}
-	defer func() { // fn panicked: the stream leaves capture all the same
-		if !ended {
-			if end() == nil && gr.g != 0 {
-				_ = d.drv.cuGraphDestroy(gr.g)
+	var ferr, eerr error
+	func() {
+		d.capture.Store(uintptr(d.graphStream))
+		defer func() { // also where fn panics: the stream leaves capture all the same
+			d.capture.Store(0)
+			if err := d.drv.cuStreamEndCapture(d.graphStream, &gr.g); err != nil {
+				eerr = fmt.Errorf("cuda: ending a capture: %w", err)
 			}
-		}
+		}()
+		ferr = fn()
 	}()
-	ferr := fn()
-	if err := end(); err != nil || ferr != nil {
+	if ferr != nil || eerr != nil {
 		if gr.g != 0 {
 			_ = d.drv.cuGraphDestroy(gr.g)
 		}
-		return nil, errors.Join(ferr, wrapErr("ending a capture", err))
+		return nil, errors.Join(ferr, eerr)
 	}
 	if err := d.drv.cuGraphInstantiateWithFlags(&gr.exec, gr.g, 0); err != nil {
 		_ = d.drv.cuGraphDestroy(gr.g)
 		return nil, fmt.Errorf("cuda: instantiating a captured graph: %w", err)
 	}
 	return gr, nil
-}
-
-// wrapErr names what failed, nil for nil.
-func wrapErr(what string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("cuda: %s: %w", what, err)
 }
 
 // defaultStream is where default-stream work of the calling thread goes

@@ -94,9 +94,9 @@ type Result struct {
 	// with the median's confidence interval, the warm-ups and whether L2
 	// was flushed before each pass): what every command reports.
 	Pass Measurement `json:"pass"`
-	// Graph says the passes after the first replayed its launches as one
-	// CUDA graph (RunOptions.NoGraph); GraphError says why they did not
-	// where the device could have.
+	// Graph says the timed passes replayed the first pass's launches as
+	// one CUDA graph (RunOptions.NoGraph); GraphError says why they did
+	// not where the device could have.
 	Graph      bool   `json:"graph,omitempty"`
 	GraphError string `json:"graph_error,omitempty"`
 	// PrepMs summarises the device-side preparation of pivot classes
