@@ -190,12 +190,6 @@ func lowerEdgeMerge(cd *classData, mc *Class, s ir.Strategy, t Target) {
 	if ir.Get(s, ir.ParamTarget) == 1 && cd.IDOrdered && cd.Local == "" {
 		cd.TargetBits, mc.Target, mc.NeedsSrc = TargetLenBits, true, false
 		mc.TargetBand = int(ir.Get(s, ir.ParamBand))
-		switch ir.Get(s, ir.ParamBalance) {
-		case 1:
-			mc.TargetWindow, mc.TargetFromEnd = cd.Groups, cd.Reverse
-		case 2:
-			mc.TargetWindow, mc.TargetFromEnd = -1, cd.Reverse
-		}
 		// prefetch 2 reads the aligned copy's words (validation asks for
 		// align: 1; a local output, which drops the copy, drops target too).
 		cd.Prefetch = int(ir.Get(s, ir.ParamPrefetch))

@@ -159,13 +159,6 @@ type Class struct {
 	// TargetBand: with Target, the items in bands of 2^TargetBand CSR
 	// positions (e >> TargetBand), in order, each grouped by v; 0 = one band.
 	TargetBand int `json:"target_band,omitempty"`
-	// TargetWindow: with Target, each window of TargetWindow items (a
-	// block's at once, in the kernel's order: from the list's end with
-	// TargetFromEnd) sorted by the bound on its merge's walk, d+(v) + the
-	// length of N+(u) after v; -1 = the whole list one window; 0 = as
-	// grouped (balance).
-	TargetWindow  int  `json:"target_window,omitempty"`
-	TargetFromEnd bool `json:"target_from_end,omitempty"`
 	// Scratch is the global memory the kernel needs per group; nil: none
 	// (the kernel gets a null scratch pointer).
 	Scratch *Scratch `json:"scratch,omitempty"`

@@ -128,8 +128,6 @@ const (
 	ParamTarget = "target"
 	// ParamBand: target items in bands of the CSR's positions (log2)
 	ParamBand = "band"
-	// ParamBalance: each block's target items ordered by their merge's length
-	ParamBalance = "balance"
 	// ParamPrefetch: a thread's next items (target edges, vertices) read
 	// while it merges one
 	ParamPrefetch = "prefetch"
@@ -395,17 +393,6 @@ var specBand = ParamSpec{
 	Name: ParamBand, Default: 0, Min: 0, Max: 40, OmitDefault: true,
 	Source: "tcgen default: one band; bands of 2^21-2^23 measured 0.98-1.08x on the resident merge, and on the tile-4 merge of two Chung-Lu graphs 0.95-0.96x with 2^22, 0.97-1.02x with 2^21 (H200, docs/results/band-nvidia-h200/)",
 	Doc:    "0, or 10-40 with target: the items in bands of 2^band CSR positions (N+(u)'s place), the bands in order and each band's edges grouped by target, so the N+(u) suffixes of a band fit in L2 (2^21-2^23 entries, 8-32 MiB); ignored where target is (no id order, a local output); 0 = one band",
-}
-
-// specBalance: the lanes of a warp each merge their own edge and the warp
-// steps until its longest merge ends (about half the lanes idle on the
-// uniform and power-law graphs, docs/performance.md); ordering the items a
-// block takes at once by their walk's bound gives each warp lanes of like
-// length, and the block still reads the same lists (the same targets v).
-var specBalance = ParamSpec{
-	Name: ParamBalance, Default: 0, Min: 0, Max: 2, Enum: []string{"off", "block", "list"}, OmitDefault: true,
-	Source: "tcgen default: each target's edges in CSR order, as grouping by target leaves them",
-	Doc:    "with target, the items ordered by the bound on their merge's walk, d+(v) + the length of N+(u) after v, so a warp's lanes end their merges together. block: within the items each block takes at once (block / width of them, in the order the kernel takes them), so the block's targets do not change; list: the whole list, the longest merges taken first (the targets no longer grouped)",
 }
 
 // specPrefetch: an item's merge waits on a chain of loads before its

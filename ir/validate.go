@@ -461,9 +461,6 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 		if s.Params[ParamBand] != 0 && (s.Params[ParamTarget] != 1 || s.Params[ParamBand] < 10) {
 			add("band %d: bands order target items (needs target: 1) and hold 2^10 positions or more", s.Params[ParamBand])
 		}
-		if s.Params[ParamBalance] != 0 && s.Params[ParamTarget] != 1 {
-			add("balance %s: orders target items (needs target: 1)", specBalance.Enum[min(s.Params[ParamBalance], 2)])
-		}
 		if p := s.Params[ParamPrefetch]; p != 0 && s.Iterator == IterVertex && s.Params[ParamAlign] != 0 {
 			add("prefetch %d: reads the next vertices' bounds from the offsets (needs align: 0)", p)
 		} else if p != 0 && s.Iterator != IterVertex && (s.Params[ParamTarget] != 1 || p == 2 && s.Params[ParamAlign] != 1) {

@@ -400,16 +400,6 @@ func TestValidateTarget(t *testing.T) {
 			t.Errorf("target %d, band %d: %v; want refused", c[0], c[1], err)
 		}
 	}
-	// balance orders target items: not without target.
-	p := mk(1)
-	p.Classes[0].Strategy.Params[ParamTarget], p.Classes[0].Strategy.Params[ParamBalance] = 0, 1
-	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "balance block") {
-		t.Errorf("balance without target: %v; want refused", err)
-	}
-	p.Classes[0].Strategy.Params[ParamTarget] = 1
-	if err := p.Validate(); err != nil {
-		t.Errorf("target with balance: %v", err)
-	}
 	// prefetch reads target items ahead; its second step reads the aligned copy's words.
 	prefetch := func(target, align, p int64) error {
 		pl := mk(align)

@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"cmp"
 	"fmt"
 	"math/bits"
 	goruntime "runtime"
@@ -16,7 +15,7 @@ import (
 func targetLists(o *graph.Oriented, v gen.Variant, lists []WorkList, base uint64) error {
 	for i, c := range v.Classes {
 		if c.Target {
-			if err := targetItems(o, &lists[i], base, c); err != nil {
+			if err := targetItems(o, &lists[i], base, c.TargetBand); err != nil {
 				return fmt.Errorf("class %s: %w", c.Name, err)
 			}
 		}
@@ -29,12 +28,11 @@ func targetLists(o *graph.Oriented, v gen.Variant, lists []WorkList, base uint64
 // one v, each e << gen.TargetLenBits | the length of N+(u) after v (the
 // kernel's N+(u) suffix, with no read of src or the offsets for u). Edges
 // last in N+(u) are left out. base is what the upload adds to the positions.
-// c.TargetBand > 0 puts the items in bands of 2^band positions first, each
-// band's items in that order; c.TargetWindow then orders each window of a
-// block's items, or the whole list (-1), by its merge's bound (balanced). The sort runs on
+// band > 0 (gen.Class.TargetBand) puts the items in bands of 2^band
+// positions first, each band's items in that order. The sort runs on
 // GOMAXPROCS goroutines (a count's host time on large graphs: one core
 // took seconds on 32 million edges).
-func targetItems(o *graph.Oriented, l *WorkList, base uint64, c gen.Class) error {
+func targetItems(o *graph.Oriented, l *WorkList, base uint64, band int) error {
 	if l.Skip || l.Count == 0 {
 		return nil
 	}
@@ -46,14 +44,8 @@ func targetItems(o *graph.Oriented, l *WorkList, base uint64, c gen.Class) error
 	if !ok {
 		return &LimitError{Why: fmt.Sprintf("target items hold out-degrees below 2^%d; use target: 0", gen.TargetLenBits)}
 	}
-	if band := c.TargetBand; band > 0 && uint64(len(adj)) > 1<<band {
+	if band > 0 && uint64(len(adj)) > 1<<band {
 		items = banded(items, band, uint64(len(adj)))
-	}
-	if w := c.TargetWindow; w > 1 || w < 0 && len(items) > 1 {
-		if w < 0 {
-			w = len(items)
-		}
-		balanced(o, items, w, c.TargetFromEnd)
 	}
 	l.All, l.Edges, l.Count = false, items, uint64(len(items))
 	return nil
@@ -186,35 +178,4 @@ func banded(items []uint64, band int, m uint64) []uint64 {
 		start[b]++
 	}
 	return out
-}
-
-// balanced sorts each window of w items, the items a block takes at once
-// (windows counted from the list's end when the kernel takes it last to
-// first), by the bound on their merge's walk, d+(v) + the length of N+(u)
-// after v, so the lanes of a warp merge lists of like length; a window
-// keeps its items, and so the block its targets. Windows run on
-// GOMAXPROCS goroutines.
-func balanced(o *graph.Oriented, items []uint64, w int, fromEnd bool) {
-	n := len(items)
-	windows := (n + w - 1) / w
-	const mask = 1<<gen.TargetLenBits - 1
-	bound := func(it uint64) uint64 { return it&mask + o.Degree(o.Adj[it>>gen.TargetLenBits]) }
-	const windowsPerChunk = 4096
-	parallelChunks((windows+windowsPerChunk-1)/windowsPerChunk, func(ch int) {
-		keyed := make([][2]uint64, 0, w)
-		for k := ch * windowsPerChunk; k < min((ch+1)*windowsPerChunk, windows); k++ {
-			lo, hi := k*w, min((k+1)*w, n)
-			if fromEnd {
-				lo, hi = max(n-(k+1)*w, 0), n-k*w
-			}
-			keyed = keyed[:0]
-			for _, it := range items[lo:hi] {
-				keyed = append(keyed, [2]uint64{bound(it), it})
-			}
-			slices.SortStableFunc(keyed, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
-			for j, kv := range keyed {
-				items[lo+j] = kv[1]
-			}
-		}
-	})
 }

@@ -20,7 +20,7 @@ func TestTargetItems(t *testing.T) {
 	o := &graph.Oriented{CSR: graph.CSR{Offsets: []uint64{0, 3, 5, 6, 6}, Adj: []uint32{1, 2, 3, 2, 3, 3}}}
 	item := func(e, a uint64) uint64 { return e<<gen.TargetLenBits | a }
 	all := WorkList{Items: gen.ItemsEdges, Count: 6, All: true}
-	if err := targetItems(o, &all, 0, gen.Class{}); err != nil {
+	if err := targetItems(o, &all, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	// v = 1: edge 0 (2 after it); v = 2: edges 1 (1 after), 3 (1 after);
@@ -30,7 +30,7 @@ func TestTargetItems(t *testing.T) {
 		t.Errorf("all edges: %+v, want items %x", all, want)
 	}
 	sub := WorkList{Items: gen.ItemsEdges, Count: 3, Edges: []uint64{1, 2, 3}}
-	if err := targetItems(o, &sub, 0, gen.Class{}); err != nil {
+	if err := targetItems(o, &sub, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	if want := []uint64{item(1, 1), item(3, 1)}; sub.Count != 2 || !slices.Equal(sub.Edges, want) {
@@ -50,7 +50,7 @@ func TestTargetItems(t *testing.T) {
 		{3, []uint64{item(2, 1), item(0, 1), item(4, 1)}},
 	} {
 		l := WorkList{Items: gen.ItemsEdges, Count: 7, All: true}
-		if err := targetItems(o2, &l, 0, gen.Class{TargetBand: c.band}); err != nil {
+		if err := targetItems(o2, &l, 0, c.band); err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(l.Edges, c.want) {
@@ -64,7 +64,7 @@ func TestTargetItems(t *testing.T) {
 		big.Adj[i] = 1
 	}
 	l := WorkList{Items: gen.ItemsEdges, Count: uint64(n), All: true}
-	if err := targetItems(big, &l, 0, gen.Class{}); err == nil || !strings.Contains(err.Error(), "out-degrees below 2^24") {
+	if err := targetItems(big, &l, 0, 0); err == nil || !strings.Contains(err.Error(), "out-degrees below 2^24") {
 		t.Errorf("out-degree 2^24: %v", err)
 	}
 }
@@ -102,66 +102,6 @@ func TestSortByTarget(t *testing.T) {
 		if !ok || !slices.Equal(got, want) {
 			t.Errorf("all %v: %d items, want %d (equal: %v)", l.All, len(got), len(want), slices.Equal(got, want))
 		}
-	}
-}
-
-// TestTargetBalanced: each window of a block's items holds the items it
-// held grouped by target, sorted by d+(v) + the length of N+(u) after v
-// (stable: ties keep their order); windows counted from the list's end
-// when the kernel takes it last to first; -1 and a window longer than the
-// list sort the whole list.
-func TestTargetBalanced(t *testing.T) {
-	g, _, err := graph.Generate(graph.ChungLu{N: 20000, Degree: 12, Gamma: 2.3, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := graph.Orient(g, graph.ByDegree, true)
-	all := func() WorkList { return WorkList{Items: gen.ItemsEdges, Count: uint64(len(o.Adj)), All: true} }
-	plain := all()
-	if err := targetItems(o, &plain, 0, gen.Class{}); err != nil {
-		t.Fatal(err)
-	}
-	bound := func(it uint64) uint64 {
-		return it&(1<<gen.TargetLenBits-1) + o.Degree(o.Adj[it>>gen.TargetLenBits])
-	}
-	n := len(plain.Edges)
-	for _, c := range []struct {
-		w       int
-		fromEnd bool
-	}{{128, false}, {128, true}, {96, true}, {n + 5, false}} {
-		l := all()
-		if err := targetItems(o, &l, 0, gen.Class{TargetWindow: c.w, TargetFromEnd: c.fromEnd}); err != nil {
-			t.Fatal(err)
-		}
-		if len(l.Edges) != n || n%c.w == 0 {
-			t.Fatalf("window %d: %d items of %d (want a partial window)", c.w, len(l.Edges), n)
-		}
-		moved := false
-		for k := 0; k*c.w < n; k++ {
-			lo, hi := k*c.w, min((k+1)*c.w, n)
-			if c.fromEnd {
-				lo, hi = max(n-(k+1)*c.w, 0), n-k*c.w
-			}
-			want := slices.Clone(plain.Edges[lo:hi])
-			slices.SortStableFunc(want, func(a, b uint64) int { return cmp.Compare(bound(a), bound(b)) })
-			if got := l.Edges[lo:hi]; !slices.Equal(got, want) {
-				t.Fatalf("window %d (from end %v), window %d [%d, %d): not its items by bound", c.w, c.fromEnd, k, lo, hi)
-			}
-			moved = moved || !slices.Equal(want, plain.Edges[lo:hi])
-		}
-		if !moved {
-			t.Errorf("window %d: no window's order changed", c.w)
-		}
-	}
-	// -1 (balance: list): the whole list sorted by bound.
-	l := all()
-	if err := targetItems(o, &l, 0, gen.Class{TargetWindow: -1, TargetFromEnd: true}); err != nil {
-		t.Fatal(err)
-	}
-	want := slices.Clone(plain.Edges)
-	slices.SortStableFunc(want, func(a, b uint64) int { return cmp.Compare(bound(a), bound(b)) })
-	if !slices.Equal(l.Edges, want) {
-		t.Errorf("window -1: not the list by bound")
 	}
 }
 
