@@ -428,6 +428,9 @@ type classData struct {
 	// word; on the vertex merge 1 the next vertex's bounds, 2 a pipeline of
 	// three vertices (iter_vertex's vertex_prefetch).
 	Prefetch int
+	// Carry: target items of 16 bytes, the item and N+(v)'s word of the
+	// aligned copy (ir.ParamCarry; the class's _carry kernel writes them).
+	Carry bool
 
 	// One group per family, filled by its lowerer (gen/lower.go and the
 	// pair's file); the other families' groups stay zero.

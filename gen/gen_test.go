@@ -156,6 +156,15 @@ func checkOutput(t *testing.T, p ir.Plan, out *gen.Output) {
 				if _, ok := defined[c.Aligned.Copy.Kernel]; !ok || c.Aligned.Tile != int(c.Params[ir.ParamTile]) {
 					t.Errorf("%s: copy kernel %s not defined, or tile %d", who, c.Aligned.Copy.Kernel, c.Aligned.Tile)
 				}
+				// carry: a kernel writing the items of 16 bytes, where target items are taken
+				if carry := c.Params[ir.ParamCarry] == 1 && c.Target; carry != (c.Aligned.Carry != nil) {
+					t.Errorf("%s: class %s: carry %d, target %v, carry kernel %+v", who, c.Name, c.Params[ir.ParamCarry], c.Target, c.Aligned.Carry)
+				} else if carry {
+					wantKernels++
+					if _, ok := defined[c.Aligned.Carry.Kernel]; !ok {
+						t.Errorf("%s: carry kernel %s not defined", who, c.Aligned.Carry.Kernel)
+					}
+				}
 			}
 			if pivot := c.Pivot != nil; pivot != (c.Iterator == ir.IterPivot) || pivot && (m.Pivot == nil || m.Pivot.Index(vi, c.Slot) < 0) {
 				t.Errorf("%s: class %s: pivot %v, iterator %s, helpers %v", who, c.Name, c.Pivot != nil, c.Iterator, m.Pivot)
@@ -413,8 +422,11 @@ func TestSourceFor(t *testing.T) {
 			if c.Dense != nil { // dense rows: the class's rows kernel
 				want = append(want, c.Dense.Rows.Kernel)
 			}
-			if c.Aligned != nil { // the aligned copy's kernel
+			if c.Aligned != nil { // the aligned copy's kernel, and the carry kernel
 				want = append(want, c.Aligned.Copy.Kernel)
+				if c.Aligned.Carry != nil {
+					want = append(want, c.Aligned.Carry.Kernel)
+				}
 			}
 			if c.Radix != nil { // the wedge radix's phases after the first, c.Kernel
 				for _, h := range c.Radix.Phases[1:] {

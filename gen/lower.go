@@ -196,6 +196,14 @@ func lowerEdgeMerge(cd *classData, mc *Class, s ir.Strategy, t Target) {
 		if cd.Merge.Align == 0 {
 			cd.Prefetch = min(cd.Prefetch, 1)
 		}
+		if ir.Get(s, ir.ParamCarry) == 1 && cd.Merge.Align == 1 {
+			cd.Carry = true
+			mc.Aligned.Carry = &Helper{
+				Kernel: cd.Kernel + "_carry", Block: cd.Block,
+				Grid: Grid{ItemsPerBlock: cd.Block}, // a thread per item
+				Args: CarryArgs,
+			}
+		}
 	}
 }
 

@@ -186,7 +186,16 @@ const TargetLenBits = 24
 type AlignedLaunch struct {
 	Tile int    `json:"tile"`
 	Copy Helper `json:"copy"`
+	// Carry, with carry on, writes the class's items of 16 bytes (each
+	// target item and N+(v)'s word) once before the passes; the class then
+	// takes them as its list (CarryArgs).
+	Carry *Helper `json:"carry,omitempty"`
 }
+
+// CarryArgs are the arguments of an AlignedLaunch.Carry kernel: the
+// lists, the class's target items, the aligned copy (its words written)
+// and the items of 16 bytes it writes.
+var CarryArgs = []string{"adj u32*", "items u64*", "nitems u64", "aligned u64*", "wide u64*"}
 
 // AlignDegreeBits are the low bits of an aligned copy's word that hold
 // d+(v): out-degrees below 2^24 (a degree-ordered graph has

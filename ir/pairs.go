@@ -31,7 +31,7 @@ var pairTable = []struct {
 	{Pair{IterVertex, Hash}, []ParamSpec{specBuckets, specSlots, specOverflow, specScheme, specHop, specCTA}},
 	{Pair{IterVertex, Bitmap}, []ParamSpec{specBitmapBits, specBitmapShared, specWalkUnroll}},
 
-	{Pair{IterEdge, Merge}, []ParamSpec{specTile, specReverse, specMinBlocks, specResident, specAlign, specTarget, specBand, specPrefetch}},
+	{Pair{IterEdge, Merge}, []ParamSpec{specTile, specReverse, specMinBlocks, specResident, specAlign, specTarget, specBand, specCarry, specPrefetch}},
 	{Pair{IterEdge, MergePath}, nil},
 	{Pair{IterEdge, BinarySearch}, []ParamSpec{specLevels}},
 	{Pair{IterEdge, Hash}, []ParamSpec{specBuckets, specSlots, specOverflow, specScheme, specHop}},

@@ -128,6 +128,8 @@ const (
 	ParamTarget = "target"
 	// ParamBand: target items in bands of the CSR's positions (log2)
 	ParamBand = "band"
+	// ParamCarry: target items carry N+(v)'s word of the aligned copy
+	ParamCarry = "carry"
 	// ParamPrefetch: a thread's next items (target edges, vertices) read
 	// while it merges one
 	ParamPrefetch = "prefetch"
@@ -393,6 +395,15 @@ var specBand = ParamSpec{
 	Name: ParamBand, Default: 0, Min: 0, Max: 40, OmitDefault: true,
 	Source: "tcgen default: one band; bands of 2^21-2^23 measured 0.98-1.08x on the resident merge, and on the tile-4 merge of two Chung-Lu graphs 0.95-0.96x with 2^22, 0.97-1.02x with 2^21 (H200, docs/results/band-nvidia-h200/)",
 	Doc:    "0, or 10-40 with target: the items in bands of 2^band CSR positions (N+(u)'s place), the bands in order and each band's edges grouped by target, so the N+(u) suffixes of a band fit in L2 (2^21-2^23 entries, 8-32 MiB); ignored where target is (no id order, a local output); 0 = one band",
+}
+
+// specCarry: a thread's first tiles wait on a chain of four loads, its
+// item, v = adj[e], v's word of the aligned copy, then the tiles; an item
+// that carries the word takes two of them off the chain.
+var specCarry = ParamSpec{
+	Name: ParamCarry, Default: 0, Min: 0, Max: 1, Enum: []string{"off", "on"}, OmitDefault: true,
+	Source: "tcgen default: items of 8 bytes, the edge's position and the length of N+(u) after v, as target items were first laid out",
+	Doc:    "on, with target and align on: each target item also carries N+(v)'s word of the aligned copy (16 bytes an item, written on the device once before the passes), so a thread reads its item and then both lists' first tiles, without reading v and its word between",
 }
 
 // specPrefetch: an item's merge waits on a chain of loads before its

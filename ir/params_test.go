@@ -66,7 +66,7 @@ func TestParamsForPairs(t *testing.T) {
 		is   Intersection
 		want []string
 	}{
-		{IterEdge, Merge, []string{"tile", "reverse", "min_blocks", "resident", "align", "target", "band", "prefetch"}},
+		{IterEdge, Merge, []string{"tile", "reverse", "min_blocks", "resident", "align", "target", "band", "carry", "prefetch"}},
 		{IterVertex, Merge, []string{"tile", "min_blocks", "resident", "align", "prefetch"}},
 		{IterEdge, MergePath, nil},
 		{IterEdge, BinarySearch, []string{"levels"}},

@@ -461,6 +461,9 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 		if s.Params[ParamBand] != 0 && (s.Params[ParamTarget] != 1 || s.Params[ParamBand] < 10) {
 			add("band %d: bands order target items (needs target: 1) and hold 2^10 positions or more", s.Params[ParamBand])
 		}
+		if s.Params[ParamCarry] != 0 && (s.Params[ParamTarget] != 1 || s.Params[ParamAlign] != 1 || s.Params[ParamPrefetch] != 0) {
+			add("carry: target items carry N+(v)'s word of the aligned copy (needs target: 1 and align: 1, and no prefetch, which reads the word itself)")
+		}
 		if p := s.Params[ParamPrefetch]; p != 0 && s.Iterator == IterVertex && s.Params[ParamAlign] != 0 {
 			add("prefetch %d: reads the next vertices' bounds from the offsets (needs align: 0)", p)
 		} else if p != 0 && s.Iterator != IterVertex && (s.Params[ParamTarget] != 1 || p == 2 && s.Params[ParamAlign] != 1) {

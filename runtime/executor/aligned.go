@@ -22,6 +22,10 @@ type alignedLists struct {
 	words []uint64   // the per-vertex words, written at setup
 	bytes uint64     // the buffer: the words, then the padded lists
 	buf   gpu.Buffer // allocated at setup
+	// wide holds the items of 16 bytes of the classes with carry on
+	// (gen.AlignedLaunch.Carry), by slot; wideItems their counts.
+	wide      map[int]*gpu.Buffer
+	wideItems map[int]uint64
 }
 
 func newAligned(pl *planning, slots []int) (family, error) {
@@ -36,7 +40,14 @@ func newAligned(pl *planning, slots []int) (family, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &alignedLists{slots: slots, words: words, bytes: gen.AlignListsWord(uint64(len(words)))*8 + entries*4}, nil
+	f := &alignedLists{slots: slots, words: words, bytes: gen.AlignListsWord(uint64(len(words)))*8 + entries*4,
+		wide: map[int]*gpu.Buffer{}, wideItems: map[int]uint64{}}
+	for _, i := range slots {
+		if pl.classes[i].Aligned.Carry != nil && pl.lists[i].Count > 0 {
+			f.wide[i], f.wideItems[i] = new(gpu.Buffer), pl.lists[i].Count
+		}
+	}
+	return f, nil
 }
 
 // alignedWords lays out o's lists so that each spans as few tiles as its
@@ -78,7 +89,13 @@ func alignedWords(o *graph.Oriented, tiles []uint64) ([]uint64, uint64, error) {
 
 func (f *alignedLists) buffers() []bufferSpec {
 	// Zeroed: the lists' padding is read with their tiles (and masked).
-	return []bufferSpec{{name: "aligned lists", bytes: f.bytes, dst: &f.buf, zero: true}}
+	b := []bufferSpec{{name: "aligned lists", bytes: f.bytes, dst: &f.buf, zero: true}}
+	for _, i := range f.slots {
+		if dst := f.wide[i]; dst != nil {
+			b = append(b, bufferSpec{name: "items of 16 bytes", bytes: 16 * f.wideItems[i], dst: dst})
+		}
+	}
+	return b
 }
 
 // setup writes the words and copies the lists with the copy kernel of the
@@ -101,6 +118,35 @@ func (f *alignedLists) setup(pr *Prepared) error {
 			return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
 		}
 	}
+	for _, i := range f.slots {
+		if err := f.carry(pr, &pr.classes[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// carry gives a class with carry on (gen.AlignedLaunch.Carry) its items
+// of 16 bytes, each target item and N+(v)'s word, written by its carry
+// kernel from its list, which the class then no longer reads.
+func (f *alignedLists) carry(pr *Prepared, pc *prepClass) error {
+	wide := f.wide[pc.c.Slot]
+	if wide == nil {
+		return nil
+	}
+	if pc.list == nil || pc.items != f.wideItems[pc.c.Slot] {
+		return fmt.Errorf("plan %s: class %s carries N+(v)'s word in %d items, but its list holds %d", pr.name, pc.c.Name, f.wideItems[pc.c.Slot], pc.items)
+	}
+	h := pc.c.Aligned.Carry
+	fn, err := pr.mod.Function(h.Kernel)
+	if err != nil {
+		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
+	}
+	grid := h.Grid.Blocks(pc.items, pr.sms)
+	if err := fn.Launch(gpu.Dim3{X: grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(h.Block), Y: 1, Z: 1}, 0, pr.adj, pc.list, pc.items, f.buf, *wide); err != nil {
+		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
+	}
+	pc.list = *wide
 	return nil
 }
 

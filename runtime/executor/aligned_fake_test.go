@@ -55,3 +55,37 @@ func checkAligned(c gen.Class, off, adj *fakeBuf, n uint32, scratch any, words u
 	}
 	return nil
 }
+
+// launchCarry does what a carry kernel does (templates/iter_edge.cu.tmpl):
+// each target item, then N+(v)'s word of the aligned copy.
+func (d *fakeDevice) launchCarry(args []any) error {
+	if len(args) != len(gen.CarryArgs) {
+		return fmt.Errorf("carry: %d args, want %d", len(args), len(gen.CarryArgs))
+	}
+	adj, items, nitems, aligned, wide := args[0].(*fakeBuf), args[1].(*fakeBuf), args[2].(uint64), args[3].(*fakeBuf), args[4].(*fakeBuf)
+	if uint64(len(wide.data)) < 16*nitems || uint64(len(items.data)) < 8*nitems {
+		return fmt.Errorf("carry: %d items, %d bytes of items, %d of their wide form", nitems, len(items.data), len(wide.data))
+	}
+	base := d.base << gen.TargetLenBits
+	for i := range nitems {
+		it := items.u64(i)
+		binary.LittleEndian.PutUint64(wide.data[16*i:], it)
+		binary.LittleEndian.PutUint64(wide.data[16*i+8:], aligned.u64(uint64(adj.u32((it-base)>>gen.TargetLenBits))))
+	}
+	return nil
+}
+
+// checkCarried checks a carry class's items of 16 bytes: each second word
+// is N+(v)'s word of the aligned copy, v the target of the first's edge.
+func checkCarried(wide *fakeBuf, nitems, base uint64, adj, aligned *fakeBuf) error {
+	if uint64(len(wide.data)) < 16*nitems {
+		return fmt.Errorf("%d items in %d bytes, want 16 an item", nitems, len(wide.data))
+	}
+	for i := range nitems {
+		v := adj.u32((wide.u64(2*i) - base) >> gen.TargetLenBits)
+		if got, want := wide.u64(2*i+1), aligned.u64(uint64(v)); got != want {
+			return fmt.Errorf("item %d carries word %#x for vertex %d, whose word is %#x", i, got, v, want)
+		}
+	}
+	return nil
+}

@@ -128,8 +128,8 @@ func specPlans() []ir.Plan {
 		},
 		{ // edges grouped by target (targetitems.go): a subset of the edges in each class; N+(v) from the
 			// copy in the first two, the first on resident blocks reading its next items ahead (prefetch
-			// 2), the second the default's skew class in bands of 2^10 positions, the third in id order
-			// reading ahead without the copy (prefetch 1)
+			// 2), the second the default's skew class in bands of 2^10 positions, its items carrying
+			// N+(v)'s word (carry), the third in id order reading ahead without the copy (prefetch 1)
 			Prefix: "spec_target", Orientation: ir.OrientDegree, Relabel: true,
 			Classes: []ir.Class{
 				{Name: "short", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 4},
@@ -137,7 +137,7 @@ func specPlans() []ir.Plan {
 						Params: map[string]int64{ir.ParamTile: 8, ir.ParamReverse: 1, ir.ParamAlign: 1, ir.ParamTarget: 1, ir.ParamResident: 1, ir.ParamPrefetch: 2}}},
 				{Name: "mid", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 4, Hi: 8},
 					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
-						Params: map[string]int64{ir.ParamTile: 4, ir.ParamReverse: 1, ir.ParamAlign: 1, ir.ParamTarget: 1, ir.ParamBand: 10}}},
+						Params: map[string]int64{ir.ParamTile: 4, ir.ParamReverse: 1, ir.ParamAlign: 1, ir.ParamTarget: 1, ir.ParamBand: 10, ir.ParamCarry: 1}}},
 				{Name: "long", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 8},
 					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 256,
 						Params: map[string]int64{ir.ParamTile: 4, ir.ParamTarget: 1, ir.ParamPrefetch: 1}}},

@@ -41,6 +41,7 @@ type fakeDevice struct {
 	outputs map[string]ir.Output // the local output of each class kernel's plan (local_fake_test.go)
 	rowsFor map[string]gen.Class // dense rows kernels, by symbol, and their class (edge_bitmap_test.go)
 	copies  map[string]bool      // the aligned lists' copy kernels (aligned_fake_test.go)
+	carries map[string]bool      // the carry kernels of target items (aligned_fake_test.go)
 	slices  *gen.SliceHelpers    // bit-slice helpers (bitwise_test.go)
 	live    map[*fakeBuf]bool
 	allocs  int
@@ -96,7 +97,7 @@ func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, outputs: map[string]ir.Output{}, live: map[*fakeBuf]bool{}, srcSyms: map[string]bool{}, rowsFor: map[string]gen.Class{}, copies: map[string]bool{}}
+	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, outputs: map[string]ir.Output{}, live: map[*fakeBuf]bool{}, srcSyms: map[string]bool{}, rowsFor: map[string]gen.Class{}, copies: map[string]bool{}, carries: map[string]bool{}}
 	d.addPlan(t, out)
 	return d
 }
@@ -115,6 +116,9 @@ func (d *fakeDevice) addPlan(t *testing.T, out *gen.Output) {
 				}
 				if c.Kind == gen.KindAligned {
 					d.copies[c.Aligned.Copy.Kernel] = true
+					if c.Aligned.Carry != nil {
+						d.carries[c.Aligned.Carry.Kernel] = true
+					}
 				}
 			}
 		}
@@ -244,7 +248,7 @@ type fakeModule struct{ d *fakeDevice }
 func (m *fakeModule) Function(name string) (gpu.Function, error) {
 	defer m.d.lock()()
 	_, rows := m.d.rowsFor[name]
-	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.copies[name] && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && !isCheckKernel(name) && !isPartKernel(name) {
+	if _, ok := m.d.kernels[name]; !ok && !rows && !m.d.copies[name] && !m.d.carries[name] && !m.d.srcSyms[name] && !m.d.isSliceKernel(name) && !m.d.isPivotKernel(name) && !isCheckKernel(name) && !isPartKernel(name) {
 		return nil, fmt.Errorf("no kernel %s", name)
 	}
 	return &fakeFunc{d: m.d, name: name}, nil
@@ -383,6 +387,9 @@ func (f *fakeFunc) launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 	if f.d.copies[f.name] {
 		return launchCopy(args) // aligned_fake_test.go
 	}
+	if f.d.carries[f.name] {
+		return f.d.launchCarry(args) // aligned_fake_test.go
+	}
 	if ph, ok := f.d.phases[f.name]; ok {
 		return f.d.launchPhase(ph, grid, block, shared, args) // wedge_radix_fake_test.go
 	}
@@ -448,6 +455,12 @@ func (f *fakeFunc) launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 				base <<= gen.TargetLenBits
 			}
 			list = func(i uint64) uint64 { return b.u64(i) - base }
+			if c.Kind == gen.KindAligned && c.Aligned.Carry != nil { // 16 bytes an item: the item, N+(v)'s word
+				if err := checkCarried(b, nitems, base, adj, args[8].(*fakeBuf)); err != nil {
+					return fmt.Errorf("%s: %w", f.name, err)
+				}
+				list = func(i uint64) uint64 { return b.u64(2*i) - base }
+			}
 		}
 	} else if args[5].(uint64) != 0 {
 		return fmt.Errorf("list argument %v", args[5])

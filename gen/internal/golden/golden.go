@@ -74,6 +74,12 @@ func Specs() []ir.Plan {
 						Params: map[string]int64{ir.ParamResident: 1, ir.ParamPrefetch: 1}}},
 			},
 		},
+		{ // the small graphs' edge merge grouped by target, its items carrying N+(v)'s word (carry)
+			Prefix: "spec_carry", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
+				Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
+					Params: map[string]int64{ir.ParamTile: 8, ir.ParamReverse: 1, ir.ParamAlign: 1, ir.ParamTarget: 1, ir.ParamCarry: 1}}}},
+		},
 		{
 			Prefix: "spec_chunk", Orientation: ir.OrientID,
 			Classes: []ir.Class{{Name: "all", Select: ir.Selector{Key: ir.KeyOutDegree},
