@@ -82,7 +82,7 @@ func TestStoreImport(t *testing.T) {
 	path := filepath.Join(dir, "tuning.db")
 	recs := []string{"../../autotune/testdata/transfer-nvidia-h100.jsonl.gz", "../../autotune/testdata/transfer-nvidia-h200.jsonl.gz"}
 	code, out, errOut := runCLI(t, append([]string{"--store", path, "store", "import"}, recs...)...)
-	if code != 0 || !strings.Contains(out, "6342 measurements read, 6342 added") {
+	if code != 0 || !strings.Contains(out, "6452 measurements read, 6452 added") {
 		t.Fatalf("first import: exit %d, %q %q", code, out, errOut)
 	}
 	if code, out, _ := runCLI(t, append([]string{"--store", path, "store", "import"}, recs...)...); code != 0 || !strings.Contains(out, "0 added") {
