@@ -462,7 +462,7 @@ func validateStrategy(s Strategy, key Key, who string) []error {
 			add("band %d: bands order target items (needs target: 1) and hold 2^10 positions or more", s.Params[ParamBand])
 		}
 		if s.Params[ParamCarry] != 0 && (s.Params[ParamTarget] != 1 || s.Params[ParamAlign] != 1 || s.Params[ParamPrefetch] != 0) {
-			add("carry: target items carry N+(v)'s word of the aligned copy (needs target: 1 and align: 1, and no prefetch, which reads the word itself)")
+			add("carry %d: target items carry N+(v)'s word of the aligned copy; needs target: 1 and align: 1 and prefetch: 0, which reads the word itself (got target %d, align %d, prefetch %d)", s.Params[ParamCarry], s.Params[ParamTarget], s.Params[ParamAlign], s.Params[ParamPrefetch])
 		}
 		if p := s.Params[ParamPrefetch]; p != 0 && s.Iterator == IterVertex && s.Params[ParamAlign] != 0 {
 			add("prefetch %d: reads the next vertices' bounds from the offsets (needs align: 0)", p)

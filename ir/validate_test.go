@@ -400,6 +400,22 @@ func TestValidateTarget(t *testing.T) {
 			t.Errorf("target %d, band %d: %v; want refused", c[0], c[1], err)
 		}
 	}
+	// carry writes N+(v)'s word of the aligned copy into target items: not
+	// without either, not with prefetch, which reads the word itself.
+	carry := func(target, align, p int64) error {
+		pl := mk(align)
+		pl.Classes[0].Strategy.Params[ParamTarget], pl.Classes[0].Strategy.Params[ParamPrefetch] = target, p
+		pl.Classes[0].Strategy.Params[ParamCarry] = 1
+		return pl.Validate()
+	}
+	if err := carry(1, 1, 0); err != nil {
+		t.Errorf("carry with target and align on: %v", err)
+	}
+	for _, c := range [][3]int64{{0, 1, 0}, {1, 0, 0}, {1, 1, 1}} {
+		if err := carry(c[0], c[1], c[2]); err == nil || !strings.Contains(err.Error(), "carry 1") {
+			t.Errorf("carry with target %d, align %d, prefetch %d: %v; want refused", c[0], c[1], c[2], err)
+		}
+	}
 	// prefetch reads target items ahead; its second step reads the aligned copy's words.
 	prefetch := func(target, align, p int64) error {
 		pl := mk(align)

@@ -23,7 +23,9 @@ type alignedLists struct {
 	bytes uint64     // the buffer: the words, then the padded lists
 	buf   gpu.Buffer // allocated at setup
 	// wide holds the items of 16 bytes of the classes with carry on
-	// (gen.AlignedLaunch.Carry), by slot; wideItems their counts.
+	// (gen.AlignedLaunch.Carry), by class index; wideItems their counts.
+	// The 8-byte lists they are written from stay allocated: 24 bytes an
+	// item in all.
 	wide      map[int]*gpu.Buffer
 	wideItems map[int]uint64
 }
@@ -119,7 +121,7 @@ func (f *alignedLists) setup(pr *Prepared) error {
 		}
 	}
 	for _, i := range f.slots {
-		if err := f.carry(pr, &pr.classes[i]); err != nil {
+		if err := f.carry(pr, i); err != nil {
 			return err
 		}
 	}
@@ -129,13 +131,15 @@ func (f *alignedLists) setup(pr *Prepared) error {
 // carry gives a class with carry on (gen.AlignedLaunch.Carry) its items
 // of 16 bytes, each target item and N+(v)'s word, written by its carry
 // kernel from its list, which the class then no longer reads.
-func (f *alignedLists) carry(pr *Prepared, pc *prepClass) error {
-	wide := f.wide[pc.c.Slot]
-	if wide == nil {
+func (f *alignedLists) carry(pr *Prepared, i int) error {
+	pc := &pr.classes[i]
+	if pc.c.Aligned.Carry == nil || pc.items == 0 {
 		return nil
 	}
-	if pc.list == nil || pc.items != f.wideItems[pc.c.Slot] {
-		return fmt.Errorf("plan %s: class %s carries N+(v)'s word in %d items, but its list holds %d", pr.name, pc.c.Name, f.wideItems[pc.c.Slot], pc.items)
+	// Its kernel reads 16 bytes an item: a list of 8 must not reach it.
+	wide := f.wide[i]
+	if wide == nil || pc.list == nil || pc.items != f.wideItems[i] {
+		return fmt.Errorf("plan %s: class %s carries N+(v)'s word in %d items, but its list holds %d", pr.name, pc.c.Name, f.wideItems[i], pc.items)
 	}
 	h := pc.c.Aligned.Carry
 	fn, err := pr.mod.Function(h.Kernel)

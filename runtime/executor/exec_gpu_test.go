@@ -143,6 +143,18 @@ func specPlans() []ir.Plan {
 						Params: map[string]int64{ir.ParamTile: 4, ir.ParamTarget: 1, ir.ParamPrefetch: 1}}},
 			},
 		},
+		{ // the default's classes on an H200 that carry N+(v)'s word: the resident tile-8 merge and the
+			// tile-4 merge a block per 128 edges, on a subset of the edges each
+			Prefix: "spec_carry_resident", Orientation: ir.OrientDegree, Relabel: true,
+			Classes: []ir.Class{
+				{Name: "short", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 0, Hi: 6},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
+						Params: map[string]int64{ir.ParamTile: 8, ir.ParamReverse: 1, ir.ParamAlign: 1, ir.ParamTarget: 1, ir.ParamResident: 1, ir.ParamCarry: 1}}},
+				{Name: "long", Select: ir.Selector{Key: ir.KeyOutDegree, Lo: 6},
+					Strategy: ir.Strategy{Iterator: ir.IterEdge, Intersection: ir.Merge, Width: 1, Block: 128,
+						Params: map[string]int64{ir.ParamTile: 4, ir.ParamReverse: 1, ir.ParamAlign: 1, ir.ParamTarget: 1, ir.ParamCarry: 1}}},
+			},
+		},
 		{ // vertex merges reading the next vertices ahead (iter_vertex's vertex_prefetch) on a subset of
 			// the vertices each: the three-stage pipeline on resident blocks, the next bounds with groups
 			// of 4 lanes, each lane its own first v
