@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -202,11 +203,14 @@ func ParseYAML[T any](data []byte, name string, check func(*T) error) (*T, error
 func yamlMsg(err error, data []byte) string {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
-		parts := make([]string, len(te.Errors))
-		for i, e := range te.Errors {
+		var parts []string
+		for _, e := range te.Errors {
 			// A quoted value may hold line breaks of the input: escape them
-			// so the message stays one line.
-			parts[i] = plainTypeError(strings.ReplaceAll(strings.TrimPrefix(e, "yaml: "), "\n", `\n`))
+			// so the message stays one line. A value under an anchor is
+			// decoded again at each alias: say each message once.
+			if m := plainTypeError(strings.ReplaceAll(strings.TrimPrefix(e, "yaml: "), "\n", `\n`)); !slices.Contains(parts, m) {
+				parts = append(parts, m)
+			}
 		}
 		return strings.Join(parts, "; ")
 	}

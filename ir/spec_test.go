@@ -110,6 +110,16 @@ func TestGoldenPresets(t *testing.T) {
 	}
 }
 
+// TestParseErrorsOnce: a bad value under an anchor, decoded again at each
+// alias, is one message.
+func TestParseErrorsOnce(t *testing.T) {
+	data := "prefix: x\nclasses:\n  - name: a\n    params: &p {tile: wide}\n  - name: b\n    params: *p\n  - name: c\n    params: *p\n"
+	_, err := Parse([]byte(data), "a.yaml")
+	if want := "a.yaml: line 4: `wide` is not an integer (or too large)"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	cases := []struct {
 		name, data, want string
