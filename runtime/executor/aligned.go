@@ -23,11 +23,15 @@ type alignedLists struct {
 	bytes uint64     // the buffer: the words, then the padded lists
 	buf   gpu.Buffer // allocated at setup
 	// wide holds the items of 16 bytes of the classes with carry on
-	// (gen.AlignedLaunch.Carry), by class index; wideItems their counts.
-	// The 8-byte lists they are written from stay allocated: 24 bytes an
-	// item in all.
-	wide      map[int]*gpu.Buffer
-	wideItems map[int]uint64
+	// (gen.AlignedLaunch.Carry), by class index. The 8-byte lists they are
+	// written from stay allocated: 24 bytes an item in all.
+	wide map[int]*wideItems
+}
+
+// wideItems is a carry class's items of 16 bytes: n of them in buf.
+type wideItems struct {
+	n   uint64
+	buf gpu.Buffer
 }
 
 func newAligned(pl *planning, slots []int) (family, error) {
@@ -43,10 +47,10 @@ func newAligned(pl *planning, slots []int) (family, error) {
 		return nil, err
 	}
 	f := &alignedLists{slots: slots, words: words, bytes: gen.AlignListsWord(uint64(len(words)))*8 + entries*4,
-		wide: map[int]*gpu.Buffer{}, wideItems: map[int]uint64{}}
+		wide: map[int]*wideItems{}}
 	for _, i := range slots {
 		if pl.classes[i].Aligned.Carry != nil && pl.lists[i].Count > 0 {
-			f.wide[i], f.wideItems[i] = new(gpu.Buffer), pl.lists[i].Count
+			f.wide[i] = &wideItems{n: pl.lists[i].Count}
 		}
 	}
 	return f, nil
@@ -93,8 +97,8 @@ func (f *alignedLists) buffers() []bufferSpec {
 	// Zeroed: the lists' padding is read with their tiles (and masked).
 	b := []bufferSpec{{name: "aligned lists", bytes: f.bytes, dst: &f.buf, zero: true}}
 	for _, i := range f.slots {
-		if dst := f.wide[i]; dst != nil {
-			b = append(b, bufferSpec{name: "items of 16 bytes", bytes: 16 * f.wideItems[i], dst: dst})
+		if w := f.wide[i]; w != nil {
+			b = append(b, bufferSpec{name: "items of 16 bytes", bytes: 16 * w.n, dst: &w.buf})
 		}
 	}
 	return b
@@ -110,15 +114,8 @@ func (f *alignedLists) setup(pr *Prepared) error {
 		return fmt.Errorf("plan %s: writing the aligned lists' words: %w", pr.name, err)
 	}
 	f.words = nil
-	h := pr.classes[f.slots[0]].c.Aligned.Copy
-	fn, err := pr.mod.Function(h.Kernel)
-	if err != nil {
-		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
-	}
-	if grid := h.Grid.Blocks(uint64(pr.n), pr.sms); grid > 0 {
-		if err := fn.Launch(gpu.Dim3{X: grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(h.Block), Y: 1, Z: 1}, 0, pr.off, pr.adj, pr.n, f.buf); err != nil {
-			return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
-		}
+	if err := pr.launchHelper(pr.classes[f.slots[0]].c.Aligned.Copy, uint64(pr.n), pr.off, pr.adj, pr.n, f.buf); err != nil {
+		return err
 	}
 	for _, i := range f.slots {
 		if err := f.carry(pr, i); err != nil {
@@ -137,20 +134,30 @@ func (f *alignedLists) carry(pr *Prepared, i int) error {
 		return nil
 	}
 	// Its kernel reads 16 bytes an item: a list of 8 must not reach it.
-	wide := f.wide[i]
-	if wide == nil || pc.list == nil || pc.items != f.wideItems[i] {
-		return fmt.Errorf("plan %s: class %s carries N+(v)'s word in %d items, but its list holds %d", pr.name, pc.c.Name, f.wideItems[i], pc.items)
+	w := f.wide[i]
+	if w == nil || pc.list == nil || pc.items != w.n {
+		return fmt.Errorf("plan %s: class %s carries N+(v)'s word, but its %d items have no list of 16 bytes", pr.name, pc.c.Name, pc.items)
 	}
-	h := pc.c.Aligned.Carry
+	if err := pr.launchHelper(*pc.c.Aligned.Carry, pc.items, pr.adj, pc.list, pc.items, f.buf, w.buf); err != nil {
+		return err
+	}
+	pc.list = w.buf
+	return nil
+}
+
+// launchHelper launches helper kernel h, untimed, on a grid for items.
+func (pr *Prepared) launchHelper(h gen.Helper, items uint64, args ...any) error {
+	grid := h.Grid.Blocks(items, pr.sms)
+	if grid == 0 {
+		return nil
+	}
 	fn, err := pr.mod.Function(h.Kernel)
+	if err == nil {
+		err = fn.Launch(gpu.Dim3{X: grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(h.Block), Y: 1, Z: 1}, 0, args...)
+	}
 	if err != nil {
 		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
 	}
-	grid := h.Grid.Blocks(pc.items, pr.sms)
-	if err := fn.Launch(gpu.Dim3{X: grid, Y: 1, Z: 1}, gpu.Dim3{X: uint32(h.Block), Y: 1, Z: 1}, 0, pr.adj, pc.list, pc.items, f.buf, *wide); err != nil {
-		return fmt.Errorf("plan %s: kernel %s: %w", pr.name, h.Kernel, err)
-	}
-	pc.list = *wide
 	return nil
 }
 
