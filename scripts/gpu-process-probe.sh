@@ -10,7 +10,7 @@
 # interleaved rounds.
 # DATASETS: a folder holding the graph and MANIFEST.tsv (default
 # .gpu/datasets). Results: $OUT/probe.tsv, $OUT/peers-e2e.tsv.
-#   OUT=out [ROUNDS=8] [BASE_ENV="K=V"] bash scripts/gpu-process-probe.sh
+#   OUT=out [ROUNDS=8] [BASE_ENV="K=V"] [VARIANTS="name:K=V ..."] bash scripts/gpu-process-probe.sh
 set -u
 tar xzf .gpu/bundle.tgz -C .gpu
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
@@ -30,6 +30,9 @@ nv=/usr/local/cuda/lib64/libnvrtc.so.13
 [ -f $nv ] || nv=libnvrtc.so.13
 # floor-release-quick: released, then _exit (no atexit handlers), as Go's os.Exit leaves.
 labels=("floor=$W/floor" "floor-release=$W/floor release" "floor-release-quick=$W/floor release quick-exit" "floor-nvrtc=NVRTC=$nv $W/floor parallel-nvrtc" "new=$T $C" "new-repeat2=$T $C --repeat 2")
+# VARIANTS="name:K=V ...": this tree's count again with K=V in its
+# environment, one label a word (an experiment's switch).
+for v in ${VARIANTS:-}; do labels+=("${v%%:*}=${v#*:} $T $C"); done
 # make bundle BASE=<commit>; BASE_ENV: environment words for it (K=V ...).
 [ -x "$B" ] && labels+=("base=${BASE_ENV:-} $B $C" "base-repeat2=${BASE_ENV:-} $B $C --repeat 2")
 # The peers' whole processes (peers.py --e2e, one count each), then the same
