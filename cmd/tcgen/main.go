@@ -127,6 +127,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if gpuCount(args) {
 		// The driver's start beside the command line's and the plan's
 		// parsing: count's own cuda.Start finds it done (or reports why not).
+		// A cgo build has started it before the runtime (early_cgo.go); this
+		// call then waits for that one.
 		go func() { _ = cuda.Init() }()
 	}
 
