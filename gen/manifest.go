@@ -193,9 +193,26 @@ type AlignedLaunch struct {
 }
 
 // CarryArgs are the arguments of an AlignedLaunch.Carry kernel: the
-// lists, the class's target items, the aligned copy (its words written)
-// and the items of 16 bytes it writes.
-var CarryArgs = []string{"adj u32*", "items u64*", "nitems u64", "aligned u64*", "wide u64*"}
+// lists, the buffer of the class's items (16 bytes an item, its 8-byte
+// items in the second half, written over in place), their number, the
+// aligned copy (its words written) and the items [lo, hi) of one launch
+// (CarryRounds).
+var CarryArgs = []string{"adj u32*", "wide u64*", "nitems u64", "aligned u64*", "lo u64", "hi u64"}
+
+// CarryRounds are the launches of a carry kernel over n items, as
+// [lo, hi) pairs: each writes only words of items read by an earlier
+// launch, or of the thread's own item. Item i reads word n+i and writes
+// words 2i and 2i+1, so a launch from lo may take up to half of what is
+// left; about log2(n)+1 launches.
+func CarryRounds(n uint64) [][2]uint64 {
+	var r [][2]uint64
+	for lo := uint64(0); lo < n; {
+		hi := lo + max(1, (n-lo)/2)
+		r = append(r, [2]uint64{lo, hi})
+		lo = hi
+	}
+	return r
+}
 
 // AlignDegreeBits are the low bits of an aligned copy's word that hold
 // d+(v): out-degrees below 2^24 (a degree-ordered graph has

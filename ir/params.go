@@ -403,7 +403,7 @@ var specBand = ParamSpec{
 var specCarry = ParamSpec{
 	Name: ParamCarry, Default: 0, Min: 0, Max: 1, Enum: []string{"off", "on"}, OmitDefault: true,
 	Source: "tcgen default: items of 8 bytes, the edge's position and the length of N+(u) after v, as target items were first laid out",
-	Doc:    "on, with target and align on and no prefetch: each target item also carries N+(v)'s word of the aligned copy (items of 16 bytes, written on the device once before the passes beside the 8-byte list: 24 bytes an item of device memory), so a thread reads its item and then both lists' first tiles, without reading v and its word between; ignored where target is (no id order, a local output)",
+	Doc:    "on, with target and align on and no prefetch: each target item also carries N+(v)'s word of the aligned copy (items of 16 bytes in place of 8: the 8-byte list is uploaded into the second half of the items' buffer and widened in place on the device once before the passes), so a thread reads its item and then both lists' first tiles, without reading v and its word between; ignored where target is (no id order, a local output)",
 }
 
 // specPrefetch: an item's merge waits on a chain of loads before its

@@ -156,13 +156,17 @@ __device__ __forceinline__ u64 edge(const u32* __restrict__ adj, u64 a0, u64 a1,
 
 // tc_spec_carry_d1bfbbf2_c0_carry writes the class's items of 16 bytes, each target item
 // and N+(v)'s word of the aligned copy, once before the passes (runtime:
-// Class.Aligned.Carry), so a thread's merge waits on its item alone.
+// Class.Aligned.Carry), so a thread's merge waits on its item alone. In
+// place: the 8-byte items sit in the buffer's second half (from word
+// nitems); a launch takes items [lo, hi), which the runtime picks so that
+// its writes reach only items read before it, or a thread's own.
 extern "C" __global__ void __launch_bounds__(BLOCK)
-tc_spec_carry_d1bfbbf2_c0_carry(const u32* __restrict__ adj, const u64* __restrict__ items, u64 nitems, const u64* __restrict__ aligned, u64* __restrict__ wide) {
-  for (u64 i = (u64)blockIdx.x * BLOCK + threadIdx.x; i < nitems; i += (u64)gridDim.x * BLOCK) {
-    const u64 it = items[i];
+tc_spec_carry_d1bfbbf2_c0_carry(const u32* __restrict__ adj, u64* wide, u64 nitems, const u64* __restrict__ aligned, u64 lo, u64 hi) {
+  for (u64 i = lo + (u64)blockIdx.x * BLOCK + threadIdx.x; i < hi; i += (u64)gridDim.x * BLOCK) {
+    const u64 it = wide[nitems + i];
+    const u64 w = aligned[adj[it >> 24]];
     wide[2 * i] = it;
-    wide[2 * i + 1] = aligned[adj[it >> 24]];
+    wide[2 * i + 1] = w;
   }
 }
 

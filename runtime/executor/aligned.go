@@ -22,16 +22,14 @@ type alignedLists struct {
 	words []uint64   // the per-vertex words, written at setup
 	bytes uint64     // the buffer: the words, then the padded lists
 	buf   gpu.Buffer // allocated at setup
-	// wide holds the items of 16 bytes of the classes with carry on
-	// (gen.AlignedLaunch.Carry), by class index. The 8-byte lists they are
-	// written from stay allocated: 24 bytes an item in all.
-	wide map[int]*wideItems
 }
 
-// wideItems is a carry class's items of 16 bytes: n of them in buf.
-type wideItems struct {
-	n   uint64
-	buf gpu.Buffer
+// carries says whether class c takes items of 16 bytes (the item and
+// N+(v)'s word, gen.AlignedLaunch.Carry): its work list is allocated at 16
+// bytes an item, the 8-byte items uploaded into its second half and
+// widened in place by the carry kernel at setup (alignedLists.carry).
+func carries(c gen.Class) bool {
+	return c.Kind == gen.KindAligned && c.Aligned != nil && c.Aligned.Carry != nil
 }
 
 func newAligned(pl *planning, slots []int) (family, error) {
@@ -46,14 +44,7 @@ func newAligned(pl *planning, slots []int) (family, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &alignedLists{slots: slots, words: words, bytes: gen.AlignListsWord(uint64(len(words)))*8 + entries*4,
-		wide: map[int]*wideItems{}}
-	for _, i := range slots {
-		if pl.classes[i].Aligned.Carry != nil && pl.lists[i].Count > 0 {
-			f.wide[i] = &wideItems{n: pl.lists[i].Count}
-		}
-	}
-	return f, nil
+	return &alignedLists{slots: slots, words: words, bytes: gen.AlignListsWord(uint64(len(words)))*8 + entries*4}, nil
 }
 
 // alignedWords lays out o's lists so that each spans as few tiles as its
@@ -95,13 +86,7 @@ func alignedWords(o *graph.Oriented, tiles []uint64) ([]uint64, uint64, error) {
 
 func (f *alignedLists) buffers() []bufferSpec {
 	// Zeroed: the lists' padding is read with their tiles (and masked).
-	b := []bufferSpec{{name: "aligned lists", bytes: f.bytes, dst: &f.buf, zero: true}}
-	for _, i := range f.slots {
-		if w := f.wide[i]; w != nil {
-			b = append(b, bufferSpec{name: "items of 16 bytes", bytes: 16 * w.n, dst: &w.buf})
-		}
-	}
-	return b
+	return []bufferSpec{{name: "aligned lists", bytes: f.bytes, dst: &f.buf, zero: true}}
 }
 
 // setup writes the words and copies the lists with the copy kernel of the
@@ -125,23 +110,23 @@ func (f *alignedLists) setup(pr *Prepared) error {
 	return nil
 }
 
-// carry gives a class with carry on (gen.AlignedLaunch.Carry) its items
-// of 16 bytes, each target item and N+(v)'s word, written by its carry
-// kernel from its list, which the class then no longer reads.
+// carry widens a carry class's items in place (carries): each target
+// item and N+(v)'s word, written by its carry kernel over the launches of
+// gen.CarryRounds from the 8-byte items in the list's second half.
 func (f *alignedLists) carry(pr *Prepared, i int) error {
 	pc := &pr.classes[i]
-	if pc.c.Aligned.Carry == nil || pc.items == 0 {
+	if !carries(pc.c) || pc.items == 0 {
 		return nil
 	}
 	// Its kernel reads 16 bytes an item: a list of 8 must not reach it.
-	w := f.wide[i]
-	if w == nil || pc.list == nil || pc.items != w.n {
+	if pc.list == nil || pc.list.Size() < 16*pc.items {
 		return fmt.Errorf("plan %s: class %s carries N+(v)'s word, but its %d items have no list of 16 bytes", pr.name, pc.c.Name, pc.items)
 	}
-	if err := pr.launchHelper(*pc.c.Aligned.Carry, pc.items, pr.adj, pc.list, pc.items, f.buf, w.buf); err != nil {
-		return err
+	for _, r := range gen.CarryRounds(pc.items) {
+		if err := pr.launchHelper(*pc.c.Aligned.Carry, r[1]-r[0], pr.adj, pc.list, pc.items, f.buf, r[0], r[1]); err != nil {
+			return err
+		}
 	}
-	pc.list = w.buf
 	return nil
 }
 

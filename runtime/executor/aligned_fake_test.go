@@ -56,22 +56,38 @@ func checkAligned(c gen.Class, off, adj *fakeBuf, n uint32, scratch any, words u
 	return nil
 }
 
-// launchCarry does what a carry kernel does (templates/iter_edge.cu.tmpl):
-// each target item, then N+(v)'s word of the aligned copy.
+// launchCarry does what a carry kernel's launch does
+// (templates/iter_edge.cu.tmpl): items [lo, hi) of the 8-byte items in the
+// list's second half (word nitems+i) become 16 bytes (words 2i, 2i+1),
+// the item and N+(v)'s word of the aligned copy. The launches must take
+// the items in order, and no thread may write over another's item not
+// yet read (threads run in any order on a GPU).
 func (d *fakeDevice) launchCarry(args []any) error {
 	if len(args) != len(gen.CarryArgs) {
 		return fmt.Errorf("carry: %d args, want %d", len(args), len(gen.CarryArgs))
 	}
-	adj, items, nitems, aligned, wide := args[0].(*fakeBuf), args[1].(*fakeBuf), args[2].(uint64), args[3].(*fakeBuf), args[4].(*fakeBuf)
-	if uint64(len(wide.data)) < 16*nitems || uint64(len(items.data)) < 8*nitems {
-		return fmt.Errorf("carry: %d items, %d bytes of items, %d of their wide form", nitems, len(items.data), len(wide.data))
+	adj, wide, nitems, aligned, lo, hi := args[0].(*fakeBuf), args[1].(*fakeBuf), args[2].(uint64), args[3].(*fakeBuf), args[4].(uint64), args[5].(uint64)
+	if uint64(len(wide.data)) < 16*nitems || lo >= hi || hi > nitems {
+		return fmt.Errorf("carry: items [%d, %d) of %d in %d bytes", lo, hi, nitems, len(wide.data))
+	}
+	if d.carried[wide] != lo {
+		return fmt.Errorf("carry: items [%d, %d) after %d widened", lo, hi, d.carried[wide])
+	}
+	for i := lo; i < hi; i++ {
+		for _, w := range []uint64{2 * i, 2*i + 1} {
+			if j := w - nitems; w >= nitems && j >= lo && j != i {
+				return fmt.Errorf("carry: items [%d, %d): item %d writes over item %d, not read before the launch", lo, hi, i, j)
+			}
+		}
 	}
 	base := d.base << gen.TargetLenBits
-	for i := range nitems {
-		it := items.u64(i)
+	for i := lo; i < hi; i++ {
+		it := wide.u64(nitems + i)
+		word := aligned.u64(uint64(adj.u32((it - base) >> gen.TargetLenBits)))
 		binary.LittleEndian.PutUint64(wide.data[16*i:], it)
-		binary.LittleEndian.PutUint64(wide.data[16*i+8:], aligned.u64(uint64(adj.u32((it-base)>>gen.TargetLenBits))))
+		binary.LittleEndian.PutUint64(wide.data[16*i+8:], word)
 	}
+	d.carried[wide] = hi
 	return nil
 }
 

@@ -42,6 +42,7 @@ type fakeDevice struct {
 	rowsFor map[string]gen.Class // dense rows kernels, by symbol, and their class (edge_bitmap_test.go)
 	copies  map[string]bool      // the aligned lists' copy kernels (aligned_fake_test.go)
 	carries map[string]bool      // the carry kernels of target items (aligned_fake_test.go)
+	carried map[*fakeBuf]uint64  // items a carry kernel has widened, by list (aligned_fake_test.go)
 	slices  *gen.SliceHelpers    // bit-slice helpers (bitwise_test.go)
 	live    map[*fakeBuf]bool
 	allocs  int
@@ -97,7 +98,7 @@ func newFakeDevice(t *testing.T, p ir.Plan, mem uint64) *fakeDevice {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, outputs: map[string]ir.Output{}, live: map[*fakeBuf]bool{}, srcSyms: map[string]bool{}, rowsFor: map[string]gen.Class{}, copies: map[string]bool{}, carries: map[string]bool{}}
+	d := &fakeDevice{mem: mem, kernels: map[string]gen.Class{}, outputs: map[string]ir.Output{}, live: map[*fakeBuf]bool{}, srcSyms: map[string]bool{}, rowsFor: map[string]gen.Class{}, copies: map[string]bool{}, carries: map[string]bool{}, carried: map[*fakeBuf]uint64{}}
 	d.addPlan(t, out)
 	return d
 }
@@ -456,6 +457,9 @@ func (f *fakeFunc) launch(grid, block gpu.Dim3, shared uint32, args ...any) erro
 			}
 			list = func(i uint64) uint64 { return b.u64(i) - base }
 			if c.Kind == gen.KindAligned && c.Aligned.Carry != nil { // 16 bytes an item: the item, N+(v)'s word
+				if got := f.d.carried[b]; got != nitems {
+					return fmt.Errorf("%s: %d of its %d items widened", f.name, got, nitems)
+				}
 				if err := checkCarried(b, nitems, base, adj, args[8].(*fakeBuf)); err != nil {
 					return fmt.Errorf("%s: %w", f.name, err)
 				}

@@ -87,7 +87,11 @@ func (pr *Prepared) commonBuffers(needSrc bool, lists []WorkList, ck *graph.AdjC
 	}
 	for i := range pr.classes {
 		if l := &lists[i]; l.Bytes() > 0 { // not skipped, not every item, some items
-			b = append(b, bufferSpec{name: "work list of class " + pr.classes[i].c.Name, bytes: l.Bytes(), dst: &pr.classes[i].list})
+			bytes := l.Bytes()
+			if carries(pr.classes[i].c) {
+				bytes *= 2 // widened in place at setup (aligned.go)
+			}
+			b = append(b, bufferSpec{name: "work list of class " + pr.classes[i].c.Name, bytes: bytes, dst: &pr.classes[i].list})
 		}
 	}
 	if ck != nil {
