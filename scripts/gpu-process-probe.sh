@@ -9,8 +9,9 @@
 # same graph (.peers, peers.py --e2e, then their commands again), ROUNDS
 # interleaved rounds.
 # DATASETS: a folder holding the graph and MANIFEST.tsv (default
-# .gpu/datasets). Results: $OUT/probe.tsv, $OUT/peers-e2e.tsv.
-#   OUT=out [ROUNDS=8] [BASE_ENV="K=V"] [VARIANTS="name:K=V ..."] bash scripts/gpu-process-probe.sh
+# .gpu/datasets). Results: $OUT/probe.tsv, $OUT/peers-e2e.tsv, tcgen's
+# reports in $OUT/reports.jsonl.
+#   OUT=out [ROUNDS=8] [BASE_ENV="K=V"] [VARIANTS="name:K=V[,K2=V2] ..."] bash scripts/gpu-process-probe.sh
 set -u
 tar xzf .gpu/bundle.tgz -C .gpu
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
@@ -30,9 +31,9 @@ nv=/usr/local/cuda/lib64/libnvrtc.so.13
 [ -f $nv ] || nv=libnvrtc.so.13
 # floor-release-quick: released, then _exit (no atexit handlers), as Go's os.Exit leaves.
 labels=("floor=$W/floor" "floor-release=$W/floor release" "floor-release-quick=$W/floor release quick-exit" "floor-nvrtc=NVRTC=$nv $W/floor parallel-nvrtc" "new=$T $C" "new-repeat2=$T $C --repeat 2")
-# VARIANTS="name:K=V ...": this tree's count again with K=V in its
-# environment, one label a word (an experiment's switch).
-for v in ${VARIANTS:-}; do labels+=("${v%%:*}=${v#*:} $T $C"); done
+# VARIANTS="name:K=V[,K2=V2] ...": this tree's count again with K=V (and
+# K2=V2) in its environment, one label a word (an experiment's switch).
+for v in ${VARIANTS:-}; do e=${v#*:}; labels+=("${v%%:*}=${e//,/ } $T $C"); done
 # make bundle BASE=<commit>; BASE_ENV: environment words for it (K=V ...).
 [ -x "$B" ] && labels+=("base=${BASE_ENV:-} $B $C" "base-repeat2=${BASE_ENV:-} $B $C --repeat 2")
 # The peers' whole processes (peers.py --e2e, one count each), then the same
@@ -45,7 +46,7 @@ if [ -d .peers ]; then
     [ -f "$lf" ] && labels+=("peer-$(basename "$lf" -e2e.log)=$(head -1 "$lf" | sed 's/^\$ //')")
   done
 fi
-python3 scripts/process-probe.py "${ROUNDS:-8}" "${labels[@]}" > "$OUT/probe.tsv"
+PROBE_JSONL=$OUT/reports.jsonl python3 scripts/process-probe.py "${ROUNDS:-8}" "${labels[@]}" > "$OUT/probe.tsv"
 python3 - "$OUT/probe.tsv" <<'PY'
 import csv, sys, statistics as st, collections
 d = collections.defaultdict(list)

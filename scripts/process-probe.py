@@ -4,7 +4,8 @@ command, ROUNDS interleaved runs, each timed at launch, at the last byte it
 wrote to stdout and at its exit (the kernel's teardown of its memory, files
 and GPU context comes after its last write). Prints a row per run: label,
 ms to the last output byte, ms from there to the exit, the total, and
-total_ms / context_ms / release_ms from a tcgen --json output.
+total_ms / context_ms / release_ms from a tcgen --json output (PROBE_JSONL=FILE:
+every such output whole, a line each).
 
 Usage: process-probe.py ROUNDS LABEL=COMMAND... (COMMAND split on spaces;
 ENV=VAL words before the program set its environment)."""
@@ -49,4 +50,7 @@ for r in range(rounds):
         if isinstance(j, dict):
             total, ctx = "%.1f" % j.get("total_ms", 0), "%.1f" % j.get("context_ms", 0)
             rel = "%.1f" % j.get("release_ms", 0)
+            if os.environ.get("PROBE_JSONL"):  # every tcgen report whole, for its phases
+                with open(os.environ["PROBE_JSONL"], "a") as f:
+                    f.write(json.dumps({"label": label, "round": r, "report": j}) + "\n")
         print("%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%d" % (label, r, (last - t0) * 1e3, (t1 - last) * 1e3, (t1 - t0) * 1e3, total, ctx, rel, rc), flush=True)

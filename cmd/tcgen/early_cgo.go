@@ -36,11 +36,17 @@ static void *tcgen_cuinit(void *arg) {
 }
 
 // tcgen_early runs before the Go runtime starts (glibc passes a
-// constructor the arguments): for a GPU count it starts the driver's
-// cuInit, about 100 ms, on a thread of its own, some milliseconds sooner
-// than main's goroutine could.
+// constructor the arguments). Every tcgen context gets one work queue
+// (CUDA_DEVICE_MAX_CONNECTIONS, default 8; a value the user set stays):
+// tcgen launches its work on one stream at a time, and on an H200 the
+// context was then made 47 ms sooner and released 36 ms sooner, with the
+// same pass times, partitioned counts included (docs/performance.md, "End
+// to end"). The driver reads C's environment; Go's own copy does not see
+// this. For a GPU count it then starts the driver's cuInit, about 100 ms,
+// on a thread of its own, some milliseconds sooner than main could.
 __attribute__((constructor)) static void tcgen_early(int argc, char **argv, char **envp) {
 	(void)envp;
+	setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
 	if (argc < 2 || argv == NULL || !tcgen_gpu_count(argc, argv)) return;
 	pthread_attr_t attr;
 	pthread_t t;
@@ -51,6 +57,7 @@ __attribute__((constructor)) static void tcgen_early(int argc, char **argv, char
 }
 
 static int tcgen_gpu_count_of(int argc, char **argv) { return tcgen_gpu_count(argc, argv); }
+static const char *tcgen_connections(void) { return getenv("CUDA_DEVICE_MAX_CONNECTIONS"); }
 */
 import "C"
 
@@ -70,4 +77,13 @@ func earlyGPUCount(args []string) bool {
 		}
 	}()
 	return C.tcgen_gpu_count_of(C.int(len(args)+1), &argv[0]) != 0
+}
+
+// driverConnections is CUDA_DEVICE_MAX_CONNECTIONS as the driver reads it
+// (C's environment, which the constructor sets).
+func driverConnections() string {
+	if p := C.tcgen_connections(); p != nil {
+		return C.GoString(p)
+	}
+	return ""
 }

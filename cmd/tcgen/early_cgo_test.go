@@ -2,7 +2,10 @@
 
 package main
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 // TestEarlyGPUCount: the C constructor that starts cuInit before the Go
 // runtime decides as gpuCount does.
@@ -25,5 +28,17 @@ func TestEarlyGPUCount(t *testing.T) {
 		if got, want := earlyGPUCount(args), gpuCount(args); got != want {
 			t.Errorf("%q: the constructor says %v, gpuCount %v", args, got, want)
 		}
+	}
+}
+
+// TestDriverConnections: the driver sees one work queue a context, or the
+// user's own value.
+func TestDriverConnections(t *testing.T) {
+	want := "1"
+	if v, ok := os.LookupEnv("CUDA_DEVICE_MAX_CONNECTIONS"); ok {
+		want = v
+	}
+	if got := driverConnections(); got != want {
+		t.Errorf("CUDA_DEVICE_MAX_CONNECTIONS is %q in C's environment, want %q", got, want)
 	}
 }
