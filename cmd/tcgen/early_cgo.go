@@ -38,15 +38,19 @@ static void *tcgen_cuinit(void *arg) {
 // tcgen_early runs before the Go runtime starts (glibc passes a
 // constructor the arguments). Every tcgen context gets one work queue
 // (CUDA_DEVICE_MAX_CONNECTIONS, default 8; a value the user set stays):
-// tcgen launches its work on one stream at a time, and on an H200 the
-// context was then made 47 ms sooner and released 36 ms sooner, with the
-// same pass times, partitioned counts included (docs/performance.md, "End
-// to end"). The driver reads C's environment; Go's own copy does not see
-// this. For a GPU count it then starts the driver's cuInit, about 100 ms,
-// on a thread of its own, some milliseconds sooner than main could.
+// tcgen launches its work on one stream at a time (but for a partitioned
+// count's copy and compute streams, which then share the queue), and on an
+// H200 the context was then made 47 ms sooner and released 36 ms sooner,
+// with the same pass times, partitioned counts included
+// (docs/performance.md, "End to end"). The driver reads C's environment;
+// Go's own copy does not see this. For a GPU count it then starts the
+// driver's cuInit, about 100 ms, on a thread of its own, some milliseconds
+// sooner than main could.
 __attribute__((constructor)) static void tcgen_early(int argc, char **argv, char **envp) {
 	(void)envp;
 	setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
+#ifdef __GLIBC__
+	// Only glibc passes a constructor the arguments (musl passes none).
 	if (argc < 2 || argv == NULL || !tcgen_gpu_count(argc, argv)) return;
 	pthread_attr_t attr;
 	pthread_t t;
@@ -54,6 +58,10 @@ __attribute__((constructor)) static void tcgen_early(int argc, char **argv, char
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_create(&t, &attr, tcgen_cuinit, NULL);
 	pthread_attr_destroy(&attr);
+#else
+	(void)argc;
+	(void)argv;
+#endif
 }
 
 static int tcgen_gpu_count_of(int argc, char **argv) { return tcgen_gpu_count(argc, argv); }
