@@ -17,12 +17,8 @@ func TestCarryRounds(t *testing.T) {
 			if lo != next || hi <= lo || hi > n {
 				t.Fatalf("n %d: launch [%d, %d) after %d", n, lo, hi, next)
 			}
-			for i := lo; i < hi; i++ {
-				for _, w := range []uint64{2 * i, 2*i + 1} {
-					if j := w - n; w >= n && j >= lo && j != i {
-						t.Fatalf("n %d: launch [%d, %d): item %d writes over item %d", n, lo, hi, i, j)
-					}
-				}
+			if i, j, bad := CarryOverwrite(n, lo, hi); bad {
+				t.Fatalf("n %d: launch [%d, %d): item %d writes over item %d", n, lo, hi, i, j)
 			}
 			next = hi
 		}
@@ -32,6 +28,10 @@ func TestCarryRounds(t *testing.T) {
 		if n > 1 && len(rounds) > bits.Len64(n)+1 {
 			t.Errorf("n %d: %d launches, more than log2(n)+1", n, len(rounds))
 		}
+	}
+	// A launch of more than half of what is left overwrites unread items.
+	if _, _, bad := CarryOverwrite(10, 0, 6); !bad {
+		t.Error("items [0, 6) of 10: no overwrite found")
 	}
 	if r := CarryRounds(1 << 32); len(r) > 34 {
 		t.Errorf("2^32 items: %d launches", len(r))

@@ -214,6 +214,21 @@ func CarryRounds(n uint64) [][2]uint64 {
 	return r
 }
 
+// CarryOverwrite says whether a carry launch over items [lo, hi) of n
+// has an item i write over item j != i not read before the launch (item i
+// reads word n+i, writes words 2i and 2i+1; every item below lo is read),
+// and which: the hazard CarryRounds avoids.
+func CarryOverwrite(n, lo, hi uint64) (i, j uint64, bad bool) {
+	for i = lo; i < hi; i++ {
+		for _, w := range []uint64{2 * i, 2*i + 1} {
+			if j = w - n; w >= n && j >= lo && j != i {
+				return i, j, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
 // AlignDegreeBits are the low bits of an aligned copy's word that hold
 // d+(v): out-degrees below 2^24 (a degree-ordered graph has
 // d+ < sqrt(2m)), starts below 2^40 entries.

@@ -6,7 +6,6 @@ package main
 #cgo LDFLAGS: -ldl -lpthread
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +63,6 @@ __attribute__((constructor)) static void tcgen_early(int argc, char **argv, char
 #endif
 }
 
-static int tcgen_gpu_count_of(int argc, char **argv) { return tcgen_gpu_count(argc, argv); }
 static const char *tcgen_connections(void) { return getenv("CUDA_DEVICE_MAX_CONNECTIONS"); }
 */
 import "C"
@@ -84,7 +82,7 @@ func earlyGPUCount(args []string) bool {
 			C.free(unsafe.Pointer(p))
 		}
 	}()
-	return C.tcgen_gpu_count_of(C.int(len(args)+1), &argv[0]) != 0
+	return C.tcgen_gpu_count(C.int(len(args)+1), &argv[0]) != 0
 }
 
 // driverConnections is CUDA_DEVICE_MAX_CONNECTIONS as the driver reads it

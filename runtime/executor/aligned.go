@@ -32,6 +32,15 @@ func carries(c gen.Class) bool {
 	return c.Kind == gen.KindAligned && c.Aligned != nil && c.Aligned.Carry != nil
 }
 
+// listOffset is where class c's 8-byte list l is uploaded in its buffer,
+// which takes the offset and the list: the second half for a carry class.
+func listOffset(c gen.Class, l *WorkList) uint64 {
+	if carries(c) {
+		return l.Bytes()
+	}
+	return 0
+}
+
 func newAligned(pl *planning, slots []int) (family, error) {
 	var tiles []uint64 // the classes' tiles, powers of two
 	for _, i := range slots {

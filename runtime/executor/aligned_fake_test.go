@@ -73,12 +73,8 @@ func (d *fakeDevice) launchCarry(args []any) error {
 	if d.carried[wide] != lo {
 		return fmt.Errorf("carry: items [%d, %d) after %d widened", lo, hi, d.carried[wide])
 	}
-	for i := lo; i < hi; i++ {
-		for _, w := range []uint64{2 * i, 2*i + 1} {
-			if j := w - nitems; w >= nitems && j >= lo && j != i {
-				return fmt.Errorf("carry: items [%d, %d): item %d writes over item %d, not read before the launch", lo, hi, i, j)
-			}
-		}
+	if i, j, bad := gen.CarryOverwrite(nitems, lo, hi); bad {
+		return fmt.Errorf("carry: items [%d, %d): item %d writes over item %d, not read before the launch", lo, hi, i, j)
 	}
 	base := d.base << gen.TargetLenBits
 	for i := lo; i < hi; i++ {

@@ -87,10 +87,7 @@ func (pr *Prepared) commonBuffers(needSrc bool, lists []WorkList, ck *graph.AdjC
 	}
 	for i := range pr.classes {
 		if l := &lists[i]; l.Bytes() > 0 { // not skipped, not every item, some items
-			bytes := l.Bytes()
-			if carries(pr.classes[i].c) {
-				bytes *= 2 // widened in place at setup (aligned.go)
-			}
+			bytes := listOffset(pr.classes[i].c, l) + l.Bytes() // a carry class's widened in place (aligned.go)
 			b = append(b, bufferSpec{name: "work list of class " + pr.classes[i].c.Name, bytes: bytes, dst: &pr.classes[i].list})
 		}
 	}

@@ -521,11 +521,7 @@ func (s *preparation) uploadLists() error {
 				if pr.classes[i].c.Target { // the position sits above the length (targetitems.go)
 					base <<= gen.TargetLenBits
 				}
-				var at uint64
-				if carries(pr.classes[i].c) { // the second half, widened in place at setup
-					at = l.Bytes()
-				}
-				err = gpu.WriteSlice(b, at, raised(l.Edges, base))
+				err = gpu.WriteSlice(b, listOffset(pr.classes[i].c, l), raised(l.Edges, base))
 			}
 			if err != nil {
 				return s.fail("uploading the work list of class %s: %w", pr.classes[i].c.Name, err)
